@@ -1,0 +1,39 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+
+/**
+ * The platform has one error type, ConnectError; these factories give each failure the code
+ * that maps to the right HTTP status in the gateway (see gateway/src/errors.ts).
+ */
+export function invalidArgument(field: string, problem: string): ConnectError {
+  return new ConnectError(`${field}: ${problem}`, Code.InvalidArgument);
+}
+
+/** A request that is wrong as a whole rather than in one field. */
+export function badRequest(message: string): ConnectError {
+  return new ConnectError(message, Code.InvalidArgument);
+}
+
+/** An addressed resource that does not exist or that the caller may not see. */
+export function notFound(what: string, id: string): ConnectError {
+  return new ConnectError(`${what} '${id}' not found`, Code.NotFound);
+}
+
+/** A write that conflicts with existing state (duplicate name, resource in use). */
+export function conflict(message: string): ConnectError {
+  return new ConnectError(message, Code.AlreadyExists);
+}
+
+/** A caller without valid credentials, or without the access an operation needs (the spec's 401). */
+export function unauthenticated(message: string): ConnectError {
+  return new ConnectError(message, Code.Unauthenticated);
+}
+
+/** A caller who is known but lacks a role the operation needs. */
+export function permissionDenied(message: string): ConnectError {
+  return new ConnectError(message, Code.PermissionDenied);
+}
+
+/** A request refused because of the resource's current state (for example a disallowed status move). */
+export function failedPrecondition(message: string): ConnectError {
+  return new ConnectError(message, Code.FailedPrecondition);
+}
