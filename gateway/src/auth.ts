@@ -1,0 +1,107 @@
+import type { Client } from "@connectrpc/connect";
+import { unauthenticated, type OrgMembership, type Principal } from "@hangar/shared";
+import type { AdminService } from "@hangar/shared/proto/admin";
+import type { IdentityHeaders } from "./headers";
+
+/** A verified user and the orgs they belong to. */
+interface Identity {
+  userId: string;
+  tokenId?: string;
+  isSystemAdmin: boolean;
+  memberships: OrgMembership[];
+}
+
+/** Options of the gateway's authenticator. */
+export interface AuthenticatorOptions {
+  admin: Client<typeof AdminService>;
+  /** Call options for internal calls (the gateway's own signed principal). */
+  internalCall: () => { headers: Headers; timeoutMs: number };
+  /** How long a verified token is trusted without asking the admin service again. */
+  ttlMs: number;
+  /** Most cached entries; the oldest is dropped beyond it. */
+  maxEntries?: number;
+}
+
+/** Turns request headers into the principal forwarded to services. */
+export type Authenticator = (headers: IdentityHeaders) => Promise<Principal>;
+
+/**
+ * Authenticates `Authorization: Bearer <secret>` with the admin service, caching verified tokens
+ * for `ttlMs` (so a revoked token stops working within that time), then applies the identity
+ * headers: `X-Service-User-Id` (acting as another user: system admins only), `X-Service-Org-Id`
+ * (must be one of the acting user's orgs; default: the only one) and `X-Service-Resource-Owner-Id`.
+ */
+export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
+  const tokens = createTtlCache<Identity>(options.ttlMs, options.maxEntries ?? 10_000);
+  const users = createTtlCache<Identity>(options.ttlMs, options.maxEntries ?? 10_000);
+
+  const verifyToken = (secret: string) =>
+    tokens.getOrLoad(secret, async () => {
+      const r = await options.admin.authenticateToken({ secret }, options.internalCall()).catch(rethrowAsUnauthenticated);
+      return { userId: r.userId, tokenId: r.tokenId, isSystemAdmin: r.isSystemAdmin, memberships: r.memberships };
+    });
+  const resolveUser = (userId: string) =>
+    users.getOrLoad(userId, async () => {
+      const r = await options.admin.resolveUser({ userId }, options.internalCall()).catch(() => {
+        throw unauthenticated(`unknown user '${userId}' in X-Service-User-Id`);
+      });
+      return { userId: r.userId, isSystemAdmin: r.isSystemAdmin, memberships: r.memberships };
+    });
+
+  return async (headers) => {
+    if (!headers.bearer) throw unauthenticated("missing 'Authorization: Bearer <API token>' header");
+    const caller = await verifyToken(headers.bearer);
+    let acting = caller;
+    if (headers.userId && headers.userId !== caller.userId) {
+      if (!caller.isSystemAdmin) throw unauthenticated("only a system admin may act as another user (X-Service-User-Id)");
+      acting = await resolveUser(headers.userId);
+    }
+    const orgId = resolveOrg(acting, headers.orgId);
+    return {
+      kind: "user",
+      subject: acting.userId,
+      memberships: acting.memberships,
+      isSystemAdmin: acting.isSystemAdmin,
+      ...(caller.tokenId ? { tokenId: caller.tokenId } : {}),
+      ...(orgId ? { orgId } : {}),
+      ...(headers.resourceOwnerId ? { resourceOwnerId: headers.resourceOwnerId } : {}),
+    };
+  };
+}
+
+function resolveOrg(identity: Identity, requested: string | undefined): string | undefined {
+  if (requested) {
+    const member = identity.memberships.some((m) => m.orgId === requested);
+    if (!member && !identity.isSystemAdmin) throw unauthenticated(`not a member of org '${requested}'`);
+    return requested;
+  }
+  return identity.memberships.length === 1 ? identity.memberships[0]!.orgId : undefined;
+}
+
+function rethrowAsUnauthenticated(error: unknown): never {
+  const message = error instanceof Error ? error.message : "invalid API token";
+  throw unauthenticated(message.replace(/^\[\w+\]\s*/, ""));
+}
+
+interface TtlCache<T> {
+  getOrLoad(key: string, load: () => Promise<T>): Promise<T>;
+}
+
+/** A small map with expiry and a size bound; failed loads are not cached. */
+function createTtlCache<T>(ttlMs: number, maxEntries: number): TtlCache<T> {
+  const entries = new Map<string, { value: Promise<T>; expires: number }>();
+  return {
+    getOrLoad(key, load) {
+      const now = Date.now();
+      const hit = entries.get(key);
+      if (hit && hit.expires > now) return hit.value;
+      const value = load();
+      entries.set(key, { value, expires: now + ttlMs });
+      value.catch(() => {
+        if (entries.get(key)?.value === value) entries.delete(key);
+      });
+      if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
+      return value;
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import type { ServerResponse } from "node:http";
+import { Code, ConnectError } from "@connectrpc/connect";
+
+/**
+ * The one table from RPC codes to HTTP statuses. Per the spec, a caller without the access an
+ * operation needs gets 401; refused state moves (FailedPrecondition) are bad requests (400).
+ */
+const STATUS_BY_CODE: Record<Code, number> = {
+  [Code.Canceled]: 499,
+  [Code.Unknown]: 500,
+  [Code.InvalidArgument]: 400,
+  [Code.DeadlineExceeded]: 504,
+  [Code.NotFound]: 404,
+  [Code.AlreadyExists]: 409,
+  [Code.PermissionDenied]: 403,
+  [Code.ResourceExhausted]: 429,
+  [Code.FailedPrecondition]: 400,
+  [Code.Aborted]: 409,
+  [Code.OutOfRange]: 400,
+  [Code.Unimplemented]: 501,
+  [Code.Internal]: 500,
+  [Code.Unavailable]: 503,
+  [Code.DataLoss]: 500,
+  [Code.Unauthenticated]: 401,
+};
+
+/** The HTTP status of an RPC error code. */
+export function httpStatusOf(code: Code): number {
+  return STATUS_BY_CODE[code] ?? 500;
+}
+
+/** Written when even the error body cannot be built, so a client always gets the envelope. */
+const FALLBACK_BODY = '{"error":{"error_code":500,"message":"internal error","stack_trace":""}}';
+
+/**
+ * Writes the error envelope `{error: {error_code, message, stack_trace}}`. `error_code` repeats the
+ * HTTP status (`status` overrides the one of the error code, for HTTP-only failures such as 405).
+ * Stack traces are shown only in development mode.
+ */
+export function writeError(res: ServerResponse, error: unknown, development: boolean, status?: number): void {
+  const connectError = ConnectError.from(error);
+  status ??= httpStatusOf(connectError.code);
+  let body: string;
+  try {
+    const internal = status >= 500 && !(error instanceof ConnectError);
+    body = JSON.stringify({
+      error: {
+        error_code: status,
+        message: internal ? "internal error" : connectError.rawMessage,
+        stack_trace: development && error instanceof Error ? (error.stack ?? "") : "",
+      },
+    });
+  } catch {
+    body = FALLBACK_BODY;
+  }
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}

@@ -1,0 +1,128 @@
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Message } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
+import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
+import { PRINCIPAL_HEADER, signPrincipal, tracer, withPrincipal, type Logger, type Principal, type ServiceName } from "@hangar/shared";
+import { AdminService } from "@hangar/shared/proto/admin";
+import { createAuthenticator, type Authenticator } from "./auth";
+import { writeError } from "./errors";
+import { readIdentityHeaders } from "./headers";
+import { buildRouteTable, type Route } from "./routes";
+import { buildRequest, readBody } from "./transcode-request";
+import { writeResponse } from "./transcode-response";
+import { createUpstreams, SERVICES } from "./upstreams";
+import type { Router } from "./pattern";
+
+/** Options of the gateway. */
+export interface GatewayOptions {
+  /** HTTP port; 0 picks a free one. */
+  port: number;
+  host?: string;
+  /** Base URL of each service's RPC port. */
+  upstreams: Record<ServiceName, string>;
+  internalAuthSecret: string;
+  authCacheTtlMs: number;
+  /** Error bodies carry stack traces only in development. */
+  development: boolean;
+  logger: Logger;
+  /** Deadline of each upstream call (default 30 s). */
+  timeoutMs?: number;
+  /** Largest accepted request body (default 16 MiB). */
+  maxBodyBytes?: number;
+}
+
+/** A running gateway. */
+export interface Gateway {
+  port: number;
+  url: string;
+  routes: Route[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the HTTP JSON gateway: routes come from the services' google.api.http bindings, every
+ * request is authenticated, transcoded to a protobuf request, sent over gRPC with a deadline and
+ * a signed principal, and the response wrapped in the `{data: ...}` envelope.
+ */
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const { router, routes } = buildRouteTable(Object.values(SERVICES));
+  const upstreams = createUpstreams(options.upstreams);
+  const gatewayPrincipal: Principal = { kind: "service", subject: "gateway", memberships: [], isSystemAdmin: false };
+  const authenticate = createAuthenticator({
+    admin: createClient(AdminService, upstreams.get(AdminService.typeName)!),
+    internalCall: () => withPrincipal(gatewayPrincipal, options.internalAuthSecret),
+    ttlMs: options.authCacheTtlMs,
+  });
+  const handle = createHandler({ ...options, router, upstreams, authenticate });
+  const server = http.createServer((req, res) => void handle(req, res));
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host ?? "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    routes,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+interface HandlerDeps extends Omit<GatewayOptions, "upstreams"> {
+  router: Router<Route>;
+  upstreams: Map<string, Transport>;
+  authenticate: Authenticator;
+}
+
+function createHandler(deps: HandlerDeps) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const span = tracer().startSpan(`HTTP ${req.method}`, { kind: SpanKind.SERVER, attributes: { "http.request.method": req.method ?? "" } });
+    try {
+      await context.with(trace.setSpan(context.active(), span), () => serve(deps, req, res));
+    } catch (error) {
+      if (!(error instanceof ConnectError) || error.code === Code.Internal || error.code === Code.Unknown) {
+        deps.logger.error({ err: error, method: req.method, url: req.url }, "request failed");
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      writeError(res, error, deps.development);
+    } finally {
+      span.setAttribute("http.response.status_code", res.statusCode);
+      span.end();
+    }
+  };
+}
+
+async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = req.url ?? "/";
+  const queryAt = url.indexOf("?");
+  const rawPath = queryAt < 0 ? url : url.slice(0, queryAt);
+  const query = new URLSearchParams(queryAt < 0 ? "" : url.slice(queryAt + 1));
+  const match = deps.router.match(req.method ?? "GET", rawPath);
+  if ("error" in match) {
+    if (match.error === "method_not_allowed") {
+      res.setHeader("allow", match.allowed.join(", "));
+      return writeError(res, new ConnectError(`method ${req.method} is not allowed on ${rawPath}`), deps.development, 405);
+    }
+    throw new ConnectError(`no operation at ${req.method} ${rawPath}`, Code.NotFound);
+  }
+  const route = match.value;
+  trace.getActiveSpan()?.updateName(`${route.httpMethod} ${route.template.template}`);
+  const principal = await deps.authenticate(readIdentityHeaders(req.headers));
+  const bodyText = route.body ? await readBody(req, deps.maxBodyBytes ?? 16 * 1024 * 1024) : "";
+  const input: Message = buildRequest(route, match.rawParams, query, bodyText);
+  const transport = deps.upstreams.get(route.service.typeName)!;
+  const response = await transport.unary(
+    route.method as never,
+    undefined,
+    deps.timeoutMs ?? 30_000,
+    { [PRINCIPAL_HEADER]: signPrincipal(principal, deps.internalAuthSecret) },
+    input as never,
+  );
+  writeResponse(res, route, response.message as Message);
+}

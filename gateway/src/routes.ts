@@ -1,0 +1,52 @@
+import { getOption, type DescMethod, type DescService } from "@bufbuild/protobuf";
+import { http, type HttpRule } from "@hangar/shared/proto/google-api";
+import { createRouter, parsePathTemplate, type PathTemplate, type Router } from "./pattern";
+
+/** One HTTP binding of an RPC, as declared by its google.api.http option. */
+export interface Route {
+  service: DescService;
+  method: DescMethod;
+  httpMethod: string;
+  template: PathTemplate;
+  /** `*` (the whole body), a top-level field name, or undefined (no body). */
+  body: string | undefined;
+  /** The response field that becomes `data`; undefined means the whole response message. */
+  responseBody: string | undefined;
+}
+
+/**
+ * Builds the route table from the services' descriptors: every RPC with a google.api.http option
+ * (and its additional bindings) becomes a route. There is no hand-written route list.
+ */
+export function buildRouteTable(services: readonly DescService[]): { router: Router<Route>; routes: Route[] } {
+  const router = createRouter<Route>();
+  const routes: Route[] = [];
+  for (const service of services) {
+    for (const method of service.methods) {
+      if (method.methodKind !== "unary") continue;
+      const rule = getOption(method, http);
+      if (!rule.pattern.case) continue;
+      for (const binding of [rule, ...rule.additionalBindings]) {
+        const route = toRoute(service, method, binding);
+        router.add(route.httpMethod, route.template, route);
+        routes.push(route);
+      }
+    }
+  }
+  return { router, routes };
+}
+
+function toRoute(service: DescService, method: DescMethod, rule: HttpRule): Route {
+  const { case: verb, value } = rule.pattern;
+  if (verb === undefined) throw new Error(`${method.name}: additional binding without a pattern`);
+  const httpMethod = verb === "custom" ? value.kind.toUpperCase() : verb.toUpperCase();
+  const path = verb === "custom" ? value.path : value;
+  return {
+    service,
+    method,
+    httpMethod,
+    template: parsePathTemplate(path),
+    body: rule.body || undefined,
+    responseBody: rule.responseBody || undefined,
+  };
+}

@@ -1,0 +1,53 @@
+import { create, type Message } from "@bufbuild/protobuf";
+import { badRequest } from "@hangar/shared";
+import type { Route } from "./routes";
+import { decodePlusSegment } from "./pattern";
+import { findField, jsonToMessage, readJsonBody, setFieldFromJson, setFieldFromString } from "./transcode";
+
+/**
+ * Builds an RPC's request message from the HTTP request: the body (all of it for `body: "*"`, or
+ * into one field), then path variables, then query parameters for fields the body does not
+ * carry. Path variables are decoded with "plus" semantics: SDK clients encode `+` as `%2B` in path
+ * segments, so a bare `+` can only be a space (quote_plus), and treating it so serves both encodings.
+ */
+export function buildRequest(route: Route, rawParams: Record<string, string>, query: URLSearchParams, bodyText: string): Message {
+  const schema = route.method.input;
+  const provided = new Set(Object.keys(rawParams).map((name) => name.split(".")[0]!));
+  let message: Message;
+  if (route.body === "*") {
+    message = jsonToMessage(schema, bodyText.trim() === "" ? {} : readJsonBody(bodyText), "", { provided });
+  } else {
+    message = create(schema);
+    if (route.body) {
+      const field = findField(schema, [route.body]);
+      if (!field) throw new Error(`${route.method.name}: body field '${route.body}' does not exist`);
+      if (bodyText.trim() !== "") setFieldFromJson(message, field, readJsonBody(bodyText));
+    }
+  }
+  for (const [name, raw] of Object.entries(rawParams)) setFieldFromString(schema, message, name.split("."), decodePlusSegment(raw));
+  if (route.body !== "*") applyQuery(message, route, query, provided);
+  return message;
+}
+
+function applyQuery(message: Message, route: Route, query: URLSearchParams, provided: Set<string>): void {
+  for (const [key, value] of query) {
+    const path = key.split(".");
+    if (provided.has(path[0]!) || path[0] === route.body) continue;
+    const field = findField(route.method.input, path);
+    // Unknown parameters are ignored, as unknown body fields are: clients of other versions send them.
+    if (!field || field.fieldKind === "message" || field.fieldKind === "map") continue;
+    setFieldFromString(route.method.input, message, path, value);
+  }
+}
+
+/** Reads a request body up to `limit` bytes; larger bodies are refused with a 400. */
+export async function readBody(req: AsyncIterable<Buffer>, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += chunk.length;
+    if (size > limit) throw badRequest(`request body exceeds ${limit} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}

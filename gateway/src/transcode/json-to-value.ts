@@ -1,0 +1,75 @@
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import { NullValue, type ListValue, type Struct, type Value } from "@bufbuild/protobuf/wkt";
+import { invalidArgument } from "@hangar/shared";
+import { indexPath, isJsonObject, keyPath, setOwn } from "./json-path";
+
+/**
+ * Converts any JSON to a google.protobuf.Value message; null becomes a Value holding NULL_VALUE
+ * (that is how update requests say "clear"). Exact big integers become the nearest double, as
+ * Value can hold nothing wider.
+ */
+export function jsonToValue(json: unknown, path: string): Value {
+  switch (typeof json) {
+    case "string":
+      return { $typeName: "google.protobuf.Value", kind: { case: "stringValue", value: json } };
+    case "number":
+    case "bigint":
+      return { $typeName: "google.protobuf.Value", kind: { case: "numberValue", value: Number(json) } };
+    case "boolean":
+      return { $typeName: "google.protobuf.Value", kind: { case: "boolValue", value: json } };
+    case "object":
+      if (json === null) return { $typeName: "google.protobuf.Value", kind: { case: "nullValue", value: NullValue.NULL_VALUE } };
+      if (Array.isArray(json)) return { $typeName: "google.protobuf.Value", kind: { case: "listValue", value: jsonToListValue(json, path) } };
+      return { $typeName: "google.protobuf.Value", kind: { case: "structValue", value: jsonToStruct(json, path) } };
+    default:
+      throw invalidArgument(path, "expected a JSON value");
+  }
+}
+
+/** Converts a JSON array to a google.protobuf.ListValue message. */
+export function jsonToListValue(json: unknown, path: string): ListValue {
+  if (!Array.isArray(json)) throw invalidArgument(path, "expected array");
+  return { $typeName: "google.protobuf.ListValue", values: json.map((item, i) => jsonToValue(item, indexPath(path, i))) };
+}
+
+/** Converts a JSON object to a google.protobuf.Struct message (the form used inside Value). */
+export function jsonToStruct(json: unknown, path: string): Struct {
+  if (!isJsonObject(json)) throw invalidArgument(path, "expected object");
+  const fields: Record<string, Value> = {};
+  for (const key of Object.keys(json)) setOwn(fields, key, jsonToValue(json[key], keyPath(path, key)));
+  return { $typeName: "google.protobuf.Struct", fields };
+}
+
+/**
+ * Converts a JSON object to the JsonObject that protobuf-es stores in a google.protobuf.Struct
+ * field: a copy with big integers turned into doubles.
+ */
+export function jsonToJsonObject(json: unknown, path: string): JsonObject {
+  if (!isJsonObject(json)) throw invalidArgument(path, "expected object");
+  return copyObject(json, path);
+}
+
+function copyObject(json: Record<string, unknown>, path: string): JsonObject {
+  const out: JsonObject = {};
+  for (const key of Object.keys(json)) setOwn(out, key, copyValue(json[key], path, key));
+  return out;
+}
+
+function copyValue(json: unknown, path: string, key: string | number): JsonValue {
+  switch (typeof json) {
+    case "string":
+    case "number":
+    case "boolean":
+      return json;
+    case "bigint":
+      return Number(json);
+    case "object": {
+      if (json === null) return null;
+      const here = typeof key === "number" ? indexPath(path, key) : keyPath(path, key);
+      if (Array.isArray(json)) return json.map((item, i) => copyValue(item, here, i));
+      return copyObject(json as Record<string, unknown>, here);
+    }
+    default:
+      throw invalidArgument(typeof key === "number" ? indexPath(path, key) : keyPath(path, key), "expected a JSON value");
+  }
+}

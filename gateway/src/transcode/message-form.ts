@@ -1,0 +1,46 @@
+import type { DescField, DescMessage } from "@bufbuild/protobuf";
+import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
+
+/**
+ * How the gateway's JSON represents a message type: the well-known types with a custom JSON form,
+ * the wrappers (their scalar), or `"message"` for a plain object of fields.
+ */
+export type MessageForm =
+  | "timestamp"
+  | "duration"
+  | "value"
+  | "struct"
+  | "list_value"
+  | "field_mask"
+  | "wrapper"
+  | "message";
+
+/** Classifies a message type by its JSON form. */
+export function messageForm(desc: DescMessage): MessageForm {
+  switch (desc.typeName) {
+    case "google.protobuf.Timestamp":
+      return "timestamp";
+    case "google.protobuf.Duration":
+      return "duration";
+    case "google.protobuf.Value":
+      return "value";
+    case "google.protobuf.Struct":
+      return "struct";
+    case "google.protobuf.ListValue":
+      return "list_value";
+    case "google.protobuf.FieldMask":
+      return "field_mask";
+    default:
+      return isWrapperDesc(desc) ? "wrapper" : "message";
+  }
+}
+
+/** True when protobuf-es stores this field's google.protobuf.Struct values as plain JsonObject. */
+export function isStructAsJson(field: DescField): boolean {
+  return field.message?.typeName === "google.protobuf.Struct" && field.parent.typeName !== "google.protobuf.Value";
+}
+
+/** True when protobuf-es stores this field's wrapper message as the bare scalar (singular, outside a oneof). */
+export function isUnwrappedWrapper(field: DescField): boolean {
+  return field.fieldKind === "message" && field.oneof === undefined && isWrapperDesc(field.message);
+}

@@ -1,0 +1,26 @@
+import { notFound, permissionDenied, rolesIn, unauthenticated, type Principal } from "@hangar/shared";
+import { canAdminister } from "../domain/roles";
+
+/** The calling user's id; platform components have no user and are refused. */
+export function requireUser(caller: Principal): string {
+  if (caller.kind !== "user") throw unauthenticated("this operation needs a user's API token");
+  return caller.subject;
+}
+
+/** Refuses anyone but a platform component (the gateway's internal calls). */
+export function requireService(caller: Principal): void {
+  if (caller.kind !== "service") throw unauthenticated("internal operation");
+}
+
+/** Checks that the caller may see the org; others get 404 so that org ids do not leak. */
+export function requireMember(caller: Principal, orgId: string): void {
+  if (!caller.isSystemAdmin && rolesIn(caller, orgId) === undefined) throw notFound("org", orgId);
+}
+
+/** Checks that the caller may administer the org (owner or admin, or a system admin). */
+export function requireOrgAdmin(caller: Principal, orgId: string): void {
+  requireMember(caller, orgId);
+  if (!caller.isSystemAdmin && !canAdminister(rolesIn(caller, orgId))) {
+    throw permissionDenied(`administering org '${orgId}' needs the owner or admin role`);
+  }
+}

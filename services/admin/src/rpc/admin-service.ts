@@ -1,0 +1,229 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import { callerOf, conflict, invalidArgument, newId, notFound, requireOrg, unauthenticated, type Orm } from "@hangar/shared";
+import { AdminService } from "@hangar/shared/proto/admin";
+import { editRoles, parseRoles } from "../domain/roles";
+import { expiryFrom, hashSecret, isUsable, newTokenSecret } from "../domain/tokens";
+import { IdentityStore } from "../store/identity-store";
+import { requireMember, requireOrgAdmin, requireService, requireUser } from "./access";
+import { orgToProto, tokenToProto, userToProto } from "./mappers";
+
+const MAX_NAME_LENGTH = 256;
+
+/** Implements hangar.admin.v1.AdminService over the admin schema. */
+export function createAdminServiceImpl(deps: { orm: Orm }): ServiceImpl<typeof AdminService> {
+  const store = () => new IdentityStore(deps.orm.em.fork());
+  return {
+    async createOrg(req, ctx) {
+      const userId = requireUser(callerOf(ctx));
+      const name = checkName(req.name, "name");
+      const s = store();
+      const org = { orgId: newId("og"), name, tier: "free", status: "active", created: new Date(), createdBy: userId };
+      s.addOrg(org);
+      s.addMembership({ orgId: org.orgId, userId, roles: ["owner", "member"], created: new Date() });
+      await s.flush();
+      return { org: orgToProto(org) };
+    },
+
+    async getOrg(req, ctx) {
+      requireMember(callerOf(ctx), req.orgId);
+      const org = await store().findOrg(req.orgId);
+      if (!org) throw notFound("org", req.orgId);
+      return { org: orgToProto(org) };
+    },
+
+    async listMyOrgs(_req, ctx) {
+      const orgs = await store().orgsOfUser(requireUser(callerOf(ctx)));
+      return { orgs: orgs.map(orgToProto) };
+    },
+
+    async listOrgUsers(req, ctx) {
+      requireMember(callerOf(ctx), req.orgId);
+      const s = store();
+      const [org, memberships] = [await s.findOrg(req.orgId), await s.membershipsOfOrg(req.orgId)];
+      if (!org) throw notFound("org", req.orgId);
+      const users = new Map((await s.usersByIds(memberships.map((m) => m.userId))).map((u) => [u.userId, u]));
+      return {
+        users: memberships.map((m) => ({ user: userToProto(users.get(m.userId)!), org: orgToProto(org), roles: m.roles })),
+      };
+    },
+
+    async removeOrgUser(req, ctx) {
+      const caller = callerOf(ctx);
+      if (req.userId !== caller.subject) requireOrgAdmin(caller, req.orgId);
+      else requireMember(caller, req.orgId);
+      const s = store();
+      const membership = await s.findMembership(req.orgId, req.userId);
+      if (!membership) throw notFound("org member", req.userId);
+      await refuseRemovingLastOwner(s, req.orgId, membership.roles, []);
+      s.remove(membership);
+      await s.flush();
+      return {};
+    },
+
+    async updateOrgUserRoles(req, ctx) {
+      requireOrgAdmin(callerOf(ctx), req.orgId);
+      const add = parseRoles(req.addRoles, "add_roles");
+      const remove = parseRoles(req.removeRoles, "remove_roles");
+      const s = store();
+      const membership = await s.findMembership(req.orgId, req.urlEncodedUserId);
+      if (!membership) throw notFound("org member", req.urlEncodedUserId);
+      const roles = editRoles(membership.roles, add, remove);
+      if (membership.roles.includes("owner") && !roles.includes("owner")) await refuseRemovingLastOwner(s, req.orgId, membership.roles, roles);
+      membership.roles = roles;
+      await s.flush();
+      return {};
+    },
+
+    async getOrgUsage(req, ctx) {
+      requireMember(callerOf(ctx), req.orgId);
+      const rows = await store().usageOf(req.orgId);
+      return {
+        items: rows.map((r) => ({ resourceName: r.resourceName, quantity: BigInt(r.quantity), principal: { id: req.orgId, scope: "org" } })),
+      };
+    },
+
+    async createUser(req, ctx) {
+      const caller = callerOf(ctx);
+      const creator = requireUser(caller);
+      const orgId = req.orgId ?? requireOrg(caller);
+      requireOrgAdmin(caller, orgId);
+      const userId = checkName(req.userId, "user_id");
+      const s = store();
+      if (await s.findUser(userId)) throw conflict(`user '${userId}' already exists`);
+      const user = {
+        userId,
+        name: req.name ?? null,
+        isServiceUser: req.isServiceUser,
+        isSystemAdmin: false,
+        created: new Date(),
+        createdBy: creator,
+      };
+      s.addUser(user);
+      s.addMembership({ orgId, userId, roles: ["member"], created: new Date() });
+      await s.flush();
+      return { user: userToProto(user) };
+    },
+
+    async getCurrentUser(_req, ctx) {
+      const user = await store().findUser(requireUser(callerOf(ctx)));
+      if (!user) throw unauthenticated("the calling user no longer exists");
+      return { user: userToProto(user) };
+    },
+
+    async getUser(req, ctx) {
+      const caller = callerOf(ctx);
+      const s = store();
+      const user = await s.findUser(req.userId);
+      const shared = (await s.membershipsOfUser(req.userId)).some((m) => caller.memberships.some((c) => c.orgId === m.orgId));
+      if (!user || !(caller.isSystemAdmin || shared || caller.subject === req.userId)) throw notFound("user", req.userId);
+      return { user: userToProto(user) };
+    },
+
+    async listUserOrgs(req, ctx) {
+      const caller = callerOf(ctx);
+      if (!caller.isSystemAdmin && caller.subject !== req.userId) throw notFound("user", req.userId);
+      return { orgs: (await store().orgsOfUser(req.userId)).map(orgToProto) };
+    },
+
+    async createApiToken(req, ctx) {
+      const userId = requireUser(callerOf(ctx));
+      const name = checkName(req.name, "name");
+      const expires = expiryFrom(req.expiryDays);
+      const secret = newTokenSecret();
+      const token = {
+        tokenId: newId("tk"),
+        userId,
+        name,
+        description: req.description ?? null,
+        secretHash: hashSecret(secret),
+        apiScopes: req.apiScopes,
+        created: new Date(),
+        expires,
+        lastUsed: null,
+        enabled: true,
+      };
+      const s = store();
+      s.addToken(token);
+      await s.flush();
+      return { token: { secret, userId, context: tokenToProto(token) } };
+    },
+
+    async deleteApiToken(req, ctx) {
+      const s = store();
+      const token = await ownToken(s, callerOf(ctx), req.tokenId);
+      s.remove(token);
+      await s.flush();
+      return {};
+    },
+
+    async listApiTokens(_req, ctx) {
+      return { tokens: (await store().tokensOfUser(requireUser(callerOf(ctx)))).map(tokenToProto) };
+    },
+
+    async getApiToken(req, ctx) {
+      return { token: tokenToProto(await ownToken(store(), callerOf(ctx), req.tokenId)) };
+    },
+
+    async disableApiToken(req, ctx) {
+      return { token: tokenToProto(await setEnabled(store(), callerOf(ctx), req.tokenId, false)) };
+    },
+
+    async enableApiToken(req, ctx) {
+      return { token: tokenToProto(await setEnabled(store(), callerOf(ctx), req.tokenId, true)) };
+    },
+
+    async authenticateToken(req, ctx) {
+      requireService(callerOf(ctx));
+      const s = store();
+      const token = await s.findTokenByHash(hashSecret(req.secret));
+      if (!token || !isUsable(token)) throw unauthenticated("invalid, expired or revoked API token");
+      const user = await s.findUser(token.userId);
+      if (!user) throw unauthenticated("the token's user no longer exists");
+      await s.touchToken(token.tokenId);
+      const memberships = await s.membershipsOfUser(user.userId);
+      return {
+        userId: user.userId,
+        tokenId: token.tokenId,
+        isSystemAdmin: user.isSystemAdmin,
+        memberships: memberships.map((m) => ({ orgId: m.orgId, roles: m.roles })),
+        apiScopes: token.apiScopes,
+      };
+    },
+
+    async resolveUser(req, ctx) {
+      requireService(callerOf(ctx));
+      const s = store();
+      const user = await s.findUser(req.userId);
+      if (!user) throw notFound("user", req.userId);
+      const memberships = await s.membershipsOfUser(user.userId);
+      return { userId: user.userId, isSystemAdmin: user.isSystemAdmin, memberships: memberships.map((m) => ({ orgId: m.orgId, roles: m.roles })) };
+    },
+  };
+}
+
+function checkName(value: string, field: string): string {
+  const trimmed = value.trim();
+  if (trimmed.length === 0) throw invalidArgument(field, "must not be empty");
+  if (trimmed.length > MAX_NAME_LENGTH) throw invalidArgument(field, `must be at most ${MAX_NAME_LENGTH} characters`);
+  return trimmed;
+}
+
+async function ownToken(s: IdentityStore, caller: ReturnType<typeof callerOf>, tokenId: string) {
+  const token = await s.findToken(tokenId);
+  if (!token || (token.userId !== caller.subject && !caller.isSystemAdmin)) throw notFound("API token", tokenId);
+  return token;
+}
+
+async function setEnabled(s: IdentityStore, caller: ReturnType<typeof callerOf>, tokenId: string, enabled: boolean) {
+  const token = await ownToken(s, caller, tokenId);
+  token.enabled = enabled;
+  await s.flush();
+  return token;
+}
+
+/** An org must keep at least one owner, or nobody could administer it. */
+async function refuseRemovingLastOwner(s: IdentityStore, orgId: string, before: string[], after: string[]): Promise<void> {
+  if (!before.includes("owner") || after.includes("owner")) return;
+  const owners = (await s.membershipsOfOrg(orgId)).filter((m) => m.roles.includes("owner"));
+  if (owners.length <= 1) throw conflict(`org '${orgId}' must keep at least one owner`);
+}

@@ -1,0 +1,98 @@
+import type { EntityManager } from "@hangar/shared";
+import { ApiToken, Membership, Org, Usage, User, type ApiTokenRow, type MembershipRow, type OrgRow, type UserRow } from "./entities";
+
+/** All reads and writes of the admin schema; the RPC layer never touches the ORM directly. */
+export class IdentityStore {
+  constructor(private readonly em: EntityManager) {}
+
+  findOrg(orgId: string): Promise<OrgRow | null> {
+    return this.em.findOne(Org, { orgId });
+  }
+
+  findUser(userId: string): Promise<UserRow | null> {
+    return this.em.findOne(User, { userId });
+  }
+
+  countUsers(): Promise<number> {
+    return this.em.count(User, {});
+  }
+
+  findMembership(orgId: string, userId: string): Promise<MembershipRow | null> {
+    return this.em.findOne(Membership, { orgId, userId });
+  }
+
+  membershipsOfUser(userId: string): Promise<MembershipRow[]> {
+    return this.em.find(Membership, { userId }, { orderBy: { created: "asc", orgId: "asc" } });
+  }
+
+  membershipsOfOrg(orgId: string): Promise<MembershipRow[]> {
+    return this.em.find(Membership, { orgId }, { orderBy: { created: "asc", userId: "asc" } });
+  }
+
+  async orgsOfUser(userId: string): Promise<OrgRow[]> {
+    const memberships = await this.membershipsOfUser(userId);
+    if (memberships.length === 0) return [];
+    return this.em.find(Org, { orgId: { $in: memberships.map((m) => m.orgId) } }, { orderBy: { created: "asc", orgId: "asc" } });
+  }
+
+  usersByIds(userIds: string[]): Promise<UserRow[]> {
+    return this.em.find(User, { userId: { $in: userIds } });
+  }
+
+  findTokenByHash(secretHash: string): Promise<ApiTokenRow | null> {
+    return this.em.findOne(ApiToken, { secretHash });
+  }
+
+  findToken(tokenId: string): Promise<ApiTokenRow | null> {
+    return this.em.findOne(ApiToken, { tokenId });
+  }
+
+  tokensOfUser(userId: string): Promise<ApiTokenRow[]> {
+    return this.em.find(ApiToken, { userId }, { orderBy: { created: "asc", tokenId: "asc" } });
+  }
+
+  usageOf(orgId: string) {
+    return this.em.find(Usage, { orgId }, { orderBy: { resourceName: "asc" } });
+  }
+
+  /** Stamps a token as used, at most once a minute, so authentication does not write on every call. */
+  async touchToken(tokenId: string): Promise<void> {
+    await this.em.execute(
+      "update api_tokens set last_used = now() where token_id = ? and (last_used is null or last_used < now() - interval '1 minute')",
+      [tokenId],
+    );
+  }
+
+  /** Adds `delta` to a usage counter, creating it at zero first. */
+  async addUsage(orgId: string, resourceName: string, delta: number): Promise<void> {
+    await this.em.execute(
+      `insert into usage (org_id, resource_name, quantity) values (?, ?, ?)
+       on conflict (org_id, resource_name) do update set quantity = usage.quantity + excluded.quantity`,
+      [orgId, resourceName, delta],
+    );
+  }
+
+  addOrg(row: OrgRow): void {
+    this.em.create(Org, row);
+  }
+
+  addUser(row: UserRow): void {
+    this.em.create(User, row);
+  }
+
+  addMembership(row: MembershipRow): void {
+    this.em.create(Membership, row);
+  }
+
+  addToken(row: ApiTokenRow): void {
+    this.em.create(ApiToken, row);
+  }
+
+  remove(row: object): void {
+    this.em.remove(row);
+  }
+
+  flush(): Promise<void> {
+    return this.em.flush();
+  }
+}

@@ -1,0 +1,5 @@
+import type { MigrationObject } from "@mikro-orm/core";
+import { Migration0001Identity } from "./0001-identity";
+
+/** The admin schema's migrations in the order they apply. */
+export const adminMigrations: MigrationObject[] = [{ name: "0001-identity", class: Migration0001Identity }];

@@ -1,0 +1,4 @@
+import { runServiceMain } from "@hangar/shared";
+import { assistantService } from "./index";
+
+runServiceMain(() => assistantService());

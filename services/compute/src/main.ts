@@ -1,0 +1,4 @@
+import { runServiceMain } from "@hangar/shared";
+import { computeService } from "./index";
+
+runServiceMain(() => computeService());

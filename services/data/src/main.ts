@@ -1,0 +1,4 @@
+import { runServiceMain } from "@hangar/shared";
+import { dataService } from "./index";
+
+runServiceMain(() => dataService());

@@ -1,0 +1,187 @@
+import { create, toBinary } from "@bufbuild/protobuf";
+import { timestampNow } from "@bufbuild/protobuf/wkt";
+import type { ServiceImpl } from "@connectrpc/connect";
+import {
+  applyFieldChanges,
+  applyTagChanges,
+  badRequest,
+  callerOf,
+  newId,
+  notFound,
+  nullableString,
+  parseQueryText,
+  readableOrg,
+  recordEvent,
+  requireOrg,
+  TOPICS,
+  type Principal,
+  type ServiceContext,
+} from "@hangar/shared";
+import { DataService, type CreateDatasetRequest } from "@hangar/shared/proto/data";
+import { DatasetChange, DatasetChangedSchema } from "@hangar/shared/proto/events";
+import { checkDatasetName, checkRelationTuple, checkTags, datasetObject, groupPermissions } from "../domain/datasets";
+import { planDatasetSearch, whereOf } from "../domain/dataset-search";
+import { DatasetStore } from "../store/dataset-store";
+import type { DatasetRow } from "../store/entities";
+import { datasetToProto } from "./mappers";
+
+/** Implements the dataset operations of hangar.data.v1.DataService. */
+export function createDataServiceImpl(context: ServiceContext): ServiceImpl<typeof DataService> {
+  const store = () => new DatasetStore(context.orm.em.fork());
+  const load = async (s: DatasetStore, caller: Principal, datasetId: string): Promise<DatasetRow> => {
+    const orgId = readableOrg(caller);
+    const row = orgId ? await s.find(orgId, datasetId) : null;
+    if (!row) throw notFound("dataset", datasetId);
+    return row;
+  };
+
+  return {
+    async createDataset(req, ctx) {
+      const s = store();
+      const row = newDataset(callerOf(ctx), req, "");
+      s.add(row);
+      emitDatasetChanged(s, row, DatasetChange.CREATED, row.createdBy);
+      await s.flush();
+      context.eventsWritten();
+      return { dataset: datasetToProto(row) };
+    },
+
+    async getDataset(req, ctx) {
+      return { dataset: datasetToProto(await load(store(), callerOf(ctx), req.datasetId)) };
+    },
+
+    async updateDataset(req, ctx) {
+      const caller = callerOf(ctx);
+      const s = store();
+      const row = await load(s, caller, req.datasetId);
+      const name = nullableString(req.name, "name");
+      if (name !== undefined) row.name = checkDatasetName(name);
+      const description = nullableString(req.description, "description");
+      if (description !== undefined) row.description = description;
+      const deviceId = nullableString(req.deviceId, "device_id");
+      if (deviceId !== undefined) row.deviceId = deviceId;
+      if (req.metadataChangeset) {
+        row.metadata = applyFieldChanges(row.metadata, req.metadataChangeset, "metadata_changeset");
+        row.tags = checkTags(applyTagChanges(row.tags, req.metadataChangeset), "metadata_changeset.put_tags");
+      }
+      if (req.customFieldsChangeset) {
+        row.customFields = applyFieldChanges(row.customFields, req.customFieldsChangeset, "custom_fields_changeset");
+      }
+      row.modified = new Date();
+      row.modifiedBy = caller.subject;
+      row.serviceRecordVersion += 1;
+      await s.flush();
+      return { dataset: datasetToProto(row) };
+    },
+
+    async deleteDataset(req, ctx) {
+      const caller = callerOf(ctx);
+      const s = store();
+      const row = await load(s, caller, req.datasetId);
+      s.remove(row);
+      emitDatasetChanged(s, row, DatasetChange.DELETED, caller.subject);
+      await s.flush();
+      context.eventsWritten();
+      return {};
+    },
+
+    async getDatasetPermissions(req, ctx) {
+      const s = store();
+      const row = await load(s, callerOf(ctx), req.datasetId);
+      return { permissions: await permissionsOf(s, row) };
+    },
+
+    async updateDatasetPermissions(req, ctx) {
+      const s = store();
+      const row = await load(s, callerOf(ctx), req.datasetId);
+      const add = req.add.map((t, i) => checkRelationTuple(t, row.datasetId, `add[${i}]`));
+      const remove = req.remove.map((t, i) => checkRelationTuple(t, row.datasetId, `remove[${i}]`));
+      await s.em.transactional(async (em) => {
+        const tx = new DatasetStore(em);
+        for (const r of remove) await tx.removeRelation({ datasetId: row.datasetId, ...r });
+        const existing = await tx.relations(row.datasetId);
+        for (const a of add) {
+          const present = existing.some((e) => e.subject === a.subject && e.relation === a.relation);
+          if (!present) tx.addRelation({ datasetId: row.datasetId, ...a });
+        }
+      });
+      return { permissions: await permissionsOf(store(), row) };
+    },
+
+    async createDatasetIfNotExists(req, ctx) {
+      const caller = callerOf(ctx);
+      const text = req.matchServiceqlQuery ?? req.matchRoboqlQuery;
+      if (text === undefined) throw badRequest("match_serviceql_query: is required");
+      const where = whereOf(parseQueryText(text, "match_serviceql_query"));
+      const orgId = requireOrg(caller);
+      const candidate = newDataset(caller, req.createRequest!, "create_request.");
+      const { row, created } = await store().em.transactional(async (em) => {
+        const tx = new DatasetStore(em);
+        await tx.lockQuery(orgId, text);
+        const existing = await tx.firstMatch(orgId, where);
+        if (existing) return { row: existing, created: false };
+        tx.add(candidate);
+        emitDatasetChanged(tx, candidate, DatasetChange.CREATED, candidate.createdBy);
+        return { row: candidate, created: true };
+      });
+      if (created) context.eventsWritten();
+      return { dataset: datasetToProto(row) };
+    },
+
+    async queryDatasets(req, ctx) {
+      const orgId = readableOrg(callerOf(ctx));
+      const plan = planDatasetSearch(req.query ?? {});
+      if (!orgId) return { items: [], totalCount: 0n };
+      const { rows, total } = await store().search(orgId, plan.search);
+      const nextToken = plan.nextToken(rows.length, total);
+      return { items: rows.map(datasetToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
+    },
+
+    async listDatasetMetadataKeys(_req, ctx) {
+      const orgId = readableOrg(callerOf(ctx));
+      return { keys: orgId ? await store().metadataKeys(orgId) : [] };
+    },
+  };
+}
+
+/** Builds a new dataset row from a create request, validating it. */
+function newDataset(caller: Principal, req: CreateDatasetRequest, fieldPrefix: string): DatasetRow {
+  const orgId = requireOrg(caller);
+  const now = new Date();
+  return {
+    datasetId: newId("ds"),
+    orgId,
+    name: checkDatasetName(req.name, `${fieldPrefix}name`),
+    description: req.description ?? null,
+    deviceId: req.deviceId ?? null,
+    metadata: req.metadata ?? {},
+    customFields: req.customFields ?? {},
+    tags: checkTags(req.tags, `${fieldPrefix}tags`),
+    created: now,
+    createdBy: caller.subject,
+    modified: now,
+    modifiedBy: caller.subject,
+    serviceRecordVersion: 1,
+  };
+}
+
+function emitDatasetChanged(s: DatasetStore, row: DatasetRow, change: DatasetChange, actor: string): void {
+  const payload = toBinary(
+    DatasetChangedSchema,
+    create(DatasetChangedSchema, { orgId: row.orgId, datasetId: row.datasetId, change, occurred: timestampNow(), actor }),
+  );
+  recordEvent(s.em, { topic: TOPICS.datasetChanged, key: row.datasetId, payload });
+}
+
+async function permissionsOf(s: DatasetStore, row: DatasetRow) {
+  const stored = await s.relations(row.datasetId);
+  const obj = datasetObject(row.datasetId);
+  return {
+    relations: [
+      { user: row.createdBy, relation: "owner", obj },
+      { user: `org:${row.orgId}#member`, relation: "editor", obj },
+      ...stored.map((r) => ({ user: r.subject, relation: r.relation, obj })),
+    ],
+    groupPermissions: groupPermissions(),
+  };
+}

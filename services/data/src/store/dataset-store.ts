@@ -1,0 +1,76 @@
+import { sql, type EntityManager, type SqlFragment } from "@hangar/shared";
+import { Dataset, DatasetRelation, type DatasetRelationRow, type DatasetRow } from "./entities";
+
+/** A compiled, org-scoped dataset search. */
+export interface DatasetSearch {
+  where: SqlFragment;
+  orderBy: SqlFragment;
+  limit: number;
+  offset: number;
+}
+
+/** Reads and writes of datasets; the RPC layer never touches the ORM directly. */
+export class DatasetStore {
+  constructor(readonly em: EntityManager) {}
+
+  find(orgId: string, datasetId: string): Promise<DatasetRow | null> {
+    return this.em.findOne(Dataset, { datasetId, orgId });
+  }
+
+  add(row: DatasetRow): void {
+    this.em.create(Dataset, row);
+  }
+
+  remove(row: DatasetRow): void {
+    this.em.remove(row);
+  }
+
+  relations(datasetId: string): Promise<DatasetRelationRow[]> {
+    return this.em.find(DatasetRelation, { datasetId }, { orderBy: { relation: "asc", subject: "asc" } });
+  }
+
+  addRelation(row: DatasetRelationRow): void {
+    this.em.create(DatasetRelation, row);
+  }
+
+  async removeRelation(row: DatasetRelationRow): Promise<void> {
+    await this.em.nativeDelete(DatasetRelation, row);
+  }
+
+  /** Runs a search in the org: one page of rows and the total number of matches. */
+  async search(orgId: string, search: DatasetSearch): Promise<{ rows: DatasetRow[]; total: number }> {
+    const where = sql`d.org_id = ${orgId} and (${search.where})`;
+    const page = sql`select d.* from datasets d where ${where} order by ${search.orderBy} limit ${search.limit} offset ${search.offset}`;
+    const count = sql`select count(*) as total from datasets d where ${where}`;
+    const [rows, counts] = await Promise.all([
+      this.em.execute(page.sql, [...page.params]),
+      this.em.execute<{ total: string }[]>(count.sql, [...count.params]),
+    ]);
+    return { rows: rows.map((row) => this.em.map(Dataset, row)), total: Number(counts[0]!.total) };
+  }
+
+  /** The oldest dataset of the org matching a compiled condition. */
+  async firstMatch(orgId: string, where: SqlFragment): Promise<DatasetRow | null> {
+    const query = sql`select d.* from datasets d where d.org_id = ${orgId} and (${where}) order by d.created asc, d.dataset_id asc limit 1`;
+    const rows = await this.em.execute(query.sql, [...query.params]);
+    return rows[0] ? this.em.merge(Dataset, this.em.map(Dataset, rows[0])) : null;
+  }
+
+  /** Serialises creations that match the same query in the org until the transaction ends. */
+  async lockQuery(orgId: string, query: string): Promise<void> {
+    await this.em.execute("select pg_advisory_xact_lock(hashtextextended(?, 0))", [`create-if-not-exists:${orgId}:${query}`]);
+  }
+
+  /** The distinct top-level metadata keys of the org's datasets, sorted. */
+  async metadataKeys(orgId: string): Promise<string[]> {
+    const rows = await this.em.execute<{ key: string }[]>(
+      "select distinct jsonb_object_keys(metadata) as key from datasets where org_id = ? order by key",
+      [orgId],
+    );
+    return rows.map((r) => r.key);
+  }
+
+  flush(): Promise<void> {
+    return this.em.flush();
+  }
+}

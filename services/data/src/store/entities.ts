@@ -1,0 +1,58 @@
+import { EntitySchema } from "@mikro-orm/core";
+import type { JsonObject } from "@bufbuild/protobuf";
+
+/** A dataset row. */
+export interface DatasetRow {
+  datasetId: string;
+  orgId: string;
+  name: string | null;
+  description: string | null;
+  deviceId: string | null;
+  metadata: JsonObject;
+  customFields: JsonObject;
+  tags: string[];
+  created: Date;
+  createdBy: string;
+  modified: Date;
+  modifiedBy: string;
+  serviceRecordVersion: number;
+}
+
+/** One `{user, relation, obj}` permission tuple on a dataset. */
+export interface DatasetRelationRow {
+  datasetId: string;
+  subject: string;
+  relation: string;
+}
+
+export const Dataset = new EntitySchema<DatasetRow>({
+  name: "Dataset",
+  tableName: "datasets",
+  properties: {
+    datasetId: { type: "string", primary: true },
+    orgId: { type: "string" },
+    name: { type: "string", nullable: true },
+    description: { type: "string", nullable: true },
+    deviceId: { type: "string", nullable: true },
+    metadata: { type: "json" },
+    customFields: { type: "json" },
+    tags: { type: "string[]" },
+    created: { type: "Date" },
+    createdBy: { type: "string" },
+    modified: { type: "Date" },
+    modifiedBy: { type: "string" },
+    serviceRecordVersion: { type: "integer" },
+  },
+});
+
+export const DatasetRelation = new EntitySchema<DatasetRelationRow>({
+  name: "DatasetRelation",
+  tableName: "dataset_relations",
+  properties: {
+    datasetId: { type: "string", primary: true },
+    subject: { type: "string", primary: true },
+    relation: { type: "string", primary: true },
+  },
+});
+
+export const dataEntities = [Dataset, DatasetRelation];

@@ -1,0 +1,4 @@
+import { runServiceMain } from "@hangar/shared";
+import { registryService } from "./index";
+
+runServiceMain(() => registryService());

@@ -1,0 +1,39 @@
+import { createContextKey, type HandlerContext } from "@connectrpc/connect";
+import { badRequest, unauthenticated } from "../errors";
+import type { Principal } from "./principal";
+
+/** Context key under which the verifying interceptor stores the caller. */
+export const principalKey = createContextKey<Principal | undefined>(undefined, {
+  description: "the verified caller",
+});
+
+/** The verified caller of the current RPC. */
+export function callerOf(ctx: HandlerContext): Principal {
+  const principal = ctx.values.get(principalKey);
+  if (!principal) throw unauthenticated("missing caller identity");
+  return principal;
+}
+
+/**
+ * The org the call acts in. Callers in several orgs must name one with `X-Service-Org-Id`;
+ * the gateway has already checked membership of a named org.
+ */
+export function requireOrg(principal: Principal): string {
+  if (!principal.orgId) {
+    throw badRequest("the caller belongs to several orgs or none: name one with the X-Service-Org-Id header");
+  }
+  return principal.orgId;
+}
+
+/**
+ * The org whose resources a read addresses: the resource owner named by the caller when the caller
+ * is a member of it, else the acting org. A named owner the caller does not belong to yields
+ * undefined, so lookups find nothing (404, empty lists) rather than leaking existence.
+ */
+export function readableOrg(principal: Principal): string | undefined {
+  const owner = principal.resourceOwnerId;
+  if (owner && owner !== principal.orgId) {
+    return principal.memberships.some((m) => m.orgId === owner) ? owner : undefined;
+  }
+  return requireOrg(principal);
+}

@@ -1,0 +1,67 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { unauthenticated } from "../errors";
+
+/** An org the caller belongs to and the roles held there. */
+export interface OrgMembership {
+  orgId: string;
+  roles: string[];
+}
+
+/**
+ * Who is calling, as established by the gateway. Services trust nothing else: the gateway signs
+ * it with the internal key and every service verifies the signature before running a handler.
+ */
+export interface Principal {
+  /** `user` for API callers; `service` for platform components calling each other. */
+  kind: "user" | "service";
+  /** The user id, or the calling component's name for service principals. */
+  subject: string;
+  /** The org the call acts in (`X-Service-Org-Id`, or the caller's only org). */
+  orgId?: string;
+  /** The org named by `X-Service-Resource-Owner-Id`, when given. */
+  resourceOwnerId?: string;
+  memberships: OrgMembership[];
+  isSystemAdmin: boolean;
+  tokenId?: string;
+}
+
+/** Header carrying the signed principal between gateway and services. */
+export const PRINCIPAL_HEADER = "x-hangar-principal";
+
+/** Signed principals expire quickly so that a captured header cannot be replayed for long. */
+const PRINCIPAL_TTL_SECONDS = 60;
+
+interface SignedBody extends Principal {
+  exp: number;
+}
+
+/** Serialises and signs a principal into the value of `PRINCIPAL_HEADER`. */
+export function signPrincipal(principal: Principal, key: string, nowMs = Date.now()): string {
+  const body: SignedBody = { ...principal, exp: Math.floor(nowMs / 1000) + PRINCIPAL_TTL_SECONDS };
+  const payload = Buffer.from(JSON.stringify(body)).toString("base64url");
+  return `${payload}.${mac(payload, key)}`;
+}
+
+/** Verifies a `PRINCIPAL_HEADER` value; throws Unauthenticated when it is missing, forged or expired. */
+export function verifyPrincipal(header: string | null | undefined, key: string, nowMs = Date.now()): Principal {
+  if (!header) throw unauthenticated("missing caller identity");
+  const dot = header.indexOf(".");
+  const payload = header.slice(0, dot);
+  const given = Buffer.from(header.slice(dot + 1), "base64url");
+  const expected = Buffer.from(mac(payload, key), "base64url");
+  if (dot < 0 || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw unauthenticated("invalid caller identity");
+  }
+  const { exp, ...principal } = JSON.parse(Buffer.from(payload, "base64url").toString()) as SignedBody;
+  if (exp * 1000 < nowMs) throw unauthenticated("expired caller identity");
+  return principal;
+}
+
+function mac(payload: string, key: string): string {
+  return createHmac("sha256", key).update(payload).digest("base64url");
+}
+
+/** The roles the principal holds in an org, or undefined when it is not a member. */
+export function rolesIn(principal: Principal, orgId: string): string[] | undefined {
+  return principal.memberships.find((m) => m.orgId === orgId)?.roles;
+}

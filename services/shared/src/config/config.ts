@@ -1,0 +1,78 @@
+/**
+ * One typed configuration loader: every variable is read and validated at start-up and all bad
+ * ones are reported together, so a misconfigured deployment fails fast with one clear message.
+ */
+export interface PlatformConfig {
+  /** Gateway HTTP port (`PORT`, default 8080). */
+  port: number;
+  /** PostgreSQL URL; unset means the embedded server (`DATABASE_URL`). */
+  databaseUrl: string | undefined;
+  /** Kafka bootstrap brokers; empty means in-process event delivery (`KAFKA_BROKERS`). */
+  kafkaBrokers: string[];
+  /** Secret of the bootstrap admin token; unset means a random one (`BOOTSTRAP_TOKEN`). */
+  bootstrapToken: string | undefined;
+  /** Where embedded state lives (`DATA_DIR`, default `./.data`). */
+  dataDir: string;
+  /** Port of the embedded S3-compatible endpoint (`OBJECT_STORE_PORT`, default 9000). */
+  objectStorePort: number;
+  /** Key that signs the internal principal header (`INTERNAL_AUTH_SECRET`). */
+  internalAuthSecret: string | undefined;
+  /** Port of this process's RPC server in distributed mode (`RPC_PORT`, default 50051). */
+  rpcPort: number;
+  /** `development` shows stack traces in error bodies (`NODE_ENV`). */
+  development: boolean;
+  /** Log level (`LOG_LEVEL`, default `info`). */
+  logLevel: string;
+  /** How long the gateway caches a verified token (`AUTH_CACHE_TTL_MS`, default 2000). */
+  authCacheTtlMs: number;
+  /** Upstream RPC base URLs by service name (`ADMIN_SERVICE_URL`, `DATA_SERVICE_URL`, ...). */
+  serviceUrls: Partial<Record<ServiceName, string>>;
+}
+
+/** The five RPC services of the platform. */
+export const SERVICE_NAMES = ["admin", "data", "compute", "assistant", "registry"] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+type Env = Record<string, string | undefined>;
+
+/** Reads the configuration from the environment, throwing one error that lists every bad variable. */
+export function loadConfig(env: Env = process.env): PlatformConfig {
+  const problems: string[] = [];
+  const int = (name: string, fallback: number, min = 0, max = 65535): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
+      return fallback;
+    }
+    return value;
+  };
+  const serviceUrls: Partial<Record<ServiceName, string>> = {};
+  for (const name of SERVICE_NAMES) {
+    const url = env[`${name.toUpperCase()}_SERVICE_URL`];
+    if (url) serviceUrls[name] = url;
+  }
+  const config: PlatformConfig = {
+    port: int("PORT", 8080),
+    databaseUrl: env.DATABASE_URL || undefined,
+    kafkaBrokers: (env.KAFKA_BROKERS ?? "").split(",").map((b) => b.trim()).filter(Boolean),
+    bootstrapToken: env.BOOTSTRAP_TOKEN || undefined,
+    dataDir: env.DATA_DIR || "./.data",
+    objectStorePort: int("OBJECT_STORE_PORT", 9000),
+    internalAuthSecret: env.INTERNAL_AUTH_SECRET || undefined,
+    rpcPort: int("RPC_PORT", 50051),
+    development: env.NODE_ENV === "development",
+    logLevel: env.LOG_LEVEL || "info",
+    authCacheTtlMs: int("AUTH_CACHE_TTL_MS", 2000, 0, 3_600_000),
+    serviceUrls,
+  };
+  if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
+    problems.push("DATABASE_URL must be a postgres:// URL");
+  }
+  if (config.internalAuthSecret !== undefined && config.internalAuthSecret.length < 32) {
+    problems.push("INTERNAL_AUTH_SECRET must be at least 32 characters");
+  }
+  if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join("\n  ")}`);
+  return config;
+}

@@ -1,0 +1,53 @@
+import { MikroORM, type EntitySchema, type MigrationObject } from "@mikro-orm/core";
+import { PostgreSqlDriver, type EntityManager } from "@mikro-orm/postgresql";
+import { Migrator } from "@mikro-orm/migrations";
+import type { Logger } from "../telemetry";
+
+export type { EntityManager };
+export type Orm = MikroORM<PostgreSqlDriver>;
+
+/** What a service needs to open its own schema. */
+export interface DatabaseOptions {
+  /** PostgreSQL URL shared by all services; each service keeps to its own schema. */
+  url: string;
+  /** The service's schema (`admin`, `data`, ...): no service reads another's tables. */
+  schema: string;
+  entities: EntitySchema[];
+  /** The service's committed migrations, in order. */
+  migrations: MigrationObject[];
+  logger: Logger;
+  /** Connection pool size (default 10). */
+  poolMax?: number;
+}
+
+/**
+ * Opens a service's database: creates its schema if needed, connects MikroORM with the search
+ * path set to that schema, and applies the committed migrations that have not run yet.
+ */
+export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
+  const { schema } = options;
+  const orm = await MikroORM.init({
+    driver: PostgreSqlDriver,
+    clientUrl: options.url,
+    schema,
+    entities: options.entities,
+    extensions: [Migrator],
+    migrations: {
+      migrationsList: options.migrations,
+      tableName: "schema_migrations",
+      transactional: true,
+      allOrNothing: true,
+      silent: true,
+    },
+    pool: { min: 0, max: options.poolMax ?? 10 },
+    discovery: { warnWhenNoEntities: false },
+    allowGlobalContext: false,
+    debug: false,
+    logger: (message) => options.logger.debug({ orm: message }),
+    driverOptions: { connection: { options: `-c search_path="${schema}"` } },
+  });
+  await orm.em.getConnection().execute(`create schema if not exists "${schema}"`);
+  const applied = await orm.getMigrator().up();
+  if (applied.length > 0) options.logger.info({ schema, migrations: applied.map((m) => m.name) }, "migrations applied");
+  return orm;
+}

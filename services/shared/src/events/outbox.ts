@@ -1,0 +1,122 @@
+import { randomUUID } from "node:crypto";
+import { SpanKind, context, trace } from "@opentelemetry/api";
+import type { EntityManager, Orm } from "../db";
+import { extractTraceContext, injectTraceContext, tracer, type Logger } from "../telemetry";
+import { Outbox } from "./tables";
+import type { EventMessage, EventTransport } from "./transport";
+
+/** An event to emit: its topic, the aggregate id as key, and the encoded payload. */
+export interface NewEvent {
+  topic: string;
+  key: string;
+  payload: Uint8Array;
+}
+
+/**
+ * Adds an event to the outbox through the caller's entity manager, so it commits or rolls back
+ * together with the state change it describes. The active trace context rides along.
+ */
+export function recordEvent(em: EntityManager, event: NewEvent): string {
+  const headers: Record<string, string> = {};
+  injectTraceContext(headers);
+  const eventId = randomUUID();
+  em.create(Outbox, {
+    eventId,
+    topic: event.topic,
+    key: event.key,
+    payload: Buffer.from(event.payload),
+    headers,
+    created: new Date(),
+    published: null,
+  });
+  return eventId;
+}
+
+/** Options of the outbox relay. */
+export interface OutboxRelayOptions {
+  orm: Orm;
+  transport: EventTransport;
+  logger: Logger;
+  /** How often to look for new rows when not woken (default 200 ms). */
+  intervalMs?: number;
+  batchSize?: number;
+}
+
+/** A running relay. */
+export interface OutboxRelay {
+  /** Asks the relay to look at the outbox now (after a commit that wrote events). */
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+interface PendingRow {
+  seq: string;
+  event_id: string;
+  topic: string;
+  key: string;
+  payload: Buffer;
+  headers: Record<string, string>;
+}
+
+/**
+ * Publishes outbox rows in order and marks them sent. Rows are locked with SKIP LOCKED, so several
+ * replicas can relay one outbox; a crash between publish and mark publishes again, which the
+ * consumers' deduplication absorbs.
+ */
+export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
+  const batchSize = options.batchSize ?? 100;
+  let stopped = false;
+  let wakeUp: (() => void) | undefined;
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  const loop = async () => {
+    while (!stopped) {
+      let relayed = 0;
+      try {
+        relayed = await relayBatch(options, batchSize);
+      } catch (error) {
+        options.logger.error({ err: error }, "outbox relay failed; retrying");
+      }
+      if (relayed < batchSize && !stopped) await sleep(options.intervalMs ?? 200);
+    }
+  };
+  const running = loop();
+  return {
+    wake: () => wakeUp?.(),
+    async stop() {
+      stopped = true;
+      wakeUp?.();
+      await running;
+    },
+  };
+}
+
+/** Publishes one batch of unsent rows and marks them; returns how many it relayed. */
+export async function relayBatch(options: Pick<OutboxRelayOptions, "orm" | "transport">, batchSize = 100): Promise<number> {
+  return options.orm.em.fork().transactional(async (em) => {
+    const rows: PendingRow[] = await em.execute(
+      "select seq, event_id, topic, key, payload, headers from outbox where published is null order by seq limit ? for update skip locked",
+      [batchSize],
+    );
+    if (rows.length === 0) return 0;
+    await options.transport.publish(rows.map(toMessage));
+    await em.execute("update outbox set published = now() where seq = any(?::bigint[])", [rows.map((r) => r.seq)]);
+    return rows.length;
+  });
+}
+
+/** Wraps publication in a producer span whose context replaces the recorded one downstream. */
+function toMessage(row: PendingRow): EventMessage {
+  const parent = extractTraceContext(row.headers);
+  const span = tracer().startSpan(`publish ${row.topic}`, { kind: SpanKind.PRODUCER, attributes: { "messaging.destination.name": row.topic } }, parent);
+  const headers = { ...row.headers };
+  injectTraceContext(headers, trace.setSpan(context.active(), span));
+  span.end();
+  return { eventId: row.event_id, topic: row.topic, key: row.key, payload: row.payload, headers };
+}

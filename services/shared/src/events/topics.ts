@@ -1,0 +1,8 @@
+/**
+ * Kafka topic names, one per event type, versioned with their payload message
+ * (hangar.events.v1). A payload change that breaks readers gets a new topic.
+ */
+export const TOPICS = {
+  /** hangar.events.v1.DatasetChanged, keyed by dataset id; data -> admin (usage). */
+  datasetChanged: "hangar.data.dataset-changed.v1",
+} as const;

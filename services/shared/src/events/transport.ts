@@ -1,0 +1,36 @@
+/** One event as it travels between services. */
+export interface EventMessage {
+  /** Unique id; consumers deduplicate on it. */
+  eventId: string;
+  topic: string;
+  /** Partition key: the aggregate id, so one aggregate's events stay in order. */
+  key: string;
+  /** The protobuf-encoded payload (a message of hangar.events.v1). */
+  payload: Uint8Array;
+  /** Trace context and other metadata. */
+  headers: Record<string, string>;
+}
+
+/** A consumer group's subscription to topics. */
+export interface Subscription {
+  /** Consumer group; each group sees every event once in effect. */
+  group: string;
+  topics: string[];
+  /** Handles one event. It throws only when the event must be redelivered (infrastructure failure). */
+  handle(message: EventMessage): Promise<void>;
+}
+
+/**
+ * Moves events from outboxes to consumers: Kafka in distributed mode, an in-process bus in the
+ * embedded default. Both deliver at least once; consumers make the effect exactly once.
+ */
+export interface EventTransport {
+  publish(messages: EventMessage[]): Promise<void>;
+  subscribe(subscription: Subscription): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Name of the dead-letter topic of a topic. */
+export function deadLetterTopic(topic: string): string {
+  return `${topic}.dlq`;
+}

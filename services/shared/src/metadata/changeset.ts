@@ -1,0 +1,94 @@
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import { invalidArgument } from "../errors";
+
+/** The edits of a metadata (or custom-field) changeset, as the wire carries them. */
+export interface FieldChanges {
+  putFields?: JsonObject | undefined;
+  removeFields: readonly string[];
+  replaceAll: boolean;
+}
+
+/** A changeset that also edits tags. */
+export interface MetadataChanges extends FieldChanges {
+  putTags: readonly string[];
+  removeTags: readonly string[];
+}
+
+/**
+ * Applies field edits: `replace_all` starts from an empty object, then each `put_fields` dot path
+ * is set (creating nested objects; numeric segments index existing lists), then each
+ * `remove_fields` path is removed. Returns a new object; the input is not modified.
+ */
+export function applyFieldChanges(current: JsonObject, changes: FieldChanges, field: string): JsonObject {
+  const result: JsonObject = changes.replaceAll ? {} : structuredClone(current);
+  for (const [path, value] of Object.entries(changes.putFields ?? {})) {
+    setPath(result, splitPath(path, `${field}.put_fields`), value, `${field}.put_fields.${path}`);
+  }
+  for (const path of changes.removeFields) removePath(result, splitPath(path, `${field}.remove_fields`));
+  return result;
+}
+
+/** Applies tag edits: `put_tags` adds without duplicates, `remove_tags` removes; `replace_all` clears first. */
+export function applyTagChanges(current: readonly string[], changes: MetadataChanges): string[] {
+  const tags = changes.replaceAll ? [] : [...current];
+  for (const tag of changes.putTags) if (!tags.includes(tag)) tags.push(tag);
+  return tags.filter((tag) => !changes.removeTags.includes(tag));
+}
+
+/** Removes duplicate tags, keeping first occurrences in order. */
+export function uniqueTags(tags: readonly string[]): string[] {
+  return [...new Set(tags)];
+}
+
+function splitPath(path: string, field: string): string[] {
+  const segments = path.split(".");
+  if (segments.some((s) => s.length === 0)) throw invalidArgument(field, `'${path}' is not a valid dot path`);
+  return segments;
+}
+
+function setPath(root: JsonObject, segments: string[], value: JsonValue, field: string): void {
+  let node: JsonValue = root;
+  for (let i = 0; i < segments.length; i++) {
+    const last = i === segments.length - 1;
+    const segment = segments[i]!;
+    if (Array.isArray(node)) {
+      const index = listIndex(segment, node.length, field);
+      if (last) node[index] = value;
+      else node = node[index] = isContainer(node[index]) ? node[index]! : {};
+    } else {
+      const object = node as JsonObject;
+      if (last) object[segment] = value;
+      else node = object[segment] = isContainer(object[segment]) ? object[segment]! : {};
+    }
+  }
+}
+
+function removePath(root: JsonObject, segments: string[]): void {
+  let node: JsonValue | undefined = root;
+  for (const segment of segments.slice(0, -1)) {
+    node = Array.isArray(node) ? node[Number(segment)] : isObject(node) ? node[segment] : undefined;
+    if (node === undefined) return;
+  }
+  const last = segments[segments.length - 1]!;
+  if (Array.isArray(node)) {
+    const index = Number(last);
+    if (Number.isInteger(index) && index >= 0 && index < node.length) node.splice(index, 1);
+  } else if (isObject(node)) {
+    delete node[last];
+  }
+}
+
+function listIndex(segment: string, length: number, field: string): number {
+  const index = Number(segment);
+  // Setting one past the end appends; anything further would leave holes.
+  if (!/^\d+$/.test(segment) || index > length) throw invalidArgument(field, `list index '${segment}' is out of range`);
+  return index;
+}
+
+function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isContainer(value: JsonValue | undefined): value is JsonObject | JsonValue[] {
+  return typeof value === "object" && value !== null;
+}

@@ -1,0 +1,3 @@
+/** The data service's API (hangar.data.v1). */
+export * from "../gen/hangar/data/v1/dataset_pb";
+export * from "../gen/hangar/data/v1/data_service_pb";

@@ -1,0 +1,2 @@
+/** Event payloads carried on Kafka topics (hangar.events.v1). */
+export * from "../gen/hangar/events/v1/dataset_events_pb";

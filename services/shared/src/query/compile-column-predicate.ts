@@ -1,0 +1,62 @@
+import type { ColumnRef } from "./field-catalog";
+import { badValue, compare, likePattern, requireValue, stringValue, unsupported, type Predicate } from "./predicate";
+import { rawSql, sql, type SqlFragment } from "./sql-fragment";
+import { isDecimalString, normalizeIsoTimestamp } from "./value-formats";
+
+/**
+ * Compiles a positive predicate on a plain column. The column's type decides what applies: text
+ * compares and pattern-matches strings, text[] tests membership, number/timestamp/boolean compare
+ * typed values; anything else is a 400 naming the comparator or the value.
+ */
+export function compileColumnPredicate(ref: ColumnRef, p: Predicate): SqlFragment {
+  const column = rawSql(ref.sql);
+  if (p.comparator === "IS_NULL") return sql`${column} IS NULL`;
+  if (p.comparator === "EXISTS") return rawSql("TRUE");
+  switch (ref.type) {
+    case "text":
+      return textColumn(column, p);
+    case "text[]":
+      return listColumn(column, p);
+    case "number":
+      return compare(column, p, "number", () => sql`${numericValue(p)}::numeric`);
+    case "timestamp":
+      return compare(column, p, "timestamp", () => sql`${timestampValue(p)}::timestamptz`);
+    case "boolean":
+      return booleanColumn(column, p);
+  }
+}
+
+function textColumn(column: SqlFragment, p: Predicate): SqlFragment {
+  if (p.comparator === "CONTAINS" || p.comparator === "BEGINS_WITH" || p.comparator === "LIKE") {
+    return sql`${column} LIKE ${likePattern(p)}`;
+  }
+  return compare(column, p, "text", () => sql`${stringValue(p)}`);
+}
+
+// EQUALS on a list reads as membership too (`tags = 'x'`), the way users tend to mean it.
+function listColumn(column: SqlFragment, p: Predicate): SqlFragment {
+  if (p.comparator !== "CONTAINS" && p.comparator !== "EQUALS") throw unsupported(p, "list");
+  return sql`${column} @> ARRAY[${stringValue(p)}]::text[]`;
+}
+
+function booleanColumn(column: SqlFragment, p: Predicate): SqlFragment {
+  if (p.comparator !== "EQUALS") throw unsupported(p, "boolean");
+  const value = requireValue(p);
+  if (typeof value !== "boolean") throw badValue(p, "true or false");
+  return sql`${column} = ${value}::boolean`;
+}
+
+// Decimal strings are passed on as text so PostgreSQL's numeric keeps every digit.
+function numericValue(p: Predicate): number | string {
+  const value = requireValue(p);
+  if (typeof value === "number") return value;
+  if (typeof value === "string" && isDecimalString(value.trim())) return value.trim();
+  throw badValue(p, "a number");
+}
+
+function timestampValue(p: Predicate): string {
+  const value = requireValue(p);
+  const timestamp = typeof value === "string" ? normalizeIsoTimestamp(value) : undefined;
+  if (timestamp === undefined) throw badValue(p, "an ISO 8601 date or date-time");
+  return timestamp;
+}

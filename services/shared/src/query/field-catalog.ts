@@ -1,0 +1,72 @@
+import { splitFieldPath } from "./field-path";
+import { rawSql } from "./sql-fragment";
+
+/** The SQL types a column field may have; they decide which comparators and values apply. */
+export type ColumnType = "text" | "timestamp" | "number" | "boolean" | "text[]";
+
+/** A field stored in its own column; `sql` is a trusted, quoted expression such as `"t"."name"`. */
+export interface ColumnRef {
+  readonly kind: "column";
+  readonly sql: string;
+  readonly type: ColumnType;
+}
+
+/** A field inside a jsonb column: `sql` names the column, `path` the keys (numeric keys index lists). */
+export interface JsonRef {
+  readonly kind: "json";
+  readonly sql: string;
+  readonly path: readonly string[];
+}
+
+/** Where a queryable field lives. */
+export type FieldRef = ColumnRef | JsonRef;
+
+/**
+ * Maps a field path from a query (`dataset.metadata.vehicle.id`, `created`) to SQL, or to undefined
+ * for fields the resource does not support. Each searchable resource supplies one; identifiers in
+ * the generated SQL come only from here.
+ */
+export interface FieldCatalog {
+  resolve(field: string): FieldRef | undefined;
+}
+
+/** The columns and jsonb columns of a resource, for createFieldCatalog. */
+export interface FieldCatalogOptions {
+  /** Own-resource qualifiers that may prefix a field (`dataset.name`), possibly chained. */
+  readonly prefixes?: readonly string[];
+  /** Column fields by name (a name may contain dots, e.g. `association.id`). */
+  readonly columns: Readonly<Record<string, { readonly sql: string; readonly type: ColumnType }>>;
+  /** jsonb columns by name: `metadata.a.b` resolves to path ["a", "b"] in the `metadata` column. */
+  readonly jsonColumns?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Builds a FieldCatalog from a column table. A field resolves as written first; if that fails and
+ * it starts with one of `prefixes`, the prefix is stripped and it is tried again. Segments with
+ * bracket selectors are not supported here (a resource that has them supplies its own catalog).
+ */
+export function createFieldCatalog(options: FieldCatalogOptions): FieldCatalog {
+  // Maps, not the option objects, so names like `constructor` never hit Object.prototype.
+  const columns = new Map(Object.entries(options.columns).map(([name, c]) => [name, checked(c)]));
+  const jsonColumns = new Map(Object.entries(options.jsonColumns ?? {}).map(([name, s]) => [name, checkedSql(s)]));
+  const prefixes = new Set(options.prefixes ?? []);
+
+  function resolve(field: string): FieldRef | undefined {
+    const column = columns.get(field);
+    if (column) return { kind: "column", sql: column.sql, type: column.type };
+    const [first = "", ...rest] = splitFieldPath(field);
+    const json = jsonColumns.get(first);
+    if (json !== undefined && rest.every((s) => !s.includes("["))) return { kind: "json", sql: json, path: rest };
+    return prefixes.has(first) && rest.length > 0 ? resolve(rest.join(".")) : undefined;
+  }
+  return { resolve };
+}
+
+function checked(column: { sql: string; type: ColumnType }): { sql: string; type: ColumnType } {
+  return { sql: checkedSql(column.sql), type: column.type };
+}
+
+// Catalog SQL is spliced into queries verbatim, so reject a '?' up front (it would read as a placeholder).
+function checkedSql(text: string): string {
+  return rawSql(text).sql;
+}

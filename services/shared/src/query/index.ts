@@ -1,0 +1,31 @@
+export {
+  COMPARATORS,
+  GROUP_OPERATORS,
+  QUERY_LIMITS,
+  VALUELESS_COMPARATORS,
+  isConditionGroup,
+  type Comparator,
+  type Condition,
+  type ConditionGroup,
+  type ConditionValue,
+  type GroupOperator,
+  type QueryNode,
+} from "./condition";
+export { parseConditionJson } from "./parse-condition-json";
+export { parseQueryText } from "./parse-query-text";
+export { MAX_QUERY_TEXT_LENGTH } from "./tokenize-query";
+export { MAX_FIELD_PATH_LENGTH, isValidFieldPath, splitFieldPath } from "./field-path";
+export {
+  createFieldCatalog,
+  type ColumnRef,
+  type ColumnType,
+  type FieldCatalog,
+  type FieldCatalogOptions,
+  type FieldRef,
+  type JsonRef,
+} from "./field-catalog";
+export { compileWhere } from "./compile-where";
+export { DEFAULT_SORT_BY, compileOrderBy, resolveSortDirection } from "./compile-order-by";
+export { joinSql, rawSql, sql, type SqlFragment } from "./sql-fragment";
+export { DEFAULT_LIMIT, MAX_LIMIT, resolveLimit } from "./resolve-limit";
+export { decodePageToken, encodePageToken, queryFingerprint, type QueryShape } from "./page-token";

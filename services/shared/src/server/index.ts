@@ -1,0 +1,4 @@
+export * from "./rpc-server";
+export * from "./rpc-client";
+export * from "./run-service";
+export * from "./service-main";

@@ -1,0 +1,94 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import type { EntitySchema, MigrationObject } from "@mikro-orm/core";
+import type { ServiceName } from "../config";
+import { openDatabase, type Orm } from "../db";
+import { eventEntities, eventTablesMigration, startConsumer, startOutboxRelay, type EventHandler, type EventTransport, type OutboxRelay } from "../events";
+import type { Logger } from "../telemetry";
+import { startRpcServer } from "./rpc-server";
+
+/** What the hosting process gives each service: shared infrastructure and where to listen. */
+export interface ServiceRuntime {
+  databaseUrl: string;
+  internalAuthSecret: string;
+  transport: EventTransport;
+  logger: Logger;
+  /** RPC port; 0 picks a free one. */
+  port: number;
+  host?: string;
+}
+
+/** Dependencies handed to a service's route and consumer factories. */
+export interface ServiceContext {
+  orm: Orm;
+  runtime: ServiceRuntime;
+  /** Wakes the outbox relay after a commit that wrote events, so delivery does not wait for the poll. */
+  eventsWritten(): void;
+}
+
+/** An event consumer of a service. */
+export interface ConsumerDefinition {
+  name: string;
+  topics: string[];
+  handler: EventHandler;
+}
+
+/** Everything that makes a service: its schema, its RPCs and its consumers. */
+export interface ServiceDefinition {
+  name: ServiceName;
+  entities: EntitySchema[];
+  migrations: MigrationObject[];
+  routes(router: ConnectRouter, context: ServiceContext): void;
+  consumers?(context: ServiceContext): ConsumerDefinition[];
+  /** Runs after migrations and before the server accepts calls. */
+  onStart?(context: ServiceContext): Promise<void>;
+}
+
+/** A started service. */
+export interface RunningService {
+  name: ServiceName;
+  url: string;
+  port: number;
+  orm: Orm;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts one service: opens its schema and applies migrations, starts its outbox relay and
+ * consumers, then serves its RPCs on its own port. Used alike by the per-service processes of a
+ * distributed deployment and by the embedded single-process platform.
+ */
+export async function runService(definition: ServiceDefinition, runtime: ServiceRuntime): Promise<RunningService> {
+  const logger = runtime.logger.child({ service: definition.name });
+  const orm = await openDatabase({
+    url: runtime.databaseUrl,
+    schema: definition.name,
+    entities: [...eventEntities, ...definition.entities],
+    migrations: [eventTablesMigration, ...definition.migrations],
+    logger,
+  });
+  const relay: OutboxRelay = startOutboxRelay({ orm, transport: runtime.transport, logger });
+  const context: ServiceContext = { orm, runtime: { ...runtime, logger }, eventsWritten: () => relay.wake() };
+  await definition.onStart?.(context);
+  for (const consumer of definition.consumers?.(context) ?? []) {
+    await startConsumer({ ...consumer, orm, transport: runtime.transport, logger });
+  }
+  const server = await startRpcServer({
+    name: definition.name,
+    port: runtime.port,
+    ...(runtime.host ? { host: runtime.host } : {}),
+    routes: (router) => definition.routes(router, context),
+    internalAuthSecret: runtime.internalAuthSecret,
+    logger,
+  });
+  return {
+    name: definition.name,
+    url: server.url,
+    port: server.port,
+    orm,
+    async close() {
+      await server.close();
+      await relay.stop();
+      await orm.close();
+    },
+  };
+}

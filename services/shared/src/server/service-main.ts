@@ -1,0 +1,45 @@
+import { loadConfig, type PlatformConfig } from "../config";
+import { createKafkaTransport } from "../events";
+import { createLogger, initTelemetry, shutdownTelemetry } from "../telemetry";
+import { runService, type ServiceDefinition } from "./run-service";
+
+/**
+ * The composition root of one service in a distributed deployment (one container per service):
+ * configuration from the environment, Kafka for events, the RPC port on all interfaces, and a
+ * graceful stop on SIGTERM.
+ */
+export function runServiceMain(define: (config: PlatformConfig) => ServiceDefinition): void {
+  const start = async () => {
+    const config = loadConfig();
+    const definition = define(config);
+    const missing = [
+      config.databaseUrl ? "" : "DATABASE_URL",
+      config.kafkaBrokers.length ? "" : "KAFKA_BROKERS",
+      config.internalAuthSecret ? "" : "INTERNAL_AUTH_SECRET",
+    ].filter(Boolean);
+    if (missing.length) throw new Error(`a distributed service needs ${missing.join(", ")}`);
+    initTelemetry(`hangar-${definition.name}`);
+    const logger = createLogger(`hangar-${definition.name}`, config.logLevel);
+    const transport = createKafkaTransport({ brokers: config.kafkaBrokers, clientId: `hangar-${definition.name}`, logger });
+    const service = await runService(definition, {
+      databaseUrl: config.databaseUrl!,
+      internalAuthSecret: config.internalAuthSecret!,
+      transport,
+      logger,
+      port: config.rpcPort,
+      host: "0.0.0.0",
+    });
+    process.once("SIGTERM", () => {
+      void (async () => {
+        await service.close();
+        await transport.close();
+        await shutdownTelemetry();
+        process.exit(0);
+      })();
+    });
+  };
+  start().catch((error: unknown) => {
+    process.stderr.write(`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+}

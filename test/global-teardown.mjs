@@ -1,0 +1,3 @@
+export default async function globalTeardown() {
+  for (const resource of globalThis.__hangarInfrastructure ?? []) await resource.stop();
+}
