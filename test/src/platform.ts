@@ -15,6 +15,8 @@ export interface TestPlatform {
   admin: ApiClient;
   adminToken: string;
   transport: EventTransport;
+  /** Kafka topic and group prefix of this platform (with `kafka`). */
+  namespace: string | undefined;
   close(): Promise<void>;
 }
 
@@ -22,6 +24,8 @@ export interface TestPlatform {
 export interface TestPlatformOptions {
   /** Deliver events through the real Kafka broker instead of in process. */
   kafka?: boolean;
+  /** Reuse an existing database and Kafka namespace: a restart of an earlier platform. */
+  restartOf?: Pick<TestPlatform, "databaseUrl" | "namespace" | "adminToken" | "internalAuthSecret">;
 }
 
 /**
@@ -30,18 +34,15 @@ export interface TestPlatformOptions {
  * of their own, so test files running at the same time never see each other's events.
  */
 export async function startTestPlatform(options: TestPlatformOptions = {}): Promise<TestPlatform> {
-  const databaseUrl = await createTestDatabase();
+  const previous = options.restartOf;
+  const databaseUrl = previous?.databaseUrl ?? (await createTestDatabase());
   const logger = createLogger("test", process.env.LOG_LEVEL ?? "silent");
-  const transport = options.kafka
-    ? createKafkaTransport({
-        brokers: requiredEnv("HANGAR_TEST_KAFKA_BROKERS").split(","),
-        clientId: "hangar-test",
-        logger,
-        namespace: `t${randomBytes(4).toString("hex")}`,
-      })
+  const namespace = options.kafka ? (previous?.namespace ?? `t${randomBytes(4).toString("hex")}`) : undefined;
+  const transport = namespace
+    ? createKafkaTransport({ brokers: requiredEnv("HANGAR_TEST_KAFKA_BROKERS").split(","), clientId: "hangar-test", logger, namespace })
     : createInProcessTransport();
-  const adminToken = `hgr_test_${randomBytes(16).toString("hex")}`;
-  const internalAuthSecret = randomBytes(32).toString("hex");
+  const adminToken = previous?.adminToken ?? `hgr_test_${randomBytes(16).toString("hex")}`;
+  const internalAuthSecret = previous?.internalAuthSecret ?? randomBytes(32).toString("hex");
   const platform = await startPlatform({
     databaseUrl,
     transport,
@@ -60,6 +61,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     admin: apiClient(platform.gateway.url, adminToken),
     adminToken,
     transport,
+    namespace,
     async close() {
       await platform.close();
       await transport.close();

@@ -49,6 +49,8 @@ export interface RunningService {
   url: string;
   port: number;
   orm: Orm;
+  /** The service's outbox relay (tests pause it to stage failures between publish and mark). */
+  relay: OutboxRelay;
   close(): Promise<void>;
 }
 
@@ -85,6 +87,7 @@ export async function runService(definition: ServiceDefinition, runtime: Service
     url: server.url,
     port: server.port,
     orm,
+    relay,
     async close() {
       await server.close();
       await relay.stop();
