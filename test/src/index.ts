@@ -1,3 +1,4 @@
 export * from "./database";
 export * from "./http";
 export * from "./platform";
+export * from "./wait";

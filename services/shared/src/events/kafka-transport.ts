@@ -44,10 +44,12 @@ export function createKafkaTransport(options: KafkaTransportOptions): EventTrans
       });
     },
     async subscribe(subscription: Subscription) {
+      const topics = subscription.topics.map((t) => prefix + t);
+      await ensureTopics(kafka, topics);
       const consumer = kafka.consumer({ groupId: prefix + subscription.group, allowAutoTopicCreation: true });
       consumers.push(consumer);
       await consumer.connect();
-      await consumer.subscribe({ topics: subscription.topics.map((t) => prefix + t), fromBeginning: true });
+      await consumer.subscribe({ topics, fromBeginning: true });
       await consumer.run({
         autoCommit: true,
         eachMessage: async ({ topic, message }) => {
@@ -69,6 +71,22 @@ export function createKafkaTransport(options: KafkaTransportOptions): EventTrans
       producer = undefined;
     },
   };
+}
+
+/**
+ * Creates the topics a consumer reads before it subscribes: subscribing to a topic that does not
+ * exist yet fails, and a consumer usually starts before the first event of its topic is produced.
+ */
+async function ensureTopics(kafka: Kafka, topics: string[]): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const missing = topics.filter((t) => !existing.has(t));
+    if (missing.length > 0) await admin.createTopics({ waitForLeaders: true, topics: missing.map((topic) => ({ topic })) });
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 function decodeHeaders(headers: IHeaders | undefined): Record<string, string> {

@@ -106,7 +106,8 @@ export async function relayBatch(options: Pick<OutboxRelayOptions, "orm" | "tran
     );
     if (rows.length === 0) return 0;
     await options.transport.publish(rows.map(toMessage));
-    await em.execute("update outbox set published = now() where seq = any(?::bigint[])", [rows.map((r) => r.seq)]);
+    // One array literal: the ORM would expand a JS array parameter into a list of values.
+    await em.execute("update outbox set published = now() where seq = any(?::bigint[])", [`{${rows.map((r) => r.seq).join(",")}}`]);
     return rows.length;
   });
 }

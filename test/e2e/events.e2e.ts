@@ -1,0 +1,127 @@
+import { Kafka, logLevel, type Admin } from "kafkajs";
+import { Client } from "pg";
+import { relayBatch, TOPICS, type EventTransport } from "@hangar/shared";
+import { apiClient, createTenant, requiredEnv, startTestPlatform, waitFor, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+
+// A dataset row written in a transaction (data service) takes effect exactly once at a consumer in
+// another service (admin keeps each org's dataset count), through a real Kafka broker.
+
+const USAGE = "datasets::total_count";
+let t: TestPlatform;
+let tenant: TestTenant;
+let kafkaAdmin: Admin;
+let db: Client;
+
+beforeAll(async () => {
+  t = await startTestPlatform({ kafka: true });
+  tenant = await createTenant(t, "events");
+  kafkaAdmin = new Kafka({ brokers: requiredEnv("HANGAR_TEST_KAFKA_BROKERS").split(","), logLevel: logLevel.NOTHING }).admin();
+  await kafkaAdmin.connect();
+  db = new Client({ connectionString: t.databaseUrl });
+  await db.connect();
+});
+afterAll(async () => {
+  await db?.end();
+  await kafkaAdmin?.disconnect();
+  await t?.close();
+});
+
+const topic = () => `${t.namespace}.${TOPICS.datasetChanged}`;
+
+async function datasetCount(): Promise<number | undefined> {
+  const res = await tenant.client.get(`/v1/orgs/id/${tenant.orgId}/usage`);
+  return res.body.data.find((item: { resource_name: string }) => item.resource_name === USAGE)?.quantity;
+}
+
+/** Waits until the admin consumer group has committed every message on the topic. */
+async function consumerCaughtUp(): Promise<void> {
+  await waitFor("the admin consumer to catch up", async () => {
+    const end = await kafkaAdmin.fetchTopicOffsets(topic());
+    const [committed] = await kafkaAdmin.fetchOffsets({ groupId: `${t.namespace}.admin.usage`, topics: [topic()] });
+    // A partition the group never committed on reports -1; it is caught up when the topic's is empty too.
+    const offsetOf = (partition: number) => Math.max(0, Number(committed!.partitions.find((c) => c.partition === partition)?.offset ?? -1));
+    const done = end.every((p) => offsetOf(p.partition) === Number(p.high));
+    return done ? true : undefined;
+  });
+}
+
+async function messagesOnTopic(): Promise<number> {
+  const offsets = await kafkaAdmin.fetchTopicOffsets(topic());
+  return offsets.reduce((sum, p) => sum + Number(p.high) - Number(p.low), 0);
+}
+
+async function createDatasets(n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) ids.push((await tenant.client.post("/v1/datasets", { name: `e${i}` })).body.data.dataset_id);
+  return ids;
+}
+
+test("creations and deletions reach the admin service's usage through Kafka", async () => {
+  const ids = await createDatasets(3);
+  await tenant.client.delete(`/v1/datasets/${ids[0]}`);
+  expect(await waitFor("count 2", async () => ((await datasetCount()) === 2 ? 2 : undefined))).toBe(2);
+  await consumerCaughtUp();
+  expect(await messagesOnTopic()).toBe(4);
+});
+
+test("a redelivered event changes nothing", async () => {
+  const before = await datasetCount();
+  const published = await messagesOnTopic();
+  // Re-publish every event the data service ever wrote, as a relay that lost its marks would.
+  await db.query("update data.outbox set published = null");
+  t.platform.services.data.relay.wake();
+  await waitFor("the duplicates on the topic", async () => ((await messagesOnTopic()) === published * 2 ? true : undefined));
+  await consumerCaughtUp();
+  expect(await datasetCount()).toBe(before);
+});
+
+test("a relay crash between publish and mark publishes again, and the effect stays single", async () => {
+  await t.platform.services.data.relay.stop();
+  const before = (await datasetCount())!;
+  await createDatasets(2);
+  const crashing: EventTransport = {
+    ...t.transport,
+    publish: async (messages) => {
+      await t.transport.publish(messages);
+      throw new Error("relay crashed before marking");
+    },
+  };
+  await expect(relayBatch({ orm: t.platform.services.data.orm, transport: crashing })).rejects.toThrow("relay crashed");
+  const unpublished = await db.query("select count(*)::int as n from data.outbox where published is null");
+  expect(unpublished.rows[0].n).toBe(2);
+  expect(await relayBatch({ orm: t.platform.services.data.orm, transport: t.transport })).toBe(2);
+  await consumerCaughtUp();
+  expect(await datasetCount()).toBe(before + 2);
+});
+
+test("a restarted platform resumes from the consumer group's offsets without double counting", async () => {
+  const before = (await datasetCount())!;
+  const previous = { databaseUrl: t.databaseUrl, namespace: t.namespace, adminToken: t.adminToken, internalAuthSecret: t.internalAuthSecret };
+  await t.close();
+  t = await startTestPlatform({ kafka: true, restartOf: previous });
+  tenant = { ...tenant, client: apiClient(t.url, tenant.token) };
+  await createDatasets(1);
+  await waitFor("count +1", async () => ((await datasetCount()) === before + 1 ? true : undefined));
+  await consumerCaughtUp();
+  expect(await datasetCount()).toBe(before + 1);
+});
+
+test("a poison event goes to the dead-letter topic and table after bounded retries, and later events still flow", async () => {
+  const before = (await datasetCount())!;
+  await t.transport.publish([{ eventId: "poison-1", topic: TOPICS.datasetChanged, key: "x", payload: Uint8Array.from([0xff, 0xff, 0xff]), headers: {} }]);
+  const dead = await waitFor("the dead letter", async () => {
+    const rows = await db.query("select consumer, topic, error from admin.dead_letters where event_id = 'poison-1'");
+    return rows.rows[0];
+  });
+  expect(dead).toEqual({ consumer: "admin.usage", topic: TOPICS.datasetChanged, error: expect.any(String) });
+  const dlq = await kafkaAdmin.fetchTopicOffsets(`${topic()}.dlq`);
+  expect(dlq.reduce((sum, p) => sum + Number(p.high), 0)).toBe(1);
+  await createDatasets(1);
+  await waitFor("count +1 after the poison", async () => ((await datasetCount()) === before + 1 ? true : undefined));
+});
+
+test("the org of an event scopes its effect: another org's usage is untouched", async () => {
+  const other = await createTenant(t, "events-other");
+  const res = await other.client.get(`/v1/orgs/id/${other.orgId}/usage`);
+  expect(res.body.data).toEqual([]);
+});
