@@ -30,6 +30,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
     driver: PostgreSqlDriver,
     clientUrl: options.url,
     schema,
+    // Each service's ORM keeps its own async context: with the default shared name, a consumer
+    // called inside another service's transaction (in-process delivery) would join that transaction.
+    contextName: schema,
     entities: options.entities,
     extensions: [Migrator],
     migrations: {
