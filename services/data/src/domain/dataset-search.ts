@@ -1,3 +1,5 @@
+import { toJson } from "@bufbuild/protobuf";
+import { ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import {
   compileOrderBy,
   compileWhere,
@@ -33,7 +35,8 @@ export const datasetCatalog = createFieldCatalog({
 
 /** The search request as the wire carries it (a QuerySpecification). */
 export interface DatasetQuerySpec {
-  condition?: unknown;
+  /** The Condition or ConditionGroup as the google.protobuf.Value the RPC carries. */
+  condition?: Value | undefined;
   limit?: bigint | undefined;
   after?: string | undefined;
   sortBy?: string | undefined;
@@ -48,7 +51,7 @@ export interface PlannedSearch {
 
 /** Validates a QuerySpecification and compiles it into an org-scoped dataset search. */
 export function planDatasetSearch(spec: DatasetQuerySpec): PlannedSearch {
-  const condition = parseConditionJson(spec.condition, "condition");
+  const condition = parseConditionJson(conditionJson(spec.condition), "condition");
   const limit = resolveLimit(spec.limit, "limit");
   const fingerprint = queryFingerprint({ condition: condition ?? null, sortBy: spec.sortBy ?? null, sortDirection: spec.sortDirection ?? null });
   const offset = decodePageToken(spec.after, fingerprint, "after");
@@ -63,7 +66,13 @@ export function planDatasetSearch(spec: DatasetQuerySpec): PlannedSearch {
   };
 }
 
-/** Compiles a condition (or none) to a WHERE fragment over the dataset table. */
-export function whereOf(condition: QueryNode | undefined): SqlFragment {
-  return compileWhere(condition, datasetCatalog);
+// The engine reads plain JSON; the RPC carries the condition as a Value message. A Value without
+// a kind (possible from a gRPC client) means no condition, like JSON null.
+function conditionJson(value: Value | undefined): unknown {
+  return value?.kind.case === undefined ? undefined : toJson(ValueSchema, value);
+}
+
+/** Compiles a condition (or none) to a WHERE fragment over the dataset table; errors name `fieldName`. */
+export function whereOf(condition: QueryNode | undefined, fieldName = "condition"): SqlFragment {
+  return compileWhere(condition, datasetCatalog, fieldName);
 }

@@ -14,8 +14,10 @@ export const DATASET_RELATIONS: Record<string, string[]> = {
 /** Validates a dataset name from a request. */
 export function checkDatasetName(name: string | null | undefined, field = "name"): string | null {
   if (name === undefined || name === null) return null;
-  if (name.length >= MAX_DATASET_NAME_LENGTH) {
-    throw invalidArgument(field, `must be under ${MAX_DATASET_NAME_LENGTH} characters (got ${name.length})`);
+  // Characters are code points, as clients count them: `length` would count an emoji twice.
+  const length = [...name].length;
+  if (length >= MAX_DATASET_NAME_LENGTH) {
+    throw invalidArgument(field, `must be under ${MAX_DATASET_NAME_LENGTH} characters (got ${length})`);
   }
   return name;
 }

@@ -17,7 +17,7 @@ import {
   type Principal,
   type ServiceContext,
 } from "@hangar/shared";
-import { DataService, type CreateDatasetRequest } from "@hangar/shared/proto/data";
+import { DataService, type CreateDatasetIfNotExistsRequest, type CreateDatasetRequest } from "@hangar/shared/proto/data";
 import { DatasetChange, DatasetChangedSchema } from "@hangar/shared/proto/events";
 import { checkDatasetName, checkRelationTuple, checkTags, datasetObject, groupPermissions } from "../domain/datasets";
 import { planDatasetSearch, whereOf } from "../domain/dataset-search";
@@ -61,8 +61,10 @@ export function createDataServiceImpl(context: ServiceContext): ServiceImpl<type
       const deviceId = nullableString(req.deviceId, "device_id");
       if (deviceId !== undefined) row.deviceId = deviceId;
       if (req.metadataChangeset) {
+        // Tags are checked as sent, so an error names the index within put_tags.
+        checkTags(req.metadataChangeset.putTags, "metadata_changeset.put_tags");
         row.metadata = applyFieldChanges(row.metadata, req.metadataChangeset, "metadata_changeset");
-        row.tags = checkTags(applyTagChanges(row.tags, req.metadataChangeset), "metadata_changeset.put_tags");
+        row.tags = applyTagChanges(row.tags, req.metadataChangeset);
       }
       if (req.customFieldsChangeset) {
         row.customFields = applyFieldChanges(row.customFields, req.customFieldsChangeset, "custom_fields_changeset");
@@ -110,14 +112,15 @@ export function createDataServiceImpl(context: ServiceContext): ServiceImpl<type
 
     async createDatasetIfNotExists(req, ctx) {
       const caller = callerOf(ctx);
-      const text = req.matchServiceqlQuery ?? req.matchRoboqlQuery;
-      if (text === undefined) throw badRequest("match_serviceql_query: is required");
-      const where = whereOf(parseQueryText(text, "match_serviceql_query"));
+      const { text, field } = matchQueryOf(req);
+      const condition = parseQueryText(text, field);
+      const where = whereOf(condition, field);
       const orgId = requireOrg(caller);
       const candidate = newDataset(caller, req.createRequest!, "create_request.");
       const { row, created } = await store().em.transactional(async (em) => {
         const tx = new DatasetStore(em);
-        await tx.lockQuery(orgId, text);
+        // Keyed on the parsed query, so spellings that differ only in whitespace or quotes serialize too.
+        await tx.lockQuery(orgId, JSON.stringify(condition));
         const existing = await tx.firstMatch(orgId, where);
         if (existing) return { row: existing, created: false };
         tx.add(candidate);
@@ -142,6 +145,16 @@ export function createDataServiceImpl(context: ServiceContext): ServiceImpl<type
       return { keys: orgId ? await store().metadataKeys(orgId) : [] };
     },
   };
+}
+
+/**
+ * The text query of a create-if-not-exists request and the name of the field that carried it
+ * (the spec's `match_serviceql_query` or the SDK's `match_roboql_query`), so errors name what was sent.
+ */
+function matchQueryOf(req: CreateDatasetIfNotExistsRequest): { text: string; field: string } {
+  if (req.matchServiceqlQuery !== undefined) return { text: req.matchServiceqlQuery, field: "match_serviceql_query" };
+  if (req.matchRoboqlQuery !== undefined) return { text: req.matchRoboqlQuery, field: "match_roboql_query" };
+  throw badRequest("match_serviceql_query: is required (or match_roboql_query)");
 }
 
 /** Builds a new dataset row from a create request, validating it. */

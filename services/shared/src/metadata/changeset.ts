@@ -57,8 +57,10 @@ function setPath(root: JsonObject, segments: string[], value: JsonValue, field: 
       else node = node[index] = isContainer(node[index]) ? node[index]! : {};
     } else {
       const object = node as JsonObject;
-      if (last) object[segment] = value;
-      else node = object[segment] = isContainer(object[segment]) ? object[segment]! : {};
+      const child = ownValue(object, segment);
+      const next = last ? value : isContainer(child) ? child : {};
+      setOwnValue(object, segment, next);
+      node = next;
     }
   }
 }
@@ -66,16 +68,26 @@ function setPath(root: JsonObject, segments: string[], value: JsonValue, field: 
 function removePath(root: JsonObject, segments: string[]): void {
   let node: JsonValue | undefined = root;
   for (const segment of segments.slice(0, -1)) {
-    node = Array.isArray(node) ? node[Number(segment)] : isObject(node) ? node[segment] : undefined;
+    node = Array.isArray(node) ? node[Number(segment)] : isObject(node) ? ownValue(node, segment) : undefined;
     if (node === undefined) return;
   }
   const last = segments[segments.length - 1]!;
   if (Array.isArray(node)) {
     const index = Number(last);
     if (Number.isInteger(index) && index >= 0 && index < node.length) node.splice(index, 1);
-  } else if (isObject(node)) {
+  } else if (isObject(node) && Object.hasOwn(node, last)) {
     delete node[last];
   }
+}
+
+// Keys are user data: reading or writing `obj[key]` for a key like `__proto__` would reach the
+// prototype (and could pollute Object.prototype), so only own properties are read and defined.
+function ownValue(object: JsonObject, key: string): JsonValue | undefined {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
+}
+
+function setOwnValue(object: JsonObject, key: string, value: JsonValue): void {
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function listIndex(segment: string, length: number, field: string): number {
