@@ -30,6 +30,7 @@ async function main(): Promise<void> {
     development: config.development,
     logger,
   });
+  logger.info({ services: Object.fromEntries(Object.values(platform.services).map((svc) => [svc.name, svc.url])) }, "services listening");
   printBanner(platform.gateway.url, platform.bootstrap);
   const shutdown = async () => {
     logger.info("shutting down");

@@ -1,0 +1,89 @@
+# syntax=docker/dockerfile:1
+#
+# One image for every Hangar component; the command chooses which one runs:
+#   node services/admin/dist/main.js      (also data, compute, assistant, registry: gRPC on RPC_PORT, 50051)
+#   node gateway/dist/main.js             (HTTP JSON API on PORT, 8080)
+# Configuration comes from the environment (DATABASE_URL, KAFKA_BROKERS, INTERNAL_AUTH_SECRET, ...),
+# see deploy/README.md.
+#
+#   docker build -t hangar:dev .
+#   docker run --rm -e DATABASE_URL=... -e KAFKA_BROKERS=... -e INTERNAL_AUTH_SECRET=... \
+#     hangar:dev node services/data/dist/main.js
+#
+# Needs BuildKit (the default builder since Docker 23) for the npm cache mounts.
+
+ARG NODE_IMAGE=node:24-slim
+
+# ---- build: every dependency (dev included), then the TypeScript build ----
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+# Manifests first, so the dependency layer is reused while only source changes.
+COPY package.json package-lock.json ./
+COPY services/shared/package.json services/shared/
+COPY services/admin/package.json services/admin/
+COPY services/data/package.json services/data/
+COPY services/compute/package.json services/compute/
+COPY services/assistant/package.json services/assistant/
+COPY services/registry/package.json services/registry/
+COPY services/embedded/package.json services/embedded/
+COPY gateway/package.json gateway/
+COPY test/package.json test/
+# `npm install` against the lockfile, as .ci/run does: npm 11 lockfiles written on our machines lack
+# other platforms' optional packages, which `npm ci` rejects.
+RUN --mount=type=cache,target=/root/.npm npm install --no-audit --no-fund
+COPY tsconfig.base.json tsconfig.build.json ./
+COPY services/ services/
+COPY gateway/ gateway/
+RUN npm run build
+
+# ---- deps: production dependencies of the components that run in containers ----
+# Only the five services, their shared library and the gateway: the embedded single-process mode
+# (and its PostgreSQL binaries) and the test harness stay out of the image. No install scripts are
+# needed by these dependencies, so none run.
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY services/shared/package.json services/shared/
+COPY services/admin/package.json services/admin/
+COPY services/data/package.json services/data/
+COPY services/compute/package.json services/compute/
+COPY services/assistant/package.json services/assistant/
+COPY services/registry/package.json services/registry/
+COPY services/embedded/package.json services/embedded/
+COPY gateway/package.json gateway/
+COPY test/package.json test/
+RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --ignore-scripts --no-audit --no-fund \
+      --workspace=services/shared --workspace=services/admin --workspace=services/data \
+      --workspace=services/compute --workspace=services/assistant --workspace=services/registry \
+      --workspace=gateway
+
+# ---- runtime: production files only, run as a non-root user ----
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    NODE_OPTIONS=--enable-source-maps \
+    RPC_PORT=50051 \
+    PORT=8080
+WORKDIR /app
+COPY --from=deps /app/package.json ./
+COPY --from=deps /app/node_modules/ node_modules/
+COPY --from=build /src/services/shared/package.json services/shared/
+COPY --from=build /src/services/shared/dist/ services/shared/dist/
+COPY --from=build /src/services/admin/package.json services/admin/
+COPY --from=build /src/services/admin/dist/ services/admin/dist/
+COPY --from=build /src/services/data/package.json services/data/
+COPY --from=build /src/services/data/dist/ services/data/dist/
+COPY --from=build /src/services/compute/package.json services/compute/
+COPY --from=build /src/services/compute/dist/ services/compute/dist/
+COPY --from=build /src/services/assistant/package.json services/assistant/
+COPY --from=build /src/services/assistant/dist/ services/assistant/dist/
+COPY --from=build /src/services/registry/package.json services/registry/
+COPY --from=build /src/services/registry/dist/ services/registry/dist/
+COPY --from=build /src/gateway/package.json gateway/
+COPY --from=build /src/gateway/dist/ gateway/dist/
+# The admin CLI (dependency-free), e.g. kubectl exec deploy/gateway -- node scripts/hangarctl.mjs whoami
+COPY scripts/hangarctl.mjs scripts/
+# The image's files stay owned by root and read-only to the process: it runs as the `node` user
+# (uid 1000), numeric so that Kubernetes' runAsNonRoot can check it.
+USER 1000:1000
+EXPOSE 50051 8080
+CMD ["node", "gateway/dist/main.js"]

@@ -1,0 +1,126 @@
+// Benchmark: get_dataset and create_dataset through the gateway (HTTP JSON) against the same RPCs
+// called directly (gRPC to the data service), in one run. Prints requests/s, p50 and p99 of both
+// and the gateway's p50 overhead ratio. Run with `npm run bench` after `npm run build`.
+//
+// The platform runs as `npm start` runs it (one process, embedded default) against a real
+// PostgreSQL; this process only generates load, so the two compete for the machine's 2 cores as
+// a client and a server would.
+import { spawn } from "node:child_process";
+import http from "node:http";
+import { randomBytes } from "node:crypto";
+import { createRequire } from "node:module";
+import { startPostgres } from "../test/src/postgres.mjs";
+import { freePort } from "../test/src/ports.mjs";
+
+const require = createRequire(import.meta.url);
+const { createClient } = require("@connectrpc/connect");
+const { createGrpcTransport } = require("@connectrpc/connect-node");
+const { signPrincipal } = require("../services/shared/dist/auth/index.js");
+const { DataService } = require("../services/shared/dist/proto/data.js");
+
+const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 10_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const WARMUP_MS = 2_000;
+
+const pg = await startPostgres();
+const token = `hgr_bench_${randomBytes(16).toString("hex")}`;
+const secret = randomBytes(32).toString("hex");
+const port = await freePort();
+const platform = await startPlatformProcess({ DATABASE_URL: pg.url, PORT: String(port), BOOTSTRAP_TOKEN: token, INTERNAL_AUTH_SECRET: secret, LOG_LEVEL: "info", AUTH_CACHE_TTL_MS: "2000" });
+try {
+  const gateway = `http://127.0.0.1:${port}`;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const whoami = await httpJson(agent, "GET", `${gateway}/v1/orgs/caller`, token);
+  const orgId = whoami.data[0].org_id;
+  const principal = { kind: "user", subject: "admin", orgId, memberships: [{ orgId, roles: ["owner"] }], isSystemAdmin: true };
+  const data = createClient(DataService, createGrpcTransport({ baseUrl: platform.services.data }));
+  const callOptions = () => ({ headers: { "x-hangar-principal": signPrincipal(principal, secret) }, timeoutMs: 10_000 });
+  const dataset = (await httpJson(agent, "POST", `${gateway}/v1/datasets`, token, { name: "bench", metadata: { a: 1 } })).data;
+
+  const cases = {
+    "get_dataset  gateway": () => httpJson(agent, "GET", `${gateway}/v1/datasets/${dataset.dataset_id}`, token),
+    "get_dataset  direct ": () => data.getDataset({ datasetId: dataset.dataset_id }, callOptions()),
+    "create_dataset gateway": () => httpJson(agent, "POST", `${gateway}/v1/datasets`, token, { name: "b", tags: ["x"] }),
+    "create_dataset direct ": () => data.createDataset({ name: "b", tags: ["x"] }, callOptions()),
+  };
+  const results = {};
+  for (const [name, call] of Object.entries(cases)) {
+    await run(call, WARMUP_MS);
+    results[name] = await run(call, DURATION_MS);
+    const r = results[name];
+    console.log(`${name}  ${r.rps.toFixed(0).padStart(6)} req/s   p50 ${r.p50.toFixed(2)} ms   p99 ${r.p99.toFixed(2)} ms   errors ${r.errors}`);
+  }
+  for (const op of ["get_dataset", "create_dataset"]) {
+    const g = Object.entries(results).find(([k]) => k.startsWith(op) && k.includes("gateway"))[1];
+    const d = Object.entries(results).find(([k]) => k.startsWith(op) && k.includes("direct"))[1];
+    console.log(`${op}: gateway p50 / direct p50 = ${(g.p50 / d.p50).toFixed(2)} (the gateway adds ${((g.p50 / d.p50 - 1) * 100).toFixed(0)}% to p50)`);
+  }
+  console.log(`(concurrency ${CONCURRENCY}, ${DURATION_MS / 1000} s per case, ${process.env.BENCH_DURATION_MS ? "custom" : "default"} duration)`);
+  agent.destroy();
+} finally {
+  platform.child.kill("SIGTERM");
+  await new Promise((resolve) => platform.child.once("exit", resolve));
+  await pg.stop();
+}
+
+/** Runs `call` from CONCURRENCY loops for `ms`; returns throughput and latency percentiles. */
+async function run(call, ms) {
+  const latencies = [];
+  let errors = 0;
+  const end = performance.now() + ms;
+  const worker = async () => {
+    while (performance.now() < end) {
+      const start = performance.now();
+      try {
+        await call();
+        latencies.push(performance.now() - start);
+      } catch {
+        errors++;
+      }
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const elapsed = performance.now() - started;
+  latencies.sort((a, b) => a - b);
+  const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
+  return { rps: (latencies.length / elapsed) * 1000, p50: pct(50), p99: pct(99), errors };
+}
+
+function httpJson(agent, method, url, token, body) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(url, { method, agent, headers: { authorization: `Bearer ${token}`, ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}) } }, (res) => {
+      const chunks = [];
+      res.on("data", (c) => chunks.push(c));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString();
+        if (res.statusCode !== 200) return reject(new Error(`${res.statusCode} ${text}`));
+        resolve(JSON.parse(text));
+      });
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+/** Starts `services/embedded/dist/main.js` and waits for its service URLs and gateway. */
+function startPlatformProcess(env) {
+  const child = spawn(process.execPath, ["services/embedded/dist/main.js"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    let services;
+    let running = false;
+    let buffer = "";
+    child.once("exit", (code, signal) => reject(new Error(`platform exited (${code ?? signal})`)));
+    child.stdout.on("data", (chunk) => {
+      buffer += chunk;
+      for (const line of buffer.split("\n").slice(0, -1)) {
+        if (line.includes('"services listening"')) services = JSON.parse(line).services;
+        if (line.startsWith("Hangar is running")) running = true;
+      }
+      buffer = buffer.slice(buffer.lastIndexOf("\n") + 1);
+      // Pino and the banner write independently, so either may come first.
+      if (running && services) resolve({ child, services });
+    });
+  });
+}
