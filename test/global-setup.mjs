@@ -2,6 +2,8 @@
 // single-node Kafka broker, unless DATABASE_URL / KAFKA_BROKERS point at running ones.
 import { startPostgres } from "./src/postgres.mjs";
 import { kafkaFromEnvOrStart } from "./src/kafka.mjs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 
 export default async function globalSetup() {
   const started = [];
@@ -16,4 +18,9 @@ export default async function globalSetup() {
   process.env.HANGAR_TEST_DATABASE_URL = databaseUrl;
   process.env.HANGAR_TEST_KAFKA_BROKERS = kafka.brokers;
   globalThis.__hangarInfrastructure = started;
+  // The route log of this run, read by `npm run coverage-table`.
+  const cache = path.resolve(import.meta.dirname, "../.cache");
+  mkdirSync(cache, { recursive: true });
+  process.env.HANGAR_ROUTE_LOG = path.join(cache, "route-hits.jsonl");
+  writeFileSync(process.env.HANGAR_ROUTE_LOG, "");
 }

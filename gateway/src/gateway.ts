@@ -28,6 +28,8 @@ export interface GatewayOptions {
   logger: Logger;
   /** Deadline of each upstream call (default 30 s). */
   timeoutMs?: number;
+  /** Called after each request that matched a route, with its final status (the test suite's route log). */
+  onServed?: (route: Route, status: number) => void;
   /** Largest accepted request body (default 16 MiB). */
   maxBodyBytes?: number;
 }
@@ -82,9 +84,10 @@ interface HandlerDeps extends Omit<GatewayOptions, "upstreams"> {
 
 function createHandler(deps: HandlerDeps) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const served: { route?: Route } = {};
     const span = tracer().startSpan(`HTTP ${req.method}`, { kind: SpanKind.SERVER, attributes: { "http.request.method": req.method ?? "" } });
     try {
-      await context.with(trace.setSpan(context.active(), span), () => serve(deps, req, res));
+      await context.with(trace.setSpan(context.active(), span), () => serve(deps, req, res, served));
     } catch (error) {
       if (!(error instanceof ConnectError) || error.code === Code.Internal || error.code === Code.Unknown) {
         deps.logger.error({ err: error, method: req.method, url: req.url }, "request failed");
@@ -94,11 +97,12 @@ function createHandler(deps: HandlerDeps) {
     } finally {
       span.setAttribute("http.response.status_code", res.statusCode);
       span.end();
+      if (served.route) deps.onServed?.(served.route, res.statusCode);
     }
   };
 }
 
-async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, served: { route?: Route }): Promise<void> {
   const url = req.url ?? "/";
   const queryAt = url.indexOf("?");
   const rawPath = queryAt < 0 ? url : url.slice(0, queryAt);
@@ -112,6 +116,7 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
     throw new ConnectError(`no operation at ${req.method} ${rawPath}`, Code.NotFound);
   }
   const route = match.value;
+  served.route = route;
   trace.getActiveSpan()?.updateName(`${route.httpMethod} ${route.template.template}`);
   const principal = await deps.authenticate(readIdentityHeaders(req.headers));
   const bodyText = route.body ? await readBody(req, deps.maxBodyBytes ?? 16 * 1024 * 1024) : "";

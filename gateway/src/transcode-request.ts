@@ -1,8 +1,8 @@
-import { create, type Message } from "@bufbuild/protobuf";
+import { create, type DescField, type Message } from "@bufbuild/protobuf";
 import { badRequest } from "@hangar/shared";
 import type { Route } from "./routes";
 import { decodePlusSegment } from "./pattern";
-import { findField, jsonToMessage, readJsonBody, setFieldFromJson, setFieldFromString } from "./transcode";
+import { findField, isJsonObject, jsonToMessage, messageForm, readJsonBody, setFieldFromJson, setFieldFromString } from "./transcode";
 
 /**
  * Builds an RPC's request message from the HTTP request: the body (all of it for `body: "*"`, or
@@ -21,12 +21,22 @@ export function buildRequest(route: Route, rawParams: Record<string, string>, qu
     if (route.body) {
       const field = findField(schema, [route.body]);
       if (!field) throw new Error(`${route.method.name}: body field '${route.body}' does not exist`);
-      if (bodyText.trim() !== "") setFieldFromJson(message, field, readJsonBody(bodyText));
+      if (bodyText.trim() !== "") setBodyField(message, field, readJsonBody(bodyText));
     }
   }
   for (const [name, raw] of Object.entries(rawParams)) setFieldFromString(schema, message, name.split("."), decodePlusSegment(raw));
   if (route.body !== "*") applyQuery(message, route, query, provided);
   return message;
+}
+
+/**
+ * Fills the field a binding's `body` names. The client sends that field's value as the whole body
+ * and never sees the field's name, so error paths start at the body: `limit`, not `query.limit`.
+ */
+function setBodyField(message: Message, field: DescField, json: unknown): void {
+  const fieldsAtTop = field.fieldKind === "message" && messageForm(field.message) === "message";
+  if (fieldsAtTop && json !== null && !isJsonObject(json)) throw badRequest("request body must be a JSON object");
+  setFieldFromJson(message, field, json, fieldsAtTop ? "" : "body");
 }
 
 function applyQuery(message: Message, route: Route, query: URLSearchParams, provided: Set<string>): void {

@@ -377,3 +377,24 @@ describe("delete_dataset", () => {
     expect(await getDataset(dave.client, ds.dataset_id)).toEqual(ds);
   });
 });
+
+describe("update_dataset with very deep dot paths", () => {
+  test("a put_fields path deeper than 30 segments is a 400 naming the key, and the dataset stays readable", async () => {
+    const ds = await createDataset(alice.client, { name: "deep" });
+    const deepKey = Array.from({ length: 31 }, (_, i) => `k${i}`).join(".");
+    const res = await updateDataset(alice.client, ds.dataset_id, { metadata_changeset: { put_fields: { [deepKey]: 1 } } });
+    expectBadRequest(res, `metadata_changeset.put_fields`);
+    const after = await getDataset(alice.client, ds.dataset_id);
+    expect(after.metadata).toEqual({});
+  });
+
+  test("a put_fields path of 30 segments is stored and read back", async () => {
+    const ds = await createDataset(alice.client, { name: "deep-ok" });
+    const keys = Array.from({ length: 30 }, (_, i) => `k${i}`);
+    const stored = await updated(alice.client, ds.dataset_id, { metadata_changeset: { put_fields: { [keys.join(".")]: 1 } } });
+    let node = stored.metadata;
+    for (const key of keys.slice(0, -1)) node = node[key];
+    expect(node).toEqual({ k29: 1 });
+    expect((await getDataset(alice.client, ds.dataset_id)).metadata).toEqual(stored.metadata);
+  });
+});

@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { appendFileSync } from "node:fs";
+import type { Route } from "@hangar/gateway";
 import { startPlatform, type Platform } from "@hangar/embedded";
 import { createInProcessTransport, createKafkaTransport, createLogger, type EventTransport } from "@hangar/shared";
 import { createTestDatabase, requiredEnv } from "./database";
@@ -52,6 +54,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     authCacheTtlMs: 0,
     development: false,
     logger,
+    onServed: logRoute,
   });
   return {
     platform,
@@ -67,6 +70,15 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
       await transport.close();
     },
   };
+}
+
+/**
+ * Appends each routed request to the run's route log (set up by the global setup), from which
+ * `npm run coverage-table` tells which operations the suite exercised.
+ */
+function logRoute(route: Route, status: number): void {
+  const file = process.env.HANGAR_ROUTE_LOG;
+  if (file) appendFileSync(file, `${JSON.stringify({ method: route.httpMethod, template: route.template.template, status })}\n`);
 }
 
 /** An org with one member user and that user's API token. */

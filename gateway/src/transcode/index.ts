@@ -7,3 +7,5 @@ export { messageToJson, fieldValueToJson } from "./message-to-json";
 export { valueToJson, structToJson, listValueToJson, jsonValueToJson } from "./value-to-json";
 export { parseTimestamp, formatTimestamp, type EpochTime } from "./timestamp-text";
 export { parseDuration, formatDuration } from "./duration-text";
+export { messageForm } from "./message-form";
+export { isJsonObject } from "./json-path";

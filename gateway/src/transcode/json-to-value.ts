@@ -1,17 +1,18 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { NullValue, type ListValue, type Struct, type Value } from "@bufbuild/protobuf/wkt";
 import { invalidArgument } from "@hangar/shared";
+import { checkText } from "./check-text";
 import { indexPath, isJsonObject, keyPath, setOwn } from "./json-path";
 
 /**
  * Converts any JSON to a google.protobuf.Value message; null becomes a Value holding NULL_VALUE
  * (that is how update requests say "clear"). Exact big integers become the nearest double, as
- * Value can hold nothing wider.
+ * Value can hold nothing wider. Text (keys too) holding U+0000 is refused (see `checkText`).
  */
 export function jsonToValue(json: unknown, path: string): Value {
   switch (typeof json) {
     case "string":
-      return { $typeName: "google.protobuf.Value", kind: { case: "stringValue", value: json } };
+      return { $typeName: "google.protobuf.Value", kind: { case: "stringValue", value: checkText(json, path) } };
     case "number":
     case "bigint":
       return { $typeName: "google.protobuf.Value", kind: { case: "numberValue", value: Number(json) } };
@@ -36,13 +37,16 @@ export function jsonToListValue(json: unknown, path: string): ListValue {
 export function jsonToStruct(json: unknown, path: string): Struct {
   if (!isJsonObject(json)) throw invalidArgument(path, "expected object");
   const fields: Record<string, Value> = {};
-  for (const key of Object.keys(json)) setOwn(fields, key, jsonToValue(json[key], keyPath(path, key)));
+  for (const key of Object.keys(json)) {
+    const here = keyPath(path, key);
+    setOwn(fields, checkText(key, here), jsonToValue(json[key], here));
+  }
   return { $typeName: "google.protobuf.Struct", fields };
 }
 
 /**
  * Converts a JSON object to the JsonObject that protobuf-es stores in a google.protobuf.Struct
- * field: a copy with big integers turned into doubles.
+ * field: a copy with big integers turned into doubles, refusing text with U+0000 like `jsonToValue`.
  */
 export function jsonToJsonObject(json: unknown, path: string): JsonObject {
   if (!isJsonObject(json)) throw invalidArgument(path, "expected object");
@@ -51,13 +55,14 @@ export function jsonToJsonObject(json: unknown, path: string): JsonObject {
 
 function copyObject(json: Record<string, unknown>, path: string): JsonObject {
   const out: JsonObject = {};
-  for (const key of Object.keys(json)) setOwn(out, key, copyValue(json[key], path, key));
+  for (const key of Object.keys(json)) setOwn(out, checkText(key, keyPath(path, key)), copyValue(json[key], path, key));
   return out;
 }
 
 function copyValue(json: unknown, path: string, key: string | number): JsonValue {
   switch (typeof json) {
     case "string":
+      return checkText(json, typeof key === "number" ? indexPath(path, key) : keyPath(path, key));
     case "number":
     case "boolean":
       return json;

@@ -1,5 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { readJsonBody } from "./read-json-body";
+import { MAX_JSON_DEPTH, readJsonBody } from "./read-json-body";
 
 describe("readJsonBody", () => {
   const cases: [string, unknown][] = [
@@ -42,4 +42,25 @@ describe("readJsonBody", () => {
       expect((error as ConnectError).rawMessage).toMatch(/^malformed JSON: /);
     },
   );
+
+  it("accepts nesting up to MAX_JSON_DEPTH levels", () => {
+    const text = '{"a":'.repeat(MAX_JSON_DEPTH - 1) + "[1]" + "}".repeat(MAX_JSON_DEPTH - 1);
+    expect(() => readJsonBody(text)).not.toThrow();
+  });
+
+  it.each([
+    ["objects", '{"a":'.repeat(MAX_JSON_DEPTH + 1) + "1" + "}".repeat(MAX_JSON_DEPTH + 1)],
+    ["arrays", "[".repeat(100_000) + "]".repeat(100_000)],
+    ["arrays around a long integer", "[".repeat(100_000) + "99999999999999999999" + "]".repeat(100_000)],
+  ])("refuses %s nested deeper than MAX_JSON_DEPTH with a 400", (_kind, text) => {
+    let error: unknown;
+    try {
+      readJsonBody(text);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConnectError);
+    expect((error as ConnectError).code).toBe(Code.InvalidArgument);
+    expect((error as ConnectError).rawMessage).toBe(`request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  });
 });

@@ -5,17 +5,47 @@ const longDigitRun = /\d{16}/;
 const integerLiteral = /^-?\d+$/;
 
 /**
+ * Deepest nesting of arrays and objects a body may have (the body itself is level 1). Services
+ * decode protobuf with a recursion limit of 100 messages and every JSON level inside a Struct
+ * costs two (Struct and Value), so deeper bodies could only fail later, as internal errors.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/**
  * Parses a request body strictly (RFC 8259). Integers outside the safe double range become
  * `bigint` with their exact digits; every other number stays a JS number. Empty or blank text
- * yields `undefined` (no body); malformed JSON is a 400.
+ * yields `undefined` (no body); malformed JSON, or nesting deeper than `MAX_JSON_DEPTH`, is a 400.
  */
 export function readJsonBody(text: string): unknown {
   if (text.trim() === "") return undefined;
+  let json: unknown;
   try {
-    return longDigitRun.test(text) ? JSON.parse(text, keepExactIntegers) : JSON.parse(text);
+    json = longDigitRun.test(text) ? JSON.parse(text, keepExactIntegers) : JSON.parse(text);
   } catch (e) {
     if (e instanceof SyntaxError) throw badRequest(`malformed JSON: ${e.message}`);
+    // The reviver recurses once per level, so a very deep body overflows the stack before checkDepth.
+    if (e instanceof RangeError) throw tooDeep();
     throw e;
+  }
+  checkDepth(json);
+  return json;
+}
+
+function tooDeep() {
+  return badRequest(`request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+}
+
+/** Walks the parsed body with an explicit stack, so that a deep body cannot overflow the call stack. */
+function checkDepth(root: unknown): void {
+  const stack: { value: object; depth: number }[] = [];
+  const push = (value: unknown, depth: number) => {
+    if (typeof value !== "object" || value === null) return;
+    if (depth > MAX_JSON_DEPTH) throw tooDeep();
+    stack.push({ value, depth });
+  };
+  push(root, 1);
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    for (const child of Object.values(top.value)) push(child, top.depth + 1);
   }
 }
 

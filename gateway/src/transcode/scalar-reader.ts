@@ -1,5 +1,6 @@
 import { ScalarType } from "@bufbuild/protobuf";
 import { invalidArgument } from "@hangar/shared";
+import { checkText } from "./check-text";
 
 const FLOAT32_MAX = 3.4028234663852886e38;
 const decimalInteger = /^-?\d+$/;
@@ -31,9 +32,10 @@ export type ScalarReader = (json: unknown, path: string) => unknown;
 
 /**
  * Returns the reader for a scalar type, following protobuf JSON with the gateway's strictness:
- * integers as exact integer numbers or decimal strings within range, floats as numbers (or
- * "NaN"/"Infinity"/"-Infinity"), bool only true/false, bytes as base64. 64-bit integers come back
- * as bigint, or as a decimal string when the field has `jstype = JS_STRING`.
+ * strings without U+0000 (see `checkText`), integers as exact integer numbers or decimal strings
+ * within range, floats as numbers (or "NaN"/"Infinity"/"-Infinity"), bool only true/false, bytes
+ * as base64. 64-bit integers come back as bigint, or as a decimal string when the field has
+ * `jstype = JS_STRING`.
  */
 export function scalarReader(type: ScalarType, longAsString = false): ScalarReader {
   const key = type * 2 + (longAsString ? 1 : 0);
@@ -49,7 +51,7 @@ function newReader(type: ScalarType, longAsString: boolean): ScalarReader {
   if (range !== undefined) return integerReader(range, longAsString);
   switch (type) {
     case ScalarType.STRING:
-      return (json, path) => (typeof json === "string" ? json : fail(path, "expected string"));
+      return (json, path) => (typeof json === "string" ? checkText(json, path) : fail(path, "expected string"));
     case ScalarType.BOOL:
       return (json, path) => (typeof json === "boolean" ? json : fail(path, "expected boolean"));
     case ScalarType.BYTES:

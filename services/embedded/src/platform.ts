@@ -2,7 +2,7 @@ import { adminService, type BootstrapResult } from "@hangar/admin";
 import { assistantService } from "@hangar/assistant";
 import { computeService } from "@hangar/compute";
 import { dataService } from "@hangar/data";
-import { startGateway, type Gateway } from "@hangar/gateway";
+import { startGateway, type Gateway, type GatewayOptions } from "@hangar/gateway";
 import { registryService } from "@hangar/registry";
 import { runService, type EventTransport, type Logger, type RunningService, type ServiceName } from "@hangar/shared";
 
@@ -18,6 +18,8 @@ export interface PlatformOptions {
   authCacheTtlMs: number;
   development: boolean;
   logger: Logger;
+  /** Passed to the gateway: called after each routed request with its status. */
+  onServed?: GatewayOptions["onServed"];
 }
 
 /** The running platform. */
@@ -60,6 +62,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     authCacheTtlMs: options.authCacheTtlMs,
     development: options.development,
     logger: options.logger.child({ component: "gateway" }),
+    ...(options.onServed ? { onServed: options.onServed } : {}),
   });
   return {
     gateway,

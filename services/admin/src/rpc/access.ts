@@ -1,4 +1,4 @@
-import { notFound, permissionDenied, rolesIn, unauthenticated, type Principal } from "@hangar/shared";
+import { notFound, rolesIn, unauthenticated, type Principal } from "@hangar/shared";
 import { canAdminister } from "../domain/roles";
 
 /** The calling user's id; platform components have no user and are refused. */
@@ -17,10 +17,13 @@ export function requireMember(caller: Principal, orgId: string): void {
   if (!caller.isSystemAdmin && rolesIn(caller, orgId) === undefined) throw notFound("org", orgId);
 }
 
-/** Checks that the caller may administer the org (owner or admin, or a system admin). */
+/**
+ * Checks that the caller may administer the org (owner or admin, or a system admin). A member
+ * without the role gets the spec's access denial, 401 (as for org-admin-only configuration keys).
+ */
 export function requireOrgAdmin(caller: Principal, orgId: string): void {
   requireMember(caller, orgId);
   if (!caller.isSystemAdmin && !canAdminister(rolesIn(caller, orgId))) {
-    throw permissionDenied(`administering org '${orgId}' needs the owner or admin role`);
+    throw unauthenticated(`administering org '${orgId}' needs the owner or admin role`);
   }
 }

@@ -89,6 +89,8 @@ export function createAdminServiceImpl(deps: { orm: Orm }): ServiceImpl<typeof A
       requireOrgAdmin(caller, orgId);
       const userId = checkName(req.userId, "user_id");
       const s = store();
+      // A system admin passes the membership check for any org id, so the org may not exist.
+      if (!(await s.findOrg(orgId))) throw notFound("org", orgId);
       if (await s.findUser(userId)) throw conflict(`user '${userId}' already exists`);
       const user = {
         userId,
@@ -128,7 +130,9 @@ export function createAdminServiceImpl(deps: { orm: Orm }): ServiceImpl<typeof A
     async createApiToken(req, ctx) {
       const userId = requireUser(callerOf(ctx));
       const name = checkName(req.name, "name");
-      const expires = expiryFrom(req.expiryDays);
+      // One instant for both, so a token lives exactly `expiry_days` days.
+      const created = new Date();
+      const expires = expiryFrom(req.expiryDays, created);
       const secret = newTokenSecret();
       const token = {
         tokenId: newId("tk"),
@@ -137,7 +141,7 @@ export function createAdminServiceImpl(deps: { orm: Orm }): ServiceImpl<typeof A
         description: req.description ?? null,
         secretHash: hashSecret(secret),
         apiScopes: req.apiScopes,
-        created: new Date(),
+        created,
         expires,
         lastUsed: null,
         enabled: true,

@@ -28,11 +28,6 @@ export function unauthenticated(message: string): ConnectError {
   return new ConnectError(message, Code.Unauthenticated);
 }
 
-/** A caller who is known but lacks a role the operation needs. */
-export function permissionDenied(message: string): ConnectError {
-  return new ConnectError(message, Code.PermissionDenied);
-}
-
 /** A request refused because of the resource's current state (for example a disallowed status move). */
 export function failedPrecondition(message: string): ConnectError {
   return new ConnectError(message, Code.FailedPrecondition);

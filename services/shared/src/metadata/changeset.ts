@@ -40,9 +40,16 @@ export function uniqueTags(tags: readonly string[]): string[] {
   return [...new Set(tags)];
 }
 
+/**
+ * Deepest dot path a changeset may write. Metadata nested deeper than the gateway accepts in a
+ * request body (32 levels) could be stored but never read back through protobuf's recursion limit.
+ */
+export const MAX_PATH_SEGMENTS = 30;
+
 function splitPath(path: string, field: string): string[] {
   const segments = path.split(".");
   if (segments.some((s) => s.length === 0)) throw invalidArgument(field, `'${path}' is not a valid dot path`);
+  if (segments.length > MAX_PATH_SEGMENTS) throw invalidArgument(field, `'${path.slice(0, 60)}...' is deeper than ${MAX_PATH_SEGMENTS} segments`);
   return segments;
 }
 
