@@ -14,4 +14,5 @@ module.exports = {
   globalTeardown: "<rootDir>/test/global-teardown.mjs",
   testTimeout: 60_000,
   maxWorkers: 2,
+  reporters: ["default", "<rootDir>/test/summary-reporter.js"],
 };

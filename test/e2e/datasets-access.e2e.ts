@@ -1,8 +1,8 @@
 import {
+  expectBadRequest,
   createTenant,
   startTestPlatform,
   type ApiClient,
-  type ApiResponse,
   type TestPlatform,
   type TestTenant,
 } from "@hangar/test-harness";
@@ -55,15 +55,7 @@ function relationsOf(listing: { relations: Tuple[] }, user: string): string[] {
   return listing.relations.filter((r) => r.user === user).map((r) => r.relation);
 }
 
-function expectBadRequest(res: ApiResponse, field: string): void {
-  expect(res.status).toBe(400);
-  expect(res.body).toEqual({ error: { error_code: 400, message: expect.any(String), stack_trace: "" } });
-  expect(res.body.error.message).toMatch(new RegExp(`^${escapeRegExp(field)}: `));
-}
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
 
 describe("get_dataset_permissions", () => {
   test("returns {relations, group_permissions}: tuples of strings and a map of relation to a list of strings", async () => {

@@ -1,4 +1,5 @@
 import {
+  expectBadRequest,
   createTenant,
   startTestPlatform,
   type ApiClient,
@@ -40,15 +41,7 @@ async function totalCount(client: ApiClient): Promise<number> {
   return res.body.data.total_count;
 }
 
-function expectBadRequest(res: ApiResponse, field: string): void {
-  expect(res.status).toBe(400);
-  expect(res.body).toEqual({ error: { error_code: 400, message: expect.any(String), stack_trace: "" } });
-  expect(res.body.error.message).toMatch(new RegExp(`^${escapeRegExp(field)}: `));
-}
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
 
 describe("create_if_not_exists creates when nothing matches", () => {
   test("answers the created Dataset with every documented field, as get_dataset then returns it", async () => {

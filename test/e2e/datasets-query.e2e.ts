@@ -1,4 +1,5 @@
 import {
+  expectBadRequest,
   createTenant,
   startTestPlatform,
   type ApiClient,
@@ -66,15 +67,7 @@ async function allPages(client: ApiClient, spec: Record<string, unknown>): Promi
   return pages;
 }
 
-function expectBadRequest(res: ApiResponse, field: string): void {
-  expect(res.status).toBe(400);
-  expect(res.body).toEqual({ error: { error_code: 400, message: expect.any(String), stack_trace: "" } });
-  expect(res.body.error.message).toMatch(new RegExp(`^${escapeRegExp(field)}: `));
-}
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
 
 describe("query_datasets conditions", () => {
   let finder: TestTenant;

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import {
+  expectBadRequest,
   apiClient,
   createTenant,
   startTestPlatform,
@@ -59,16 +60,7 @@ async function updated(client: ApiClient, datasetId: string, body: unknown): Pro
   return res.body.data;
 }
 
-/** Asserts a 400 in the error envelope whose message starts with the named field. */
-function expectBadRequest(res: ApiResponse, field: string): void {
-  expect(res.status).toBe(400);
-  expect(res.body).toEqual({ error: { error_code: 400, message: expect.any(String), stack_trace: "" } });
-  expect(res.body.error.message).toMatch(new RegExp(`^${escapeRegExp(field)}: `));
-}
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
 
 async function queryIds(client: ApiClient): Promise<{ ids: string[]; total: number }> {
   const res = await client.post("/v1/datasets/query", {});

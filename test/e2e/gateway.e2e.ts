@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Client } from "pg";
-import { apiClient, createTenant, startTestPlatform, type ApiResponse, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { apiClient, createTenant, expectError, startTestPlatform, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 
 // The gateway's generic behaviour, seen over HTTP: routing, request transcoding, the response and
 // error envelopes. Dataset and identity routes serve as vehicles.
@@ -13,14 +13,6 @@ beforeAll(async () => {
   alice = await createTenant(t, "alice");
 });
 afterAll(() => t?.close());
-
-/** Asserts the error envelope: exactly `error_code`, `message` and an empty `stack_trace`. */
-function expectError(res: ApiResponse, status: number, message: string | RegExp): void {
-  expect({ status: res.status, body: res.body }).toEqual({
-    status,
-    body: { error: { error_code: status, message: typeof message === "string" ? message : expect.stringMatching(message), stack_trace: "" } },
-  });
-}
 
 /** GETs a path as alice and returns the body text unparsed, to look at how numbers are written. */
 async function rawText(path: string): Promise<{ status: number; text: string }> {

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Client } from "pg";
 import { apiClient, createTenant, startTestPlatform, type ApiClient, type ApiResponse, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { expectError } from "@hangar/test-harness";
 
 // Identity end to end, through the gateway: orgs, users, memberships and roles, API tokens, and
 // how the gateway turns a token and the identity headers into the caller.
@@ -30,14 +31,6 @@ interface Member {
 
 function uniqueUserId(label: string): string {
   return `${label}-${randomBytes(3).toString("hex")}@example.com`;
-}
-
-/** Asserts the error envelope: exactly `error_code`, `message` and an empty `stack_trace`. */
-function expectError(res: ApiResponse, status: number, message: string | RegExp): void {
-  expect({ status: res.status, body: res.body }).toEqual({
-    status,
-    body: { error: { error_code: status, message: typeof message === "string" ? message : expect.stringMatching(message), stack_trace: "" } },
-  });
 }
 
 /** Creates a user in `orgId` (as the bootstrap admin), gives it `roles` besides member, and a token. */

@@ -2,3 +2,4 @@ export * from "./database";
 export * from "./http";
 export * from "./platform";
 export * from "./wait";
+export * from "./expectations";
