@@ -1,13 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { createInProcessTransport, createKafkaTransport, createLogger, initTelemetry, loadConfig, type EventTransport } from "@hangar/shared";
-import { startPlatform } from "./platform";
+import { startGateway } from "@hangar/gateway";
+import { createLogger, initTelemetry, loadConfig } from "@hangar/shared";
 import { startEmbeddedPostgres } from "./embedded-postgres";
+import { gatewayOptions } from "./platform";
+import { startServicesInWorker } from "./services-in-worker";
 
 /**
- * The embedded default: the whole platform in one process on one machine. PostgreSQL is embedded
- * unless DATABASE_URL is set; events travel in process unless KAFKA_BROKERS is set.
+ * The embedded default: the whole platform in one process on one machine, the gateway on the main
+ * thread and the services on a worker thread. PostgreSQL is embedded unless DATABASE_URL is set;
+ * events travel in process unless KAFKA_BROKERS is set.
  */
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -15,27 +18,30 @@ async function main(): Promise<void> {
   const logger = createLogger("hangar", config.logLevel);
   await mkdir(config.dataDir, { recursive: true });
   const postgres = config.databaseUrl ? undefined : await startEmbeddedPostgres(path.join(config.dataDir, "postgres"), logger);
-  const transport: EventTransport = config.kafkaBrokers.length
-    ? createKafkaTransport({ brokers: config.kafkaBrokers, clientId: "hangar", logger })
-    : createInProcessTransport();
-  const platform = await startPlatform({
+  // One process: the signing key never leaves it, so a fresh one per start is enough.
+  const internalAuthSecret = config.internalAuthSecret ?? randomBytes(32).toString("hex");
+  const services = await startServicesInWorker({
     databaseUrl: config.databaseUrl ?? postgres!.url,
-    transport,
-    // One process: the signing key never leaves it, so a fresh one per start is enough.
-    internalAuthSecret: config.internalAuthSecret ?? randomBytes(32).toString("hex"),
+    internalAuthSecret,
+    ...(config.bootstrapToken ? { bootstrapToken: config.bootstrapToken } : {}),
+    kafkaBrokers: config.kafkaBrokers,
+    logLevel: config.logLevel,
+  });
+  const platformOptions = {
     port: config.port,
     host: process.env.HOST ?? "127.0.0.1",
-    ...(config.bootstrapToken ? { bootstrapToken: config.bootstrapToken } : {}),
+    internalAuthSecret,
     authCacheTtlMs: config.authCacheTtlMs,
     development: config.development,
     logger,
-  });
-  logger.info({ services: Object.fromEntries(Object.values(platform.services).map((svc) => [svc.name, svc.url])) }, "services listening");
-  printBanner(platform.gateway.url, platform.bootstrap);
+  };
+  const gateway = await startGateway(gatewayOptions(platformOptions, services.urls));
+  logger.info({ services: services.urls }, "services listening");
+  printBanner(gateway.url, services.bootstrap);
   const shutdown = async () => {
     logger.info("shutting down");
-    await platform.close();
-    await transport.close();
+    await gateway.close();
+    await services.close();
     await postgres?.stop();
     process.exit(0);
   };

@@ -31,12 +31,16 @@ export interface Platform {
   close(): Promise<void>;
 }
 
-/**
- * Starts the five services, each behind its own RPC port on loopback, and the gateway in front of
- * them. The embedded default and the end-to-end tests both run the platform this way, so the
- * RPC boundaries are exercised exactly as in a distributed deployment.
- */
-export async function startPlatform(options: PlatformOptions): Promise<Platform> {
+/** The five services, started in this thread. */
+export interface StartedServices {
+  services: Record<ServiceName, RunningService>;
+  bootstrap: BootstrapResult | undefined;
+  urls: Record<ServiceName, string>;
+  close(): Promise<void>;
+}
+
+/** Starts the five services, each behind its own RPC port on loopback. */
+export async function startServices(options: Omit<PlatformOptions, "port" | "host" | "authCacheTtlMs" | "development" | "onServed">): Promise<StartedServices> {
   let bootstrap: BootstrapResult | undefined;
   const runtime = { databaseUrl: options.databaseUrl, internalAuthSecret: options.internalAuthSecret, transport: options.transport, logger: options.logger, port: 0 };
   const definitions = [
@@ -53,24 +57,48 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     await Promise.all(started.map((s) => s.close()));
     throw error;
   }
-  const services = Object.fromEntries(started.map((s) => [s.name, s])) as Record<ServiceName, RunningService>;
-  const gateway = await startGateway({
+  return {
+    services: Object.fromEntries(started.map((s) => [s.name, s])) as Record<ServiceName, RunningService>,
+    urls: Object.fromEntries(started.map((s) => [s.name, s.url])) as Record<ServiceName, string>,
+    bootstrap,
+    async close() {
+      for (const service of [...started].reverse()) await service.close();
+    },
+  };
+}
+
+/**
+ * Starts the five services and the gateway in front of them, all in this thread. The end-to-end
+ * tests run the platform this way (and reach into the services); the RPC boundaries are exercised
+ * exactly as in a distributed deployment.
+ */
+export async function startPlatform(options: PlatformOptions): Promise<Platform> {
+  const started = await startServices(options);
+  const gateway = await startGateway(gatewayOptions(options, started.urls));
+  return {
+    gateway,
+    services: started.services,
+    bootstrap: started.bootstrap,
+    async close() {
+      await gateway.close();
+      await started.close();
+    },
+  };
+}
+
+/** The gateway's options for a platform whose services listen at `urls`. */
+export function gatewayOptions(
+  options: Pick<PlatformOptions, "port" | "host" | "internalAuthSecret" | "authCacheTtlMs" | "development" | "logger" | "onServed">,
+  urls: Record<ServiceName, string>,
+): GatewayOptions {
+  return {
     port: options.port,
     ...(options.host ? { host: options.host } : {}),
-    upstreams: Object.fromEntries(started.map((s) => [s.name, s.url])) as Record<ServiceName, string>,
+    upstreams: urls,
     internalAuthSecret: options.internalAuthSecret,
     authCacheTtlMs: options.authCacheTtlMs,
     development: options.development,
     logger: options.logger.child({ component: "gateway" }),
     ...(options.onServed ? { onServed: options.onServed } : {}),
-  });
-  return {
-    gateway,
-    services,
-    bootstrap,
-    async close() {
-      await gateway.close();
-      for (const service of started.reverse()) await service.close();
-    },
   };
 }

@@ -1,0 +1,37 @@
+import { parentPort, workerData } from "node:worker_threads";
+import { createInProcessTransport, createKafkaTransport, createLogger, initTelemetry } from "@hangar/shared";
+import { startServices } from "./platform";
+import type { ServicesWorkerData, ServicesWorkerReady } from "./services-in-worker";
+
+/**
+ * Worker-thread entry of the embedded default: runs the five services (and their event delivery)
+ * on an event loop of their own, so that the gateway and the services use two cores.
+ */
+async function run(data: ServicesWorkerData): Promise<void> {
+  initTelemetry("hangar");
+  const logger = createLogger("hangar", data.logLevel);
+  const transport = data.kafkaBrokers.length
+    ? createKafkaTransport({ brokers: data.kafkaBrokers, clientId: "hangar", logger })
+    : createInProcessTransport();
+  const started = await startServices({
+    databaseUrl: data.databaseUrl,
+    internalAuthSecret: data.internalAuthSecret,
+    transport,
+    logger,
+    ...(data.bootstrapToken ? { bootstrapToken: data.bootstrapToken } : {}),
+  });
+  parentPort!.on("message", (message: unknown) => {
+    if (message !== "close") return;
+    void started
+      .close()
+      .then(() => transport.close())
+      .then(() => parentPort!.postMessage("closed"));
+  });
+  const ready: ServicesWorkerReady = { urls: started.urls, bootstrap: started.bootstrap };
+  parentPort!.postMessage(ready);
+}
+
+run(workerData as ServicesWorkerData).catch((error: unknown) => {
+  // Surfaces in the main thread's 'error' handler with the stack intact.
+  throw error;
+});
