@@ -47,7 +47,10 @@ export function createDataServiceImpl(context: ServiceContext): ServiceImpl<type
     },
 
     async getDataset(req, ctx) {
-      return { dataset: datasetToProto(await load(store(), callerOf(ctx), req.datasetId)) };
+      const orgId = readableOrg(callerOf(ctx));
+      const row = orgId ? await DatasetStore.read(context.orm, orgId, req.datasetId) : null;
+      if (!row) throw notFound("dataset", req.datasetId);
+      return { dataset: datasetToProto(row) };
     },
 
     async updateDataset(req, ctx) {

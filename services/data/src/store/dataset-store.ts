@@ -1,5 +1,5 @@
-import { sql, type EntityManager, type SqlFragment } from "@hangar/shared";
-import { Dataset, DatasetRelation, type DatasetRelationRow, type DatasetRow } from "./entities";
+import { queryPrepared, sql, type EntityManager, type Orm, type SqlFragment } from "@hangar/shared";
+import { Dataset, DatasetRelation, datasetFromRow, type DatasetRelationRow, type DatasetRow } from "./entities";
 
 /** A compiled, org-scoped dataset search. */
 export interface DatasetSearch {
@@ -13,8 +13,15 @@ export interface DatasetSearch {
 export class DatasetStore {
   constructor(readonly em: EntityManager) {}
 
+  /** Loads a dataset to change it: the ORM tracks it and the next flush writes the changes. */
   find(orgId: string, datasetId: string): Promise<DatasetRow | null> {
     return this.em.findOne(Dataset, { datasetId, orgId });
+  }
+
+  /** Reads a dataset without tracking it: the hot path of get_dataset. */
+  static async read(orm: Orm, orgId: string, datasetId: string): Promise<DatasetRow | null> {
+    const rows = await queryPrepared(orm, "select * from datasets where dataset_id = $1 and org_id = $2", [datasetId, orgId]);
+    return rows[0] ? datasetFromRow(rows[0]) : null;
   }
 
   add(row: DatasetRow): void {

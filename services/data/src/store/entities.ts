@@ -1,5 +1,6 @@
 import { EntitySchema } from "@mikro-orm/core";
 import type { JsonObject } from "@bufbuild/protobuf";
+import { timestampFromRow } from "@hangar/shared";
 
 /** A dataset row. */
 export interface DatasetRow {
@@ -56,3 +57,22 @@ export const DatasetRelation = new EntitySchema<DatasetRelationRow>({
 });
 
 export const dataEntities = [Dataset, DatasetRelation];
+
+/** Maps a raw `datasets` row (as the pg driver returns it) to a DatasetRow, for reads that skip the ORM. */
+export function datasetFromRow(row: Record<string, unknown>): DatasetRow {
+  return {
+    datasetId: row.dataset_id as string,
+    orgId: row.org_id as string,
+    name: row.name as string | null,
+    description: row.description as string | null,
+    deviceId: row.device_id as string | null,
+    metadata: row.metadata as DatasetRow["metadata"],
+    customFields: row.custom_fields as DatasetRow["customFields"],
+    tags: row.tags as string[],
+    created: timestampFromRow(row.created),
+    createdBy: row.created_by as string,
+    modified: timestampFromRow(row.modified),
+    modifiedBy: row.modified_by as string,
+    serviceRecordVersion: row.service_record_version as number,
+  };
+}
