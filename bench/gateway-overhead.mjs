@@ -44,15 +44,17 @@ try {
     "create_dataset direct ": () => data.createDataset({ name: "b", tags: ["x"] }, callOptions()),
   };
   const results = {};
-  for (const [name, call] of Object.entries(cases)) {
+  const only = process.env.BENCH_CASES; // e.g. "get_dataset  gateway" to profile one case
+  for (const [name, call] of Object.entries(cases).filter(([n]) => !only || n.trim() === only)) {
     await run(call, WARMUP_MS);
     results[name] = await run(call, DURATION_MS);
     const r = results[name];
     console.log(`${name}  ${r.rps.toFixed(0).padStart(6)} req/s   p50 ${r.p50.toFixed(2)} ms   p99 ${r.p99.toFixed(2)} ms   errors ${r.errors}`);
   }
   for (const op of ["get_dataset", "create_dataset"]) {
-    const g = Object.entries(results).find(([k]) => k.startsWith(op) && k.includes("gateway"))[1];
-    const d = Object.entries(results).find(([k]) => k.startsWith(op) && k.includes("direct"))[1];
+    const g = Object.entries(results).find(([k]) => k.startsWith(op) && k.includes("gateway"))?.[1];
+    const d = Object.entries(results).find(([k]) => k.startsWith(op) && k.includes("direct"))?.[1];
+    if (!g || !d) continue;
     console.log(`${op}: gateway p50 / direct p50 = ${(g.p50 / d.p50).toFixed(2)} (the gateway adds ${((g.p50 / d.p50 - 1) * 100).toFixed(0)}% to p50)`);
   }
   console.log(`(concurrency ${CONCURRENCY}, ${DURATION_MS / 1000} s per case, ${process.env.BENCH_DURATION_MS ? "custom" : "default"} duration)`);

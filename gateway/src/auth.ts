@@ -1,6 +1,5 @@
-import type { Client } from "@connectrpc/connect";
 import { unauthenticated, type OrgMembership, type Principal } from "@hangar/shared";
-import type { AdminService } from "@hangar/shared/proto/admin";
+import type { AuthenticateTokenResponse, ResolveUserResponse } from "@hangar/shared/proto/admin";
 import type { IdentityHeaders } from "./headers";
 
 /** A verified user and the orgs they belong to. */
@@ -13,9 +12,10 @@ interface Identity {
 
 /** Options of the gateway's authenticator. */
 export interface AuthenticatorOptions {
-  admin: Client<typeof AdminService>;
-  /** Call options for internal calls (the gateway's own signed principal). */
-  internalCall: () => { headers: Headers; timeoutMs: number };
+  /** The admin service's AuthenticateToken RPC, called as the gateway itself. */
+  authenticateToken: (secret: string) => Promise<AuthenticateTokenResponse>;
+  /** The admin service's ResolveUser RPC, called as the gateway itself. */
+  resolveUser: (userId: string) => Promise<ResolveUserResponse>;
   /** How long a verified token is trusted without asking the admin service again. */
   ttlMs: number;
   /** Most cached entries; the oldest is dropped beyond it. */
@@ -37,12 +37,12 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
 
   const verifyToken = (secret: string) =>
     tokens.getOrLoad(secret, async () => {
-      const r = await options.admin.authenticateToken({ secret }, options.internalCall()).catch(rethrowAsUnauthenticated);
+      const r = await options.authenticateToken(secret).catch(rethrowAsUnauthenticated);
       return { userId: r.userId, tokenId: r.tokenId, isSystemAdmin: r.isSystemAdmin, memberships: r.memberships };
     });
   const resolveUser = (userId: string) =>
     users.getOrLoad(userId, async () => {
-      const r = await options.admin.resolveUser({ userId }, options.internalCall()).catch(() => {
+      const r = await options.resolveUser(userId).catch(() => {
         throw unauthenticated(`unknown user '${userId}' in X-Service-User-Id`);
       });
       return { userId: r.userId, isSystemAdmin: r.isSystemAdmin, memberships: r.memberships };

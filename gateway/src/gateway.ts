@@ -1,10 +1,11 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Message } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
+import { create, type DescMethodUnary, type Message } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
-import { PRINCIPAL_HEADER, signPrincipal, tracer, withPrincipal, type Logger, type Principal, type ServiceName } from "@hangar/shared";
-import { AdminService } from "@hangar/shared/proto/admin";
+import { PRINCIPAL_HEADER, signPrincipal, tracer, type Logger, type Principal, type ServiceName } from "@hangar/shared";
+import { AdminService, AuthenticateTokenRequestSchema, ResolveUserRequestSchema } from "@hangar/shared/proto/admin";
+import type { GrpcUnaryClient } from "./grpc-unary-client";
 import { createAuthenticator, type Authenticator } from "./auth";
 import { writeError } from "./errors";
 import { readIdentityHeaders } from "./headers";
@@ -51,9 +52,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { router, routes } = buildRouteTable(Object.values(SERVICES));
   const upstreams = createUpstreams(options.upstreams);
   const gatewayPrincipal: Principal = { kind: "service", subject: "gateway", memberships: [], isSystemAdmin: false };
+  const admin = upstreams.get(AdminService.typeName)!;
+  const asGateway = () => ({ headers: { [PRINCIPAL_HEADER]: signPrincipal(gatewayPrincipal, options.internalAuthSecret) }, timeoutMs: 10_000 });
   const authenticate = createAuthenticator({
-    admin: createClient(AdminService, upstreams.get(AdminService.typeName)!),
-    internalCall: () => withPrincipal(gatewayPrincipal, options.internalAuthSecret),
+    authenticateToken: (secret) => admin.call(AdminService.method.authenticateToken, create(AuthenticateTokenRequestSchema, { secret }), asGateway()),
+    resolveUser: (userId) => admin.call(AdminService.method.resolveUser, create(ResolveUserRequestSchema, { userId }), asGateway()),
     ttlMs: options.authCacheTtlMs,
   });
   const handle = createHandler({ ...options, router, upstreams, authenticate });
@@ -72,13 +75,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
+        for (const upstream of upstreams.values()) upstream.close();
       }),
   };
 }
 
 interface HandlerDeps extends Omit<GatewayOptions, "upstreams"> {
   router: Router<Route>;
-  upstreams: Map<string, Transport>;
+  upstreams: Map<string, GrpcUnaryClient>;
   authenticate: Authenticator;
 }
 
@@ -121,13 +125,10 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
   const principal = await deps.authenticate(readIdentityHeaders(req.headers));
   const bodyText = route.body ? await readBody(req, deps.maxBodyBytes ?? 16 * 1024 * 1024) : "";
   const input: Message = buildRequest(route, match.rawParams, query, bodyText);
-  const transport = deps.upstreams.get(route.service.typeName)!;
-  const response = await transport.unary(
-    route.method as never,
-    undefined,
-    deps.timeoutMs ?? 30_000,
-    { [PRINCIPAL_HEADER]: signPrincipal(principal, deps.internalAuthSecret) },
-    input as never,
-  );
-  writeResponse(res, route, response.message as Message);
+  const upstream = deps.upstreams.get(route.service.typeName)!;
+  const response = await upstream.call(route.method as DescMethodUnary, input, {
+    headers: { [PRINCIPAL_HEADER]: signPrincipal(principal, deps.internalAuthSecret) },
+    timeoutMs: deps.timeoutMs ?? 30_000,
+  });
+  writeResponse(res, route, response);
 }

@@ -1,11 +1,11 @@
 import type { DescService } from "@bufbuild/protobuf";
-import type { Transport } from "@connectrpc/connect";
-import { createServiceTransport, type ServiceName } from "@hangar/shared";
+import type { ServiceName } from "@hangar/shared";
 import { AdminService } from "@hangar/shared/proto/admin";
 import { AssistantService } from "@hangar/shared/proto/assistant";
 import { ComputeService } from "@hangar/shared/proto/compute";
 import { DataService } from "@hangar/shared/proto/data";
 import { RegistryService } from "@hangar/shared/proto/registry";
+import { createGrpcUnaryClient, type GrpcUnaryClient } from "./grpc-unary-client";
 
 /** Every service the gateway fronts, by name. */
 export const SERVICES: Record<ServiceName, DescService> = {
@@ -16,11 +16,11 @@ export const SERVICES: Record<ServiceName, DescService> = {
   registry: RegistryService,
 };
 
-/** The gRPC transports to each service, keyed by the service's full protobuf name. */
-export function createUpstreams(urls: Record<ServiceName, string>): Map<string, Transport> {
-  const transports = new Map<string, Transport>();
+/** A gRPC client of each service, keyed by the service's full protobuf name. */
+export function createUpstreams(urls: Record<ServiceName, string>): Map<string, GrpcUnaryClient> {
+  const clients = new Map<string, GrpcUnaryClient>();
   for (const [name, service] of Object.entries(SERVICES) as [ServiceName, DescService][]) {
-    transports.set(service.typeName, createServiceTransport(urls[name]));
+    clients.set(service.typeName, createGrpcUnaryClient(urls[name]));
   }
-  return transports;
+  return clients;
 }
