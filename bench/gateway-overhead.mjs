@@ -5,7 +5,7 @@
 // The platform runs as `npm start` runs it (one process, embedded default) against a real
 // PostgreSQL; this process only generates load, so the two compete for the machine's 2 cores as
 // a client and a server would.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import http from "node:http";
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
@@ -13,10 +13,11 @@ import { startPostgres } from "../test/src/postgres.mjs";
 import { freePort } from "../test/src/ports.mjs";
 
 const require = createRequire(import.meta.url);
-const { createClient } = require("@connectrpc/connect");
-const { createGrpcTransport } = require("@connectrpc/connect-node");
+const { create } = require("@bufbuild/protobuf");
 const { signPrincipal } = require("../services/shared/dist/auth/index.js");
-const { DataService } = require("../services/shared/dist/proto/data.js");
+const { DataService, GetDatasetRequestSchema, CreateDatasetRequestSchema } = require("../services/shared/dist/proto/data.js");
+// The direct calls use the gateway's own gRPC client, so both sides pay the same client cost here.
+const { createGrpcUnaryClient } = require("../gateway/dist/grpc-unary-client.js");
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 10_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -33,16 +34,20 @@ try {
   const whoami = await httpJson(agent, "GET", `${gateway}/v1/orgs/caller`, token);
   const orgId = whoami.data[0].org_id;
   const principal = { kind: "user", subject: "admin", orgId, memberships: [{ orgId, roles: ["owner"] }], isSystemAdmin: true };
-  const data = createClient(DataService, createGrpcTransport({ baseUrl: platform.services.data }));
+  const data = createGrpcUnaryClient(platform.services.data);
   const callOptions = () => ({ headers: { "x-hangar-principal": signPrincipal(principal, secret) }, timeoutMs: 10_000 });
+  const getRequest = (datasetId) => create(GetDatasetRequestSchema, { datasetId });
+  const createRequest = () => create(CreateDatasetRequestSchema, { name: "b", tags: ["x"] });
   const dataset = (await httpJson(agent, "POST", `${gateway}/v1/datasets`, token, { name: "bench", metadata: { a: 1 } })).data;
 
   const cases = {
     "get_dataset  gateway": () => httpJson(agent, "GET", `${gateway}/v1/datasets/${dataset.dataset_id}`, token),
-    "get_dataset  direct ": () => data.getDataset({ datasetId: dataset.dataset_id }, callOptions()),
+    "get_dataset  direct ": () => data.call(DataService.method.getDataset, getRequest(dataset.dataset_id), callOptions()),
     "create_dataset gateway": () => httpJson(agent, "POST", `${gateway}/v1/datasets`, token, { name: "b", tags: ["x"] }),
-    "create_dataset direct ": () => data.createDataset({ name: "b", tags: ["x"] }, callOptions()),
+    "create_dataset direct ": () => data.call(DataService.method.createDataset, createRequest(), callOptions()),
   };
+  // First, before the create cases leave the outbox relay and consumers busy in the background.
+  wrkRun(`${gateway}/v1/datasets/${dataset.dataset_id}`, token);
   const results = {};
   const only = process.env.BENCH_CASES; // e.g. "get_dataset  gateway" to profile one case
   for (const [name, call] of Object.entries(cases).filter(([n]) => !only || n.trim() === only)) {
@@ -59,10 +64,27 @@ try {
   }
   console.log(`(concurrency ${CONCURRENCY}, ${DURATION_MS / 1000} s per case, ${process.env.BENCH_DURATION_MS ? "custom" : "default"} duration)`);
   agent.destroy();
+  data.close();
 } finally {
   platform.child.kill("SIGTERM");
   await new Promise((resolve) => platform.child.once("exit", resolve));
   await pg.stop();
+}
+
+/**
+ * The same get_dataset load from wrk (C, when installed: `apt-get install wrk`), whose own CPU use
+ * is small, so the figure shows what the gateway serves when the load generator is out of the way.
+ */
+function wrkRun(url, token) {
+  const probe = spawnSync("wrk", ["--version"]);
+  if (probe.error) return console.log("(wrk not installed: skipping the wrk run of get_dataset through the gateway)");
+  const args = ["-t1", `-c${CONCURRENCY}`, `-d${Math.round(DURATION_MS / 1000)}s`, "--latency", "-H", `Authorization: Bearer ${token}`, url];
+  spawnSync("wrk", ["-t1", `-c${CONCURRENCY}`, "-d2s", "-H", `Authorization: Bearer ${token}`, url]);
+  const out = spawnSync("wrk", args, { encoding: "utf8" }).stdout;
+  const rps = out.match(/Requests\/sec:\s+([\d.]+)/)?.[1];
+  const p50 = out.match(/^\s+50%\s+(\S+)/m)?.[1];
+  const p99 = out.match(/^\s+99%\s+(\S+)/m)?.[1];
+  console.log(`get_dataset  gateway (wrk)  ${Number(rps).toFixed(0).padStart(6)} req/s   p50 ${p50}   p99 ${p99}`);
 }
 
 /** Runs `call` from CONCURRENCY loops for `ms`; returns throughput and latency percentiles. */
