@@ -49,8 +49,37 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
     logger: (message) => options.logger.debug({ orm: message }),
     driverOptions: { connection: { options: `-c search_path="${schema}"` } },
   });
-  await orm.em.getConnection().execute(`create schema if not exists "${schema}"`);
-  const applied = await orm.getMigrator().up();
+  const applied = await withMigrationLock(orm, schema, async () => {
+    await orm.em.getConnection().execute(`create schema if not exists "${schema}"`);
+    return orm.getMigrator().up();
+  });
   if (applied.length > 0) options.logger.info({ schema, migrations: applied.map((m) => m.name) }, "migrations applied");
   return orm;
+}
+
+interface LockConnection {
+  query(text: string, values: unknown[]): Promise<unknown>;
+}
+
+/**
+ * Runs the migrations of a schema under a PostgreSQL advisory lock held on a connection of its own,
+ * so replicas of a service that start together migrate one after the other instead of racing.
+ */
+async function withMigrationLock<T>(orm: Orm, schema: string, migrate: () => Promise<T>): Promise<T> {
+  const client = orm.em.getConnection().getKnex().client as {
+    acquireConnection(): Promise<LockConnection>;
+    releaseConnection(connection: LockConnection): Promise<void>;
+  };
+  const connection = await client.acquireConnection();
+  const key = [`hangar-migrations:${schema}`];
+  try {
+    await connection.query("select pg_advisory_lock(hashtextextended($1, 0))", key);
+    try {
+      return await migrate();
+    } finally {
+      await connection.query("select pg_advisory_unlock(hashtextextended($1, 0))", key);
+    }
+  } finally {
+    await client.releaseConnection(connection);
+  }
 }
