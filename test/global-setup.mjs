@@ -1,7 +1,9 @@
-// Starts the real infrastructure once per test run: PostgreSQL (embedded binaries) and a
-// single-node Kafka broker, unless DATABASE_URL / KAFKA_BROKERS point at running ones.
+// Starts the real infrastructure once per test run: PostgreSQL (embedded binaries), a single-node
+// Kafka broker and an S3-compatible server (moto), unless DATABASE_URL / KAFKA_BROKERS / S3_ENDPOINT
+// point at running ones.
 import { startPostgres } from "./src/postgres.mjs";
 import { kafkaFromEnvOrStart } from "./src/kafka.mjs";
+import { s3FromEnvOrStart } from "./src/s3.mjs";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
@@ -15,6 +17,13 @@ export default async function globalSetup() {
   }
   const kafka = await kafkaFromEnvOrStart();
   started.push(kafka);
+  // A real S3-compatible server (moto) for the tests of the S3 object store.
+  const s3 = await s3FromEnvOrStart();
+  started.push(s3);
+  process.env.HANGAR_TEST_S3_ENDPOINT = s3.endpoint;
+  process.env.HANGAR_TEST_S3_ACCESS_KEY_ID = s3.accessKeyId;
+  process.env.HANGAR_TEST_S3_SECRET_ACCESS_KEY = s3.secretAccessKey;
+  process.env.HANGAR_TEST_S3_REGION = s3.region;
   process.env.HANGAR_TEST_DATABASE_URL = databaseUrl;
   process.env.HANGAR_TEST_KAFKA_BROKERS = kafka.brokers;
   globalThis.__hangarInfrastructure = started;

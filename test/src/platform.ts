@@ -1,6 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { appendFileSync } from "node:fs";
 import type { Route } from "@hangar/gateway";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { openObjectStore, type ObjectStore } from "@hangar/data";
 import { startPlatform, type Platform } from "@hangar/embedded";
 import { createInProcessTransport, createKafkaTransport, createLogger, type EventTransport } from "@hangar/shared";
 import { createTestDatabase, requiredEnv } from "./database";
@@ -17,6 +21,8 @@ export interface TestPlatform {
   admin: ApiClient;
   adminToken: string;
   transport: EventTransport;
+  /** Where the platform keeps file bytes (the embedded S3-compatible store). */
+  objectStore: ObjectStore;
   /** Kafka topic and group prefix of this platform (with `kafka`). */
   namespace: string | undefined;
   close(): Promise<void>;
@@ -45,7 +51,10 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     : createInProcessTransport();
   const adminToken = previous?.adminToken ?? `hgr_test_${randomBytes(16).toString("hex")}`;
   const internalAuthSecret = previous?.internalAuthSecret ?? randomBytes(32).toString("hex");
+  const dataDir = await mkdtemp(path.join(tmpdir(), "hangar-test-"));
+  const objectStore: ObjectStore = await openObjectStore({ s3: undefined, dataDir, port: 0 });
   const platform = await startPlatform({
+    objectStore,
     databaseUrl,
     transport,
     internalAuthSecret,
@@ -65,9 +74,12 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     adminToken,
     transport,
     namespace,
+    objectStore,
     async close() {
       await platform.close();
       await transport.close();
+      await objectStore.close();
+      await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

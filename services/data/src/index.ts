@@ -1,15 +1,33 @@
 import type { ServiceDefinition } from "@hangar/shared";
 import { DataService } from "@hangar/shared/proto/data";
-import { createDataServiceImpl } from "./rpc/data-service";
+import type { ObjectStore } from "./object-store/object-store";
+import { createDatasetHandlers } from "./rpc/data-service";
+import { createFileHandlers } from "./rpc/file-handlers";
+import { createUploadHandlers } from "./rpc/upload-handlers";
 import { dataEntities } from "./store/entities";
+import { fileEntities } from "./store/file-entities";
 import { dataMigrations } from "./store/migrations";
 
-/** The data service: datasets (and, with later issues, files, topics, events, sessions, devices). */
-export function dataService(): ServiceDefinition {
+export type { AccessMode, ObjectStore, ScopedCredentials, StoreLocation } from "./object-store/object-store";
+export { openObjectStore, type ObjectStoreConfig } from "./object-store/open-object-store";
+
+/** What the data service needs besides its database. */
+export interface DataServiceOptions {
+  /** Where file bytes live; its owner (the hosting process) closes it. */
+  objectStore: ObjectStore;
+}
+
+/** The data service: datasets, files, directories and uploads (topics, events, sessions and devices follow). */
+export function dataService(options: DataServiceOptions): ServiceDefinition {
   return {
     name: "data",
-    entities: dataEntities,
+    entities: [...dataEntities, ...fileEntities],
     migrations: dataMigrations,
-    routes: (router, context) => router.service(DataService, createDataServiceImpl(context)),
+    routes: (router, context) =>
+      router.service(DataService, {
+        ...createDatasetHandlers(context),
+        ...createUploadHandlers(context, options.objectStore),
+        ...createFileHandlers(context, options.objectStore),
+      }),
   };
 }

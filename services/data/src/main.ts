@@ -1,4 +1,8 @@
 import { runServiceMain } from "@hangar/shared";
 import { dataService } from "./index";
+import { createS3ObjectStore } from "./object-store/s3";
 
-runServiceMain(() => dataService());
+runServiceMain(async (config) => {
+  if (!config.s3) throw new Error("a distributed data service needs an S3-compatible store: set OBJECT_STORE_BUCKET (and OBJECT_STORE_*)");
+  return dataService({ objectStore: await createS3ObjectStore(config.s3) });
+});

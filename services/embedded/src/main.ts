@@ -26,6 +26,7 @@ async function main(): Promise<void> {
     ...(config.bootstrapToken ? { bootstrapToken: config.bootstrapToken } : {}),
     kafkaBrokers: config.kafkaBrokers,
     logLevel: config.logLevel,
+    objectStore: { s3: config.s3, dataDir: config.dataDir, port: config.objectStorePort },
   });
   const platformOptions = {
     port: config.port,

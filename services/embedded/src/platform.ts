@@ -1,7 +1,7 @@
 import { adminService, type BootstrapResult } from "@hangar/admin";
 import { assistantService } from "@hangar/assistant";
 import { computeService } from "@hangar/compute";
-import { dataService } from "@hangar/data";
+import { dataService, type ObjectStore } from "@hangar/data";
 import { startGateway, type Gateway, type GatewayOptions } from "@hangar/gateway";
 import { registryService } from "@hangar/registry";
 import { runService, type EventTransport, type Logger, type RunningService, type ServiceName } from "@hangar/shared";
@@ -18,6 +18,8 @@ export interface PlatformOptions {
   authCacheTtlMs: number;
   development: boolean;
   logger: Logger;
+  /** Where file bytes live; the caller owns it and closes it. */
+  objectStore: ObjectStore;
   /** Passed to the gateway: called after each routed request with its status. */
   onServed?: GatewayOptions["onServed"];
 }
@@ -45,7 +47,7 @@ export async function startServices(options: Omit<PlatformOptions, "port" | "hos
   const runtime = { databaseUrl: options.databaseUrl, internalAuthSecret: options.internalAuthSecret, transport: options.transport, logger: options.logger, port: 0 };
   const definitions = [
     adminService({ ...(options.bootstrapToken ? { bootstrapToken: options.bootstrapToken } : {}), onBootstrap: (r) => (bootstrap = r) }),
-    dataService(),
+    dataService({ objectStore: options.objectStore }),
     computeService(),
     assistantService(),
     registryService(),

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { BootstrapResult } from "@hangar/admin";
+import type { ObjectStoreConfig } from "@hangar/data";
 import type { ServiceName } from "@hangar/shared";
 
 /** What the services worker needs: plain data, since it crosses a thread boundary. */
@@ -10,6 +11,7 @@ export interface ServicesWorkerData {
   bootstrapToken?: string;
   kafkaBrokers: string[];
   logLevel: string;
+  objectStore: ObjectStoreConfig;
 }
 
 /** The worker's answer once every service listens. */

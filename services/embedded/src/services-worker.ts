@@ -1,4 +1,5 @@
 import { parentPort, workerData } from "node:worker_threads";
+import { openObjectStore } from "@hangar/data";
 import { createInProcessTransport, createKafkaTransport, createLogger, initTelemetry } from "@hangar/shared";
 import { startServices } from "./platform";
 import type { ServicesWorkerData, ServicesWorkerReady } from "./services-in-worker";
@@ -13,7 +14,10 @@ async function run(data: ServicesWorkerData): Promise<void> {
   const transport = data.kafkaBrokers.length
     ? createKafkaTransport({ brokers: data.kafkaBrokers, clientId: "hangar", logger })
     : createInProcessTransport();
+  const objectStore = await openObjectStore(data.objectStore);
+  logger.info({ endpoint: objectStore.location.endpoint, bucket: objectStore.location.bucket }, "object store ready");
   const started = await startServices({
+    objectStore,
     databaseUrl: data.databaseUrl,
     internalAuthSecret: data.internalAuthSecret,
     transport,
@@ -25,6 +29,7 @@ async function run(data: ServicesWorkerData): Promise<void> {
     void started
       .close()
       .then(() => transport.close())
+      .then(() => objectStore.close())
       .then(() => parentPort!.postMessage("closed"));
   });
   const ready: ServicesWorkerReady = { urls: started.urls, bootstrap: started.bootstrap };

@@ -25,8 +25,21 @@ import { DatasetStore } from "../store/dataset-store";
 import type { DatasetRow } from "../store/entities";
 import { datasetToProto } from "./mappers";
 
+type DatasetHandlers = Pick<
+  ServiceImpl<typeof DataService>,
+  | "createDataset"
+  | "getDataset"
+  | "updateDataset"
+  | "deleteDataset"
+  | "getDatasetPermissions"
+  | "updateDatasetPermissions"
+  | "createDatasetIfNotExists"
+  | "queryDatasets"
+  | "listDatasetMetadataKeys"
+>;
+
 /** Implements the dataset operations of hangar.data.v1.DataService. */
-export function createDataServiceImpl(context: ServiceContext): ServiceImpl<typeof DataService> {
+export function createDatasetHandlers(context: ServiceContext): DatasetHandlers {
   const store = () => new DatasetStore(context.orm.em.fork());
   const load = async (s: DatasetStore, caller: Principal, datasetId: string): Promise<DatasetRow> => {
     const orgId = readableOrg(caller);

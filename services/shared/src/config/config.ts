@@ -27,6 +27,25 @@ export interface PlatformConfig {
   authCacheTtlMs: number;
   /** Upstream RPC base URLs by service name (`ADMIN_SERVICE_URL`, `DATA_SERVICE_URL`, ...). */
   serviceUrls: Partial<Record<ServiceName, string>>;
+  /** An S3-compatible store for file bytes (`OBJECT_STORE_*`); unset means the embedded store. */
+  s3: S3Config | undefined;
+}
+
+/** Where file bytes live when an S3-compatible service holds them. */
+export interface S3Config {
+  /** `OBJECT_STORE_BUCKET`. */
+  bucket: string;
+  /** `OBJECT_STORE_REGION` (default us-east-1). */
+  region: string;
+  /** `OBJECT_STORE_ENDPOINT`: MinIO, Ceph and other non-AWS services. */
+  endpoint?: string;
+  /** `OBJECT_STORE_ROLE_ARN`: the role scoped upload and download credentials are minted from. */
+  roleArn?: string;
+  /** `OBJECT_STORE_ACCESS_KEY_ID` / `OBJECT_STORE_SECRET_ACCESS_KEY`: else the SDK's default chain. */
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  /** `OBJECT_STORE_CREATE_BUCKET=true` creates the bucket at start. */
+  createBucket: boolean;
 }
 
 /** The five RPC services of the platform. */
@@ -66,6 +85,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
     logLevel: env.LOG_LEVEL || "info",
     authCacheTtlMs: int("AUTH_CACHE_TTL_MS", 2000, 0, 3_600_000),
     serviceUrls,
+    s3: env.OBJECT_STORE_BUCKET ? s3Config(env, env.OBJECT_STORE_BUCKET) : undefined,
   };
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
     problems.push("DATABASE_URL must be a postgres:// URL");
@@ -75,4 +95,16 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
   }
   if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join("\n  ")}`);
   return config;
+}
+
+function s3Config(env: Env, bucket: string): S3Config {
+  return {
+    bucket,
+    region: env.OBJECT_STORE_REGION || "us-east-1",
+    ...(env.OBJECT_STORE_ENDPOINT ? { endpoint: env.OBJECT_STORE_ENDPOINT } : {}),
+    ...(env.OBJECT_STORE_ROLE_ARN ? { roleArn: env.OBJECT_STORE_ROLE_ARN } : {}),
+    ...(env.OBJECT_STORE_ACCESS_KEY_ID ? { accessKeyId: env.OBJECT_STORE_ACCESS_KEY_ID } : {}),
+    ...(env.OBJECT_STORE_SECRET_ACCESS_KEY ? { secretAccessKey: env.OBJECT_STORE_SECRET_ACCESS_KEY } : {}),
+    createBucket: env.OBJECT_STORE_CREATE_BUCKET === "true",
+  };
 }

@@ -17,7 +17,7 @@ test("replicas that start together apply each migration once, one after the othe
   const orms: Orm[] = await Promise.all([open(), open(), open()]);
   try {
     const applied = await orms[0]!.em.getConnection().execute("select name from svc.schema_migrations");
-    expect(applied.map((row: { name: string }) => row.name)).toEqual(["0001-things"]);
+    expect(applied.map((row) => (row as { name: string }).name)).toEqual(["0001-things"]);
   } finally {
     await Promise.all(orms.map((orm) => orm.close()));
   }

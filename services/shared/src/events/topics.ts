@@ -5,4 +5,6 @@
 export const TOPICS = {
   /** hangar.events.v1.DatasetChanged, keyed by dataset id; data -> admin (usage). */
   datasetChanged: "hangar.data.dataset-changed.v1",
+  /** hangar.events.v1.UploadCompleted, keyed by association id; data -> compute (triggers, ingestion). */
+  uploadCompleted: "hangar.data.upload-completed.v1",
 } as const;

@@ -1,2 +1,3 @@
 /** Event payloads carried on Kafka topics (hangar.events.v1). */
 export * from "../gen/hangar/events/v1/dataset_events_pb";
+export * from "../gen/hangar/events/v1/upload_events_pb";

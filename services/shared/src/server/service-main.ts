@@ -8,10 +8,10 @@ import { runService, type ServiceDefinition } from "./run-service";
  * configuration from the environment, Kafka for events, the RPC port on all interfaces, and a
  * graceful stop on SIGTERM.
  */
-export function runServiceMain(define: (config: PlatformConfig) => ServiceDefinition): void {
+export function runServiceMain(define: (config: PlatformConfig) => ServiceDefinition | Promise<ServiceDefinition>): void {
   const start = async () => {
     const config = loadConfig();
-    const definition = define(config);
+    const definition = await define(config);
     const missing = [
       config.databaseUrl ? "" : "DATABASE_URL",
       config.kafkaBrokers.length ? "" : "KAFKA_BROKERS",

@@ -7,12 +7,14 @@ import { fileDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_annotations } from "../../../google/api/annotations_pb";
 import type { CreateDatasetIfNotExistsRequestSchema, CreateDatasetIfNotExistsResponseSchema, CreateDatasetRequestSchema, CreateDatasetResponseSchema, DeleteDatasetRequestSchema, DeleteDatasetResponseSchema, GetDatasetPermissionsRequestSchema, GetDatasetPermissionsResponseSchema, GetDatasetRequestSchema, GetDatasetResponseSchema, ListDatasetMetadataKeysRequestSchema, ListDatasetMetadataKeysResponseSchema, QueryDatasetsRequestSchema, QueryDatasetsResponseSchema, UpdateDatasetPermissionsRequestSchema, UpdateDatasetPermissionsResponseSchema, UpdateDatasetRequestSchema, UpdateDatasetResponseSchema } from "./dataset_pb";
 import { file_hangar_data_v1_dataset } from "./dataset_pb";
+import type { AbortTransactionsRequestSchema, AbortTransactionsResponseSchema, BeginBatchUploadRequestSchema, BeginBatchUploadResponseSchema, BeginDatasetUploadRequestSchema, BeginDatasetUploadResponseSchema, BeginFileUploadRequestSchema, BeginFileUploadResponseSchema, CompleteDatasetUploadRequestSchema, CompleteDatasetUploadResponseSchema, CompleteUploadRequestSchema, CompleteUploadResponseSchema, DatasetCredentialsRequestSchema, DatasetCredentialsResponseSchema, DeleteFileRequestSchema, DeleteFileResponseSchema, GetFileByPathRequestSchema, GetFileByPathResponseSchema, GetFileRequestSchema, GetFileResponseSchema, GetSignedUrlRequestSchema, GetSignedUrlResponseSchema, QueryDatasetFilesRequestSchema, QueryDatasetFilesResponseSchema, ReportUploadProgressRequestSchema, ReportUploadProgressResponseSchema, UpdateFileRequestSchema, UpdateFileResponseSchema, UploadCredentialsRequestSchema, UploadCredentialsResponseSchema } from "./file_pb";
+import { file_hangar_data_v1_file } from "./file_pb";
 
 /**
  * Describes the file hangar/data/v1/data_service.proto.
  */
 export const file_hangar_data_v1_data_service: GenFile = /*@__PURE__*/
-  fileDesc("CiFoYW5nYXIvZGF0YS92MS9kYXRhX3NlcnZpY2UucHJvdG8SDmhhbmdhci5kYXRhLnYxMuQKCgtEYXRhU2VydmljZRJ+Cg1DcmVhdGVEYXRhc2V0EiQuaGFuZ2FyLmRhdGEudjEuQ3JlYXRlRGF0YXNldFJlcXVlc3QaJS5oYW5nYXIuZGF0YS52MS5DcmVhdGVEYXRhc2V0UmVzcG9uc2UiIILT5JMCGjoBKmIHZGF0YXNldCIML3YxL2RhdGFzZXRzEn8KCkdldERhdGFzZXQSIS5oYW5nYXIuZGF0YS52MS5HZXREYXRhc2V0UmVxdWVzdBoiLmhhbmdhci5kYXRhLnYxLkdldERhdGFzZXRSZXNwb25zZSIqgtPkkwIkYgdkYXRhc2V0EhkvdjEvZGF0YXNldHMve2RhdGFzZXRfaWR9EosBCg1VcGRhdGVEYXRhc2V0EiQuaGFuZ2FyLmRhdGEudjEuVXBkYXRlRGF0YXNldFJlcXVlc3QaJS5oYW5nYXIuZGF0YS52MS5VcGRhdGVEYXRhc2V0UmVzcG9uc2UiLYLT5JMCJzoBKmIHZGF0YXNldBoZL3YxL2RhdGFzZXRzL3tkYXRhc2V0X2lkfRJ/Cg1EZWxldGVEYXRhc2V0EiQuaGFuZ2FyLmRhdGEudjEuRGVsZXRlRGF0YXNldFJlcXVlc3QaJS5oYW5nYXIuZGF0YS52MS5EZWxldGVEYXRhc2V0UmVzcG9uc2UiIYLT5JMCGyoZL3YxL2RhdGFzZXRzL3tkYXRhc2V0X2lkfRKrAQoVR2V0RGF0YXNldFBlcm1pc3Npb25zEiwuaGFuZ2FyLmRhdGEudjEuR2V0RGF0YXNldFBlcm1pc3Npb25zUmVxdWVzdBotLmhhbmdhci5kYXRhLnYxLkdldERhdGFzZXRQZXJtaXNzaW9uc1Jlc3BvbnNlIjWC0+STAi9iC3Blcm1pc3Npb25zEiAvdjEvZGF0YXNldHMve2RhdGFzZXRfaWR9L2FjY2VzcxK3AQoYVXBkYXRlRGF0YXNldFBlcm1pc3Npb25zEi8uaGFuZ2FyLmRhdGEudjEuVXBkYXRlRGF0YXNldFBlcm1pc3Npb25zUmVxdWVzdBowLmhhbmdhci5kYXRhLnYxLlVwZGF0ZURhdGFzZXRQZXJtaXNzaW9uc1Jlc3BvbnNlIjiC0+STAjI6ASpiC3Blcm1pc3Npb25zGiAvdjEvZGF0YXNldHMve2RhdGFzZXRfaWR9L2FjY2VzcxK0AQoYQ3JlYXRlRGF0YXNldElmTm90RXhpc3RzEi8uaGFuZ2FyLmRhdGEudjEuQ3JlYXRlRGF0YXNldElmTm90RXhpc3RzUmVxdWVzdBowLmhhbmdhci5kYXRhLnYxLkNyZWF0ZURhdGFzZXRJZk5vdEV4aXN0c1Jlc3BvbnNlIjWC0+STAi86ASpiB2RhdGFzZXQiIS92MS9kYXRhc2V0cy9jcmVhdGVfaWZfbm90X2V4aXN0cxJ/Cg1RdWVyeURhdGFzZXRzEiQuaGFuZ2FyLmRhdGEudjEuUXVlcnlEYXRhc2V0c1JlcXVlc3QaJS5oYW5nYXIuZGF0YS52MS5RdWVyeURhdGFzZXRzUmVzcG9uc2UiIYLT5JMCGzoFcXVlcnkiEi92MS9kYXRhc2V0cy9xdWVyeRKkAQoXTGlzdERhdGFzZXRNZXRhZGF0YUtleXMSLi5oYW5nYXIuZGF0YS52MS5MaXN0RGF0YXNldE1ldGFkYXRhS2V5c1JlcXVlc3QaLy5oYW5nYXIuZGF0YS52MS5MaXN0RGF0YXNldE1ldGFkYXRhS2V5c1Jlc3BvbnNlIiiC0+STAiJiBGtleXMSGi92MS9kYXRhc2V0cy9tZXRhZGF0YS9rZXlzYgZwcm90bzM", [file_google_api_annotations, file_hangar_data_v1_dataset]);
+  fileDesc("CiFoYW5nYXIvZGF0YS92MS9kYXRhX3NlcnZpY2UucHJvdG8SDmhhbmdhci5kYXRhLnYxMrAcCgtEYXRhU2VydmljZRJ+Cg1DcmVhdGVEYXRhc2V0EiQuaGFuZ2FyLmRhdGEudjEuQ3JlYXRlRGF0YXNldFJlcXVlc3QaJS5oYW5nYXIuZGF0YS52MS5DcmVhdGVEYXRhc2V0UmVzcG9uc2UiIILT5JMCGjoBKmIHZGF0YXNldCIML3YxL2RhdGFzZXRzEn8KCkdldERhdGFzZXQSIS5oYW5nYXIuZGF0YS52MS5HZXREYXRhc2V0UmVxdWVzdBoiLmhhbmdhci5kYXRhLnYxLkdldERhdGFzZXRSZXNwb25zZSIqgtPkkwIkYgdkYXRhc2V0EhkvdjEvZGF0YXNldHMve2RhdGFzZXRfaWR9EosBCg1VcGRhdGVEYXRhc2V0EiQuaGFuZ2FyLmRhdGEudjEuVXBkYXRlRGF0YXNldFJlcXVlc3QaJS5oYW5nYXIuZGF0YS52MS5VcGRhdGVEYXRhc2V0UmVzcG9uc2UiLYLT5JMCJzoBKmIHZGF0YXNldBoZL3YxL2RhdGFzZXRzL3tkYXRhc2V0X2lkfRJ/Cg1EZWxldGVEYXRhc2V0EiQuaGFuZ2FyLmRhdGEudjEuRGVsZXRlRGF0YXNldFJlcXVlc3QaJS5oYW5nYXIuZGF0YS52MS5EZWxldGVEYXRhc2V0UmVzcG9uc2UiIYLT5JMCGyoZL3YxL2RhdGFzZXRzL3tkYXRhc2V0X2lkfRKrAQoVR2V0RGF0YXNldFBlcm1pc3Npb25zEiwuaGFuZ2FyLmRhdGEudjEuR2V0RGF0YXNldFBlcm1pc3Npb25zUmVxdWVzdBotLmhhbmdhci5kYXRhLnYxLkdldERhdGFzZXRQZXJtaXNzaW9uc1Jlc3BvbnNlIjWC0+STAi9iC3Blcm1pc3Npb25zEiAvdjEvZGF0YXNldHMve2RhdGFzZXRfaWR9L2FjY2VzcxK3AQoYVXBkYXRlRGF0YXNldFBlcm1pc3Npb25zEi8uaGFuZ2FyLmRhdGEudjEuVXBkYXRlRGF0YXNldFBlcm1pc3Npb25zUmVxdWVzdBowLmhhbmdhci5kYXRhLnYxLlVwZGF0ZURhdGFzZXRQZXJtaXNzaW9uc1Jlc3BvbnNlIjiC0+STAjI6ASpiC3Blcm1pc3Npb25zGiAvdjEvZGF0YXNldHMve2RhdGFzZXRfaWR9L2FjY2VzcxK0AQoYQ3JlYXRlRGF0YXNldElmTm90RXhpc3RzEi8uaGFuZ2FyLmRhdGEudjEuQ3JlYXRlRGF0YXNldElmTm90RXhpc3RzUmVxdWVzdBowLmhhbmdhci5kYXRhLnYxLkNyZWF0ZURhdGFzZXRJZk5vdEV4aXN0c1Jlc3BvbnNlIjWC0+STAi86ASpiB2RhdGFzZXQiIS92MS9kYXRhc2V0cy9jcmVhdGVfaWZfbm90X2V4aXN0cxJ/Cg1RdWVyeURhdGFzZXRzEiQuaGFuZ2FyLmRhdGEudjEuUXVlcnlEYXRhc2V0c1JlcXVlc3QaJS5oYW5nYXIuZGF0YS52MS5RdWVyeURhdGFzZXRzUmVzcG9uc2UiIYLT5JMCGzoFcXVlcnkiEi92MS9kYXRhc2V0cy9xdWVyeRKkAQoXTGlzdERhdGFzZXRNZXRhZGF0YUtleXMSLi5oYW5nYXIuZGF0YS52MS5MaXN0RGF0YXNldE1ldGFkYXRhS2V5c1JlcXVlc3QaLy5oYW5nYXIuZGF0YS52MS5MaXN0RGF0YXNldE1ldGFkYXRhS2V5c1Jlc3BvbnNlIiiC0+STAiJiBGtleXMSGi92MS9kYXRhc2V0cy9tZXRhZGF0YS9rZXlzEqoBChJEYXRhc2V0Q3JlZGVudGlhbHMSKS5oYW5nYXIuZGF0YS52MS5EYXRhc2V0Q3JlZGVudGlhbHNSZXF1ZXN0GiouaGFuZ2FyLmRhdGEudjEuRGF0YXNldENyZWRlbnRpYWxzUmVzcG9uc2UiPYLT5JMCN2ILY3JlZGVudGlhbHMSKC92MS9kYXRhc2V0cy9pZC97ZGF0YXNldF9pZH0vY3JlZGVudGlhbHMSmQEKEkJlZ2luRGF0YXNldFVwbG9hZBIpLmhhbmdhci5kYXRhLnYxLkJlZ2luRGF0YXNldFVwbG9hZFJlcXVlc3QaKi5oYW5nYXIuZGF0YS52MS5CZWdpbkRhdGFzZXRVcGxvYWRSZXNwb25zZSIsgtPkkwImOgEqIiEvdjEvZGF0YXNldHMve2RhdGFzZXRfaWR9L3VwbG9hZHMStAEKFUNvbXBsZXRlRGF0YXNldFVwbG9hZBIsLmhhbmdhci5kYXRhLnYxLkNvbXBsZXRlRGF0YXNldFVwbG9hZFJlcXVlc3QaLS5oYW5nYXIuZGF0YS52MS5Db21wbGV0ZURhdGFzZXRVcGxvYWRSZXNwb25zZSI+gtPkkwI4GjYvdjEvZGF0YXNldHMve2RhdGFzZXRfaWR9L3VwbG9hZHMve3VwbG9hZF9pZH0vY29tcGxldGUSmgEKEVF1ZXJ5RGF0YXNldEZpbGVzEiguaGFuZ2FyLmRhdGEudjEuUXVlcnlEYXRhc2V0RmlsZXNSZXF1ZXN0GikuaGFuZ2FyLmRhdGEudjEuUXVlcnlEYXRhc2V0RmlsZXNSZXNwb25zZSIwgtPkkwIqOgEqIiUvdjEvZGF0YXNldHMve2RhdGFzZXRfaWR9L2ZpbGVzL3F1ZXJ5EnQKB0dldEZpbGUSHi5oYW5nYXIuZGF0YS52MS5HZXRGaWxlUmVxdWVzdBofLmhhbmdhci5kYXRhLnYxLkdldEZpbGVSZXNwb25zZSIogtPkkwIiYgRmaWxlEhovdjEvZmlsZXMvcmVjb3JkL3tmaWxlX2lkfRKAAQoKVXBkYXRlRmlsZRIhLmhhbmdhci5kYXRhLnYxLlVwZGF0ZUZpbGVSZXF1ZXN0GiIuaGFuZ2FyLmRhdGEudjEuVXBkYXRlRmlsZVJlc3BvbnNlIiuC0+STAiU6ASpiBGZpbGUaGi92MS9maWxlcy9yZWNvcmQve2ZpbGVfaWR9ErUBCg1HZXRGaWxlQnlQYXRoEiQuaGFuZ2FyLmRhdGEudjEuR2V0RmlsZUJ5UGF0aFJlcXVlc3QaJS5oYW5nYXIuZGF0YS52MS5HZXRGaWxlQnlQYXRoUmVzcG9uc2UiV4LT5JMCUWIEZmlsZRJJL3YxL2ZpbGVzL3JlY29yZC9wYXRoL3t1cmxfcXVvdGVkX2ZpbGVfcGF0aH0vYXNzb2NpYXRpb24ve2Fzc29jaWF0aW9uX2lkfRJwCgpEZWxldGVGaWxlEiEuaGFuZ2FyLmRhdGEudjEuRGVsZXRlRmlsZVJlcXVlc3QaIi5oYW5nYXIuZGF0YS52MS5EZWxldGVGaWxlUmVzcG9uc2UiG4LT5JMCFSoTL3YxL2ZpbGVzL3tmaWxlX2lkfRKBAQoMR2V0U2lnbmVkVXJsEiMuaGFuZ2FyLmRhdGEudjEuR2V0U2lnbmVkVXJsUmVxdWVzdBokLmhhbmdhci5kYXRhLnYxLkdldFNpZ25lZFVybFJlc3BvbnNlIiaC0+STAiASHi92MS9maWxlcy97ZmlsZV9pZH0vc2lnbmVkLXVybBKKAQoPQmVnaW5GaWxlVXBsb2FkEiYuaGFuZ2FyLmRhdGEudjEuQmVnaW5GaWxlVXBsb2FkUmVxdWVzdBonLmhhbmdhci5kYXRhLnYxLkJlZ2luRmlsZVVwbG9hZFJlc3BvbnNlIiaC0+STAiA6ASoiGy92MS9maWxlcy91cGxvYWQvc2lnbmVkLXVybBKCAQoQQmVnaW5CYXRjaFVwbG9hZBInLmhhbmdhci5kYXRhLnYxLkJlZ2luQmF0Y2hVcGxvYWRSZXF1ZXN0GiguaGFuZ2FyLmRhdGEudjEuQmVnaW5CYXRjaFVwbG9hZFJlc3BvbnNlIhuC0+STAhU6ASoiEC92MS9maWxlcy91cGxvYWQSjgEKDkNvbXBsZXRlVXBsb2FkEiUuaGFuZ2FyLmRhdGEudjEuQ29tcGxldGVVcGxvYWRSZXF1ZXN0GiYuaGFuZ2FyLmRhdGEudjEuQ29tcGxldGVVcGxvYWRSZXNwb25zZSItgtPkkwInGiUvdjEvZmlsZXMvdXBsb2FkL3t1cGxvYWRfaWR9L2NvbXBsZXRlEqcBChFVcGxvYWRDcmVkZW50aWFscxIoLmhhbmdhci5kYXRhLnYxLlVwbG9hZENyZWRlbnRpYWxzUmVxdWVzdBopLmhhbmdhci5kYXRhLnYxLlVwbG9hZENyZWRlbnRpYWxzUmVzcG9uc2UiPYLT5JMCN2ILY3JlZGVudGlhbHMSKC92MS9maWxlcy91cGxvYWQve3VwbG9hZF9pZH0vY3JlZGVudGlhbHMSqgEKFFJlcG9ydFVwbG9hZFByb2dyZXNzEisuaGFuZ2FyLmRhdGEudjEuUmVwb3J0VXBsb2FkUHJvZ3Jlc3NSZXF1ZXN0GiwuaGFuZ2FyLmRhdGEudjEuUmVwb3J0VXBsb2FkUHJvZ3Jlc3NSZXNwb25zZSI3gtPkkwIxOgEqYgVpdGVtcxolL3YxL2ZpbGVzL3VwbG9hZC97dXBsb2FkX2lkfS9wcm9ncmVzcxKLAQoRQWJvcnRUcmFuc2FjdGlvbnMSKC5oYW5nYXIuZGF0YS52MS5BYm9ydFRyYW5zYWN0aW9uc1JlcXVlc3QaKS5oYW5nYXIuZGF0YS52MS5BYm9ydFRyYW5zYWN0aW9uc1Jlc3BvbnNlIiGC0+STAhs6ASoiFi92MS9maWxlcy91cGxvYWQvYWJvcnRiBnByb3RvMw", [file_google_api_annotations, file_hangar_data_v1_dataset, file_hangar_data_v1_file]);
 
 /**
  * DataService owns datasets, files, topics, events, sessions, devices and collections.
@@ -109,6 +111,156 @@ export const DataService: GenService<{
     methodKind: "unary";
     input: typeof ListDatasetMetadataKeysRequestSchema;
     output: typeof ListDatasetMetadataKeysResponseSchema;
+  },
+  /**
+   * dataset_credentials
+   *
+   * @generated from rpc hangar.data.v1.DataService.DatasetCredentials
+   */
+  datasetCredentials: {
+    methodKind: "unary";
+    input: typeof DatasetCredentialsRequestSchema;
+    output: typeof DatasetCredentialsResponseSchema;
+  },
+  /**
+   * begin_dataset_upload
+   *
+   * @generated from rpc hangar.data.v1.DataService.BeginDatasetUpload
+   */
+  beginDatasetUpload: {
+    methodKind: "unary";
+    input: typeof BeginDatasetUploadRequestSchema;
+    output: typeof BeginDatasetUploadResponseSchema;
+  },
+  /**
+   * complete_dataset_upload
+   *
+   * @generated from rpc hangar.data.v1.DataService.CompleteDatasetUpload
+   */
+  completeDatasetUpload: {
+    methodKind: "unary";
+    input: typeof CompleteDatasetUploadRequestSchema;
+    output: typeof CompleteDatasetUploadResponseSchema;
+  },
+  /**
+   * query_dataset_files
+   *
+   * @generated from rpc hangar.data.v1.DataService.QueryDatasetFiles
+   */
+  queryDatasetFiles: {
+    methodKind: "unary";
+    input: typeof QueryDatasetFilesRequestSchema;
+    output: typeof QueryDatasetFilesResponseSchema;
+  },
+  /**
+   * get_file
+   *
+   * @generated from rpc hangar.data.v1.DataService.GetFile
+   */
+  getFile: {
+    methodKind: "unary";
+    input: typeof GetFileRequestSchema;
+    output: typeof GetFileResponseSchema;
+  },
+  /**
+   * update_file
+   *
+   * @generated from rpc hangar.data.v1.DataService.UpdateFile
+   */
+  updateFile: {
+    methodKind: "unary";
+    input: typeof UpdateFileRequestSchema;
+    output: typeof UpdateFileResponseSchema;
+  },
+  /**
+   * get_file_by_path
+   *
+   * @generated from rpc hangar.data.v1.DataService.GetFileByPath
+   */
+  getFileByPath: {
+    methodKind: "unary";
+    input: typeof GetFileByPathRequestSchema;
+    output: typeof GetFileByPathResponseSchema;
+  },
+  /**
+   * Delete one file (the client SDK's single-file delete).
+   *
+   * @generated from rpc hangar.data.v1.DataService.DeleteFile
+   */
+  deleteFile: {
+    methodKind: "unary";
+    input: typeof DeleteFileRequestSchema;
+    output: typeof DeleteFileResponseSchema;
+  },
+  /**
+   * A presigned download URL of a file (the client SDK's signed-URL route).
+   *
+   * @generated from rpc hangar.data.v1.DataService.GetSignedUrl
+   */
+  getSignedUrl: {
+    methodKind: "unary";
+    input: typeof GetSignedUrlRequestSchema;
+    output: typeof GetSignedUrlResponseSchema;
+  },
+  /**
+   * begin_file_upload
+   *
+   * @generated from rpc hangar.data.v1.DataService.BeginFileUpload
+   */
+  beginFileUpload: {
+    methodKind: "unary";
+    input: typeof BeginFileUploadRequestSchema;
+    output: typeof BeginFileUploadResponseSchema;
+  },
+  /**
+   * begin_batch_upload
+   *
+   * @generated from rpc hangar.data.v1.DataService.BeginBatchUpload
+   */
+  beginBatchUpload: {
+    methodKind: "unary";
+    input: typeof BeginBatchUploadRequestSchema;
+    output: typeof BeginBatchUploadResponseSchema;
+  },
+  /**
+   * complete_upload
+   *
+   * @generated from rpc hangar.data.v1.DataService.CompleteUpload
+   */
+  completeUpload: {
+    methodKind: "unary";
+    input: typeof CompleteUploadRequestSchema;
+    output: typeof CompleteUploadResponseSchema;
+  },
+  /**
+   * upload_credentials
+   *
+   * @generated from rpc hangar.data.v1.DataService.UploadCredentials
+   */
+  uploadCredentials: {
+    methodKind: "unary";
+    input: typeof UploadCredentialsRequestSchema;
+    output: typeof UploadCredentialsResponseSchema;
+  },
+  /**
+   * report_upload_progress
+   *
+   * @generated from rpc hangar.data.v1.DataService.ReportUploadProgress
+   */
+  reportUploadProgress: {
+    methodKind: "unary";
+    input: typeof ReportUploadProgressRequestSchema;
+    output: typeof ReportUploadProgressResponseSchema;
+  },
+  /**
+   * abort_transactions
+   *
+   * @generated from rpc hangar.data.v1.DataService.AbortTransactions
+   */
+  abortTransactions: {
+    methodKind: "unary";
+    input: typeof AbortTransactionsRequestSchema;
+    output: typeof AbortTransactionsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_hangar_data_v1_data_service, 0);

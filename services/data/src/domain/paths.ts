@@ -1,0 +1,34 @@
+import { invalidArgument } from "@hangar/shared";
+
+/** Longest name of one path segment (a file or directory name), in characters. */
+export const MAX_NAME_LENGTH = 255;
+/** Longest relative path, in characters. */
+export const MAX_PATH_LENGTH = 1024;
+
+/**
+ * Validates a file path relative to its association (`dir/a.txt`): no leading or doubled slash, no
+ * `.` or `..` segment, no segment longer than 255 characters, at most 1,024 characters in all. A
+ * single leading `./` or `/` is tolerated and dropped, since clients build paths both ways.
+ */
+export function checkRelativePath(path: string, field: string): string {
+  const trimmed = path.replace(/^\.?\//, "");
+  if (trimmed.length === 0) throw invalidArgument(field, "must not be empty");
+  if ([...trimmed].length > MAX_PATH_LENGTH) throw invalidArgument(field, `must be at most ${MAX_PATH_LENGTH} characters`);
+  for (const segment of trimmed.split("/")) {
+    if (segment === "") throw invalidArgument(field, `'${path}' has an empty path segment`);
+    if (segment === "." || segment === "..") throw invalidArgument(field, `'${path}' must not contain '.' or '..' segments`);
+    if ([...segment].length > MAX_NAME_LENGTH) throw invalidArgument(field, `a name in '${path.slice(0, 80)}' is longer than ${MAX_NAME_LENGTH} characters`);
+  }
+  return trimmed;
+}
+
+/** The last segment of a path: the file or directory name. */
+export function baseName(path: string): string {
+  return path.slice(path.lastIndexOf("/") + 1);
+}
+
+/** The directories that contain a path, outermost first (`a/b/c.txt` gives `a`, `a/b`). */
+export function ancestorDirectories(path: string): string[] {
+  const segments = path.split("/").slice(0, -1);
+  return segments.map((_, i) => segments.slice(0, i + 1).join("/"));
+}

@@ -1,0 +1,154 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import {
+  applyFieldChanges,
+  applyTagChanges,
+  callerOf,
+  compileOrderBy,
+  createFieldCatalog,
+  decodePageToken,
+  encodePageToken,
+  notFound,
+  nullableString,
+  queryFingerprint,
+  rawSql,
+  readableOrg,
+  resolveLimit,
+  sql,
+  joinSql,
+  badRequest,
+  type Principal,
+  type ServiceContext,
+} from "@hangar/shared";
+import type { DataService } from "@hangar/shared/proto/data";
+import { checkTags } from "../domain/datasets";
+import { checkRelativePath } from "../domain/paths";
+import { globToRegex } from "../domain/patterns";
+import type { ObjectStore } from "../object-store/object-store";
+import { DatasetStore } from "../store/dataset-store";
+import type { FsNodeRow } from "../store/file-entities";
+import { FileStore } from "../store/file-store";
+import { fileToProto } from "./file-mappers";
+import { CREDENTIALS_TTL_SECONDS } from "./uploads";
+
+type FileHandlers = Pick<ServiceImpl<typeof DataService>, "getFile" | "getFileByPath" | "updateFile" | "deleteFile" | "getSignedUrl" | "queryDatasetFiles">;
+
+/** Fields a dataset's file listing may sort on. */
+const fileSortCatalog = createFieldCatalog({
+  columns: {
+    relative_path: { sql: `"f"."relative_path"`, type: "text" },
+    name: { sql: `"f"."name"`, type: "text" },
+    size: { sql: `"f"."size"`, type: "number" },
+    created: { sql: `"f"."created"`, type: "timestamp" },
+    modified: { sql: `"f"."modified"`, type: "timestamp" },
+  },
+});
+
+/** The file record operations: read by id or path (at a version), update, delete, download URL, listing. */
+export function createFileHandlers(context: ServiceContext, objects: ObjectStore): FileHandlers {
+  const fork = () => new FileStore(context.orm.em.fork());
+  const loadFile = async (store: FileStore, caller: Principal, fileId: string): Promise<FsNodeRow> => {
+    const orgId = readableOrg(caller);
+    const file = orgId ? await store.findNode(orgId, fileId) : null;
+    if (!file || file.fsType !== "file") throw notFound("file", fileId);
+    return file;
+  };
+  const atVersion = async (store: FileStore, file: FsNodeRow, version: bigint | undefined): Promise<FsNodeRow> => {
+    if (version === undefined || String(version) === file.version) return file;
+    const earlier = await store.version(file.nodeId, version);
+    if (!earlier) throw notFound("file version", `${file.nodeId}@${version}`);
+    return earlier;
+  };
+
+  return {
+    async getFile(req, ctx) {
+      const store = fork();
+      const file = await loadFile(store, callerOf(ctx), req.fileId);
+      return { file: fileToProto(await atVersion(store, file, req.versionId)) };
+    },
+
+    async getFileByPath(req, ctx) {
+      const orgId = readableOrg(callerOf(ctx));
+      const path = checkRelativePath(req.urlQuotedFilePath, "url_quoted_file_path");
+      const file = await FileStore.readByPath(context.orm, req.associationId, path);
+      if (!file || file.orgId !== orgId) throw notFound("file", `${req.associationId}:${path}`);
+      return { file: fileToProto(await atVersion(fork(), file, req.versionId)) };
+    },
+
+    async updateFile(req, ctx) {
+      const caller = callerOf(ctx);
+      const store = fork();
+      const file = await loadFile(store, caller, req.fileId);
+      if (file.status !== "available") throw badRequest(`file '${req.fileId}' is still being uploaded`);
+      store.snapshot(file);
+      const description = nullableString(req.description, "description");
+      if (description !== undefined) file.description = description;
+      const deviceId = nullableString(req.deviceId, "device_id");
+      if (deviceId !== undefined) file.deviceId = deviceId;
+      if (req.metadataChangeset) {
+        file.metadata = applyFieldChanges(file.metadata, req.metadataChangeset, "metadata_changeset");
+        checkTags(req.metadataChangeset.putTags, "metadata_changeset.put_tags");
+        file.tags = applyTagChanges(file.tags, req.metadataChangeset);
+      }
+      if (req.ingestionComplete === true) file.ingestionStatus = "ingested";
+      file.version = String(BigInt(file.version) + 1n);
+      file.modified = new Date();
+      file.modifiedBy = caller.subject;
+      await store.flush();
+      return { file: fileToProto(file) };
+    },
+
+    async deleteFile(req, ctx) {
+      const store = fork();
+      const file = await loadFile(store, callerOf(ctx), req.fileId);
+      const keys = await store.objectKeysOf(file.nodeId);
+      await store.em.transactional(async (em) => {
+        const tx = new FileStore(em);
+        await tx.deleteVersions(file.nodeId);
+        tx.remove(em.merge(file));
+      });
+      await objects.deleteObjects(keys);
+      return {};
+    },
+
+    async getSignedUrl(req, ctx) {
+      const file = await loadFile(fork(), callerOf(ctx), req.fileId);
+      if (file.status !== "available" || !file.uri) throw badRequest(`file '${req.fileId}' is still being uploaded`);
+      const url = await objects.presignGet(file.uri.replace(/^s3:\/\/[^/]+\//, ""), {
+        expiresInSeconds: CREDENTIALS_TTL_SECONDS,
+        ...(req.overrideContentDisposition ? { contentDisposition: req.overrideContentDisposition } : {}),
+        ...(req.overrideContentType ? { contentType: req.overrideContentType } : {}),
+      });
+      return { url };
+    },
+
+    async queryDatasetFiles(req, ctx) {
+      if (req.includeInherited) throw badRequest("include_inherited: only a device's files can include inherited ones");
+      const orgId = readableOrg(callerOf(ctx));
+      const dataset = orgId ? await DatasetStore.read(context.orm, orgId, req.datasetId) : null;
+      if (!dataset) throw notFound("dataset", req.datasetId);
+      const include = req.includePatterns.map((p, i) => globToRegex(p, `include_patterns[${i}]`));
+      const exclude = req.excludePatterns.map((p, i) => globToRegex(p, `exclude_patterns[${i}]`));
+      const limit = resolveLimit(req.limit, "limit");
+      const sortBy = req.sortBy ?? "relative_path";
+      const fingerprint = queryFingerprint({ sortBy, sortDirection: req.sortDirection ?? "ASC", scope: { dataset: req.datasetId, include, exclude } });
+      const offset = decodePageToken(req.pageToken, fingerprint, "page_token");
+      const conditions = [
+        include.length ? sql`f.relative_path ~ any(${`{${include.map(arrayItem).join(",")}}`}::text[])` : rawSql("true"),
+        exclude.length ? sql`not (f.relative_path ~ any(${`{${exclude.map(arrayItem).join(",")}}`}::text[]))` : rawSql("true"),
+      ];
+      const { rows, total } = await fork().search(req.datasetId, {
+        where: joinSql(conditions, " and "),
+        orderBy: compileOrderBy(sortBy, req.sortDirection ?? "ASC", fileSortCatalog, `"f"."node_id"`, "relative_path"),
+        limit,
+        offset,
+      });
+      const nextToken = offset + rows.length < total ? encodePageToken(offset + rows.length, fingerprint) : undefined;
+      return { items: rows.map(fileToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
+    },
+  };
+}
+
+/** Quotes one element of a PostgreSQL array literal. */
+function arrayItem(value: string): string {
+  return `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+}

@@ -1,0 +1,173 @@
+import { create, toBinary } from "@bufbuild/protobuf";
+import { timestampNow } from "@bufbuild/protobuf/wkt";
+import { badRequest, conflict, invalidArgument, newId, notFound, recordEvent, TOPICS, type Principal } from "@hangar/shared";
+import { UploadCompletedSchema } from "@hangar/shared/proto/events";
+import type { Association } from "@hangar/shared/proto/data";
+import { checkRelativePath, baseName } from "../domain/paths";
+import { s3Uri, type ObjectStore } from "../object-store/object-store";
+import { DatasetStore } from "../store/dataset-store";
+import type { FsNodeRow, UploadItemRow, UploadTransactionRow } from "../store/file-entities";
+import { FileStore } from "../store/file-store";
+
+/** Most files one transaction may carry. */
+export const MAX_MANIFEST_ENTRIES = 5000;
+/** How long upload and download credentials live (the wire needs at least 15 minutes). */
+export const CREDENTIALS_TTL_SECONDS = 3600;
+
+/** The dataset an upload targets, checked to exist in the caller's org. */
+export async function uploadTarget(
+  store: FileStore,
+  orgId: string,
+  association: Pick<Association, "associationId" | "associationType"> | undefined,
+  field: string,
+): Promise<{ associationId: string; associationType: string }> {
+  if (!association) throw invalidArgument(field, "is required");
+  const type = association.associationType || "dataset";
+  if (type !== "dataset") throw invalidArgument(`${field}.association_type`, `'${type}' is not supported yet; use 'dataset'`);
+  const dataset = await new DatasetStore(store.em).find(orgId, association.associationId);
+  if (!dataset) throw notFound("dataset", association.associationId);
+  return { associationId: dataset.datasetId, associationType: "dataset" };
+}
+
+/** Opens a transaction for a manifest: pending files for new paths, next versions for existing ones. */
+export async function openTransaction(
+  store: FileStore,
+  objects: ObjectStore,
+  input: { orgId: string; caller: Principal; associationId: string; associationType: string; origination: string; deviceId: string | null; manifest: Record<string, bigint>; field: string },
+): Promise<{ transaction: UploadTransactionRow; items: UploadItemRow[] }> {
+  const entries = Object.entries(input.manifest);
+  if (entries.length === 0) throw invalidArgument(input.field, "must list at least one file");
+  if (entries.length > MAX_MANIFEST_ENTRIES) throw invalidArgument(input.field, `must list at most ${MAX_MANIFEST_ENTRIES} files`);
+  const now = new Date();
+  const transactionId = newId("tx");
+  const prefix = `${input.orgId}/${input.associationId}/${transactionId}/`;
+  const transaction: UploadTransactionRow = {
+    transactionId,
+    orgId: input.orgId,
+    associationId: input.associationId,
+    associationType: input.associationType,
+    origination: input.origination,
+    deviceId: input.deviceId,
+    prefix,
+    status: "open",
+    created: now,
+    createdBy: input.caller.subject,
+    completed: null,
+  };
+  const seen = new Set<string>();
+  const items: UploadItemRow[] = [];
+  for (const [rawPath, size] of entries) {
+    const path = checkRelativePath(rawPath, `${input.field}.${rawPath}`);
+    if (seen.has(path)) throw invalidArgument(`${input.field}.${rawPath}`, `names the same path as another entry ('${path}')`);
+    seen.add(path);
+    if (size < 0n) throw invalidArgument(`${input.field}.${rawPath}`, "size must not be negative");
+    const existing = await store.findAvailableAtPath(input.associationId, path);
+    const fileId = existing?.nodeId ?? newId("fl");
+    if (!existing) store.addNode(pendingFile(transaction, fileId, path, size, s3Uri(objects.location.bucket, prefix + path), input.caller.subject, now));
+    items.push({ transactionId, relativePath: path, size: String(size), objectKey: prefix + path, fileId, uploaded: false });
+  }
+  store.addTransaction(transaction);
+  for (const item of items) store.addItem(item);
+  return { transaction, items };
+}
+
+function pendingFile(tx: UploadTransactionRow, fileId: string, path: string, size: bigint, uri: string, actor: string, now: Date): FsNodeRow {
+  return {
+    nodeId: fileId,
+    orgId: tx.orgId,
+    associationId: tx.associationId,
+    associationType: tx.associationType,
+    fsType: "file",
+    parentId: null,
+    name: baseName(path),
+    relativePath: path,
+    status: "pending",
+    size: String(size),
+    uri,
+    version: "1",
+    description: null,
+    deviceId: tx.deviceId,
+    metadata: {},
+    tags: [],
+    ingestionStatus: "not_ingested",
+    origination: tx.origination,
+    storageType: "uploaded",
+    uploadId: tx.transactionId,
+    created: now,
+    createdBy: actor,
+    modified: now,
+    modifiedBy: actor,
+  };
+}
+
+/** Loads an open transaction of the caller's org; completed ones are reported through `completed`. */
+export async function loadTransaction(store: FileStore, orgId: string, transactionId: string): Promise<UploadTransactionRow> {
+  const transaction = await store.transaction(orgId, transactionId);
+  if (!transaction) throw notFound("upload transaction", transactionId);
+  if (transaction.status === "aborted") throw conflict(`upload transaction '${transactionId}' was aborted`);
+  return transaction;
+}
+
+/**
+ * Checks that each item's bytes are in the object store with the manifest's size. Every check runs
+ * before anything is written, so a refused completion changes nothing.
+ */
+export async function checkUploaded(objects: ObjectStore, items: UploadItemRow[], field: (item: UploadItemRow) => string): Promise<void> {
+  for (const item of items) {
+    const head = await objects.head(item.objectKey);
+    if (!head) throw invalidArgument(field(item), `'${item.relativePath}' has not been uploaded`);
+    if (head.size !== Number(item.size)) {
+      throw invalidArgument(field(item), `'${item.relativePath}' is ${head.size} bytes but the manifest says ${item.size}`);
+    }
+  }
+}
+
+/**
+ * Makes items' files available: a new path's pending file turns available, an existing path's file
+ * gets a new version pointing at the new bytes. Runs under the association's path lock so that
+ * concurrent uploads of one path end as successive versions of one file.
+ */
+export async function makeAvailable(store: FileStore, transaction: UploadTransactionRow, items: UploadItemRow[], bucket: string, actor: string): Promise<FsNodeRow[]> {
+  await store.lockAssociation(transaction.associationId);
+  const now = new Date();
+  const files: FsNodeRow[] = [];
+  for (const item of items) {
+    const uri = s3Uri(bucket, item.objectKey);
+    const current = await store.findAvailableAtPath(transaction.associationId, item.relativePath);
+    const pending = current?.nodeId === item.fileId ? null : await store.findNode(transaction.orgId, item.fileId);
+    if (current?.fsType === "directory") throw conflict(`'${item.relativePath}' is a directory`);
+    if (current) {
+      store.snapshot(current);
+      Object.assign(current, { uri, size: item.size, version: String(BigInt(current.version) + 1n), uploadId: transaction.transactionId, modified: now, modifiedBy: actor });
+      if (pending && pending.status === "pending") store.remove(pending);
+      item.fileId = current.nodeId;
+      files.push(current);
+    } else if (pending) {
+      pending.parentId = await store.ensureParents(pending, actor, now);
+      Object.assign(pending, { status: "available", uri, size: item.size, modified: now, modifiedBy: actor });
+      files.push(pending);
+    } else {
+      throw badRequest(`the file of '${item.relativePath}' no longer exists`);
+    }
+    item.uploaded = true;
+  }
+  return files;
+}
+
+/** Marks a transaction completed and writes its one upload-completed event (same transaction). */
+export async function finishTransaction(store: FileStore, transaction: UploadTransactionRow, actor: string): Promise<void> {
+  transaction.status = "completed";
+  transaction.completed = new Date();
+  const items = await store.items(transaction.transactionId);
+  const files = await Promise.all(items.map((item) => store.findNode(transaction.orgId, item.fileId)));
+  const payload = create(UploadCompletedSchema, {
+    orgId: transaction.orgId,
+    transactionId: transaction.transactionId,
+    associationId: transaction.associationId,
+    associationType: transaction.associationType,
+    files: files.filter((f): f is FsNodeRow => f !== null).map((f) => ({ fileId: f.nodeId, relativePath: f.relativePath, size: BigInt(f.size), uri: f.uri ?? "", version: BigInt(f.version) })),
+    completed: timestampNow(),
+    completedBy: actor,
+  });
+  recordEvent(store.em, { topic: TOPICS.uploadCompleted, key: transaction.associationId, payload: toBinary(UploadCompletedSchema, payload) });
+}

@@ -1,0 +1,172 @@
+import { BigIntType, EntitySchema } from "@mikro-orm/core";
+import type { JsonObject } from "@bufbuild/protobuf";
+import { timestampFromRow } from "@hangar/shared";
+
+/**
+ * A file or directory within an association. 64-bit columns (size, version) are strings in memory,
+ * exact and JSON-safe (earlier versions are kept as JSON snapshots).
+ */
+export interface FsNodeRow {
+  nodeId: string;
+  orgId: string;
+  associationId: string;
+  associationType: string;
+  fsType: "file" | "directory";
+  parentId: string | null;
+  name: string;
+  relativePath: string;
+  status: "pending" | "available";
+  size: string;
+  uri: string | null;
+  version: string;
+  description: string | null;
+  deviceId: string | null;
+  metadata: JsonObject;
+  tags: string[];
+  ingestionStatus: string;
+  origination: string;
+  storageType: string;
+  uploadId: string;
+  created: Date;
+  createdBy: string;
+  modified: Date;
+  modifiedBy: string;
+}
+
+/** A file's earlier version, kept when a newer one replaces it. */
+export interface FileVersionRow {
+  fileId: string;
+  version: string;
+  snapshot: Record<string, unknown>;
+}
+
+/** An upload transaction: a manifest of paths, open until completed or aborted. */
+export interface UploadTransactionRow {
+  transactionId: string;
+  orgId: string;
+  associationId: string;
+  associationType: string;
+  origination: string;
+  deviceId: string | null;
+  /** Every object of the transaction lives under this key prefix. */
+  prefix: string;
+  status: "open" | "completed" | "aborted";
+  created: Date;
+  createdBy: string;
+  completed: Date | null;
+}
+
+/** One manifest entry of a transaction. */
+export interface UploadItemRow {
+  transactionId: string;
+  relativePath: string;
+  size: string;
+  objectKey: string;
+  /** The file the bytes become: a new pending file, or an existing file's next version. */
+  fileId: string;
+  uploaded: boolean;
+}
+
+export const FsNode = new EntitySchema<FsNodeRow>({
+  name: "FsNode",
+  tableName: "fs_nodes",
+  properties: {
+    nodeId: { type: "string", primary: true },
+    orgId: { type: "string" },
+    associationId: { type: "string" },
+    associationType: { type: "string" },
+    fsType: { type: "string" },
+    parentId: { type: "string", nullable: true },
+    name: { type: "string" },
+    relativePath: { type: "string" },
+    status: { type: "string" },
+    size: { type: new BigIntType("string") },
+    uri: { type: "string", nullable: true },
+    version: { type: new BigIntType("string") },
+    description: { type: "string", nullable: true },
+    deviceId: { type: "string", nullable: true },
+    metadata: { type: "json" },
+    tags: { type: "string[]" },
+    ingestionStatus: { type: "string" },
+    origination: { type: "string" },
+    storageType: { type: "string" },
+    uploadId: { type: "string" },
+    created: { type: "Date" },
+    createdBy: { type: "string" },
+    modified: { type: "Date" },
+    modifiedBy: { type: "string" },
+  },
+});
+
+export const FileVersion = new EntitySchema<FileVersionRow>({
+  name: "FileVersion",
+  tableName: "file_versions",
+  properties: {
+    fileId: { type: "string", primary: true },
+    version: { type: new BigIntType("string"), primary: true },
+    snapshot: { type: "json" },
+  },
+});
+
+export const UploadTransaction = new EntitySchema<UploadTransactionRow>({
+  name: "UploadTransaction",
+  tableName: "upload_transactions",
+  properties: {
+    transactionId: { type: "string", primary: true },
+    orgId: { type: "string" },
+    associationId: { type: "string" },
+    associationType: { type: "string" },
+    origination: { type: "string" },
+    deviceId: { type: "string", nullable: true },
+    prefix: { type: "string" },
+    status: { type: "string" },
+    created: { type: "Date" },
+    createdBy: { type: "string" },
+    completed: { type: "Date", nullable: true },
+  },
+});
+
+export const UploadItem = new EntitySchema<UploadItemRow>({
+  name: "UploadItem",
+  tableName: "upload_items",
+  properties: {
+    transactionId: { type: "string", primary: true },
+    relativePath: { type: "string", primary: true },
+    size: { type: new BigIntType("string") },
+    objectKey: { type: "string" },
+    fileId: { type: "string" },
+    uploaded: { type: "boolean" },
+  },
+});
+
+export const fileEntities = [FsNode, FileVersion, UploadTransaction, UploadItem];
+
+/** Maps a raw `fs_nodes` row (as the pg driver returns it) to an FsNodeRow, for reads that skip the ORM. */
+export function fsNodeFromRow(row: Record<string, unknown>): FsNodeRow {
+  return {
+    nodeId: row.node_id as string,
+    orgId: row.org_id as string,
+    associationId: row.association_id as string,
+    associationType: row.association_type as string,
+    fsType: row.fs_type as FsNodeRow["fsType"],
+    parentId: row.parent_id as string | null,
+    name: row.name as string,
+    relativePath: row.relative_path as string,
+    status: row.status as FsNodeRow["status"],
+    size: String(row.size),
+    uri: row.uri as string | null,
+    version: String(row.version),
+    description: row.description as string | null,
+    deviceId: row.device_id as string | null,
+    metadata: row.metadata as JsonObject,
+    tags: row.tags as string[],
+    ingestionStatus: row.ingestion_status as string,
+    origination: row.origination as string,
+    storageType: row.storage_type as string,
+    uploadId: row.upload_id as string,
+    created: timestampFromRow(row.created),
+    createdBy: row.created_by as string,
+    modified: timestampFromRow(row.modified),
+    modifiedBy: row.modified_by as string,
+  };
+}

@@ -1,0 +1,168 @@
+import { newId, queryPrepared, sql, type EntityManager, type Orm, type SqlFragment } from "@hangar/shared";
+import { ancestorDirectories, baseName } from "../domain/paths";
+import {
+  FileVersion,
+  FsNode,
+  UploadItem,
+  UploadTransaction,
+  fsNodeFromRow,
+  type FsNodeRow,
+  type UploadItemRow,
+  type UploadTransactionRow,
+} from "./file-entities";
+
+/** A compiled search over one association's available files. */
+export interface FileSearch {
+  where: SqlFragment;
+  orderBy: SqlFragment;
+  limit: number;
+  offset: number;
+}
+
+/** Reads and writes of files, directories and uploads; the RPC layer never touches the ORM. */
+export class FileStore {
+  constructor(readonly em: EntityManager) {}
+
+  /** A node to change (tracked by the ORM). */
+  findNode(orgId: string, nodeId: string): Promise<FsNodeRow | null> {
+    return this.em.findOne(FsNode, { nodeId, orgId });
+  }
+
+  /** The available node at a path, if any. */
+  findAvailableAtPath(associationId: string, relativePath: string): Promise<FsNodeRow | null> {
+    return this.em.findOne(FsNode, { associationId, relativePath, status: "available" });
+  }
+
+  /** Reads an available file by path without tracking it (the hot path of get_file_by_path). */
+  static async readByPath(orm: Orm, associationId: string, relativePath: string): Promise<FsNodeRow | null> {
+    const rows = await queryPrepared(
+      orm,
+      "select * from fs_nodes where association_id = $1 and relative_path = $2 and status = 'available' and fs_type = 'file'",
+      [associationId, relativePath],
+    );
+    return rows[0] ? fsNodeFromRow(rows[0]) : null;
+  }
+
+  /** An earlier version's snapshot of a file. */
+  async version(fileId: string, version: bigint): Promise<FsNodeRow | null> {
+    const row = await this.em.findOne(FileVersion, { fileId, version: String(version) });
+    return row ? (row.snapshot as unknown as FsNodeRow) : null;
+  }
+
+  /** Keeps the current state of a file as an earlier version before it changes. */
+  snapshot(node: FsNodeRow): void {
+    this.em.create(FileVersion, { fileId: node.nodeId, version: node.version, snapshot: { ...node } as Record<string, unknown> });
+  }
+
+  addNode(row: FsNodeRow): void {
+    this.em.create(FsNode, row);
+  }
+
+  remove(row: object): void {
+    this.em.remove(row);
+  }
+
+  /** Every object key a file's versions point at, for deleting its bytes. */
+  async objectKeysOf(fileId: string): Promise<string[]> {
+    const rows = await this.em.execute<{ uri: string }[]>(
+      "select uri from fs_nodes where node_id = ? and uri is not null union select snapshot->>'uri' from file_versions where file_id = ?",
+      [fileId, fileId],
+    );
+    return rows.map((r) => r.uri.replace(/^s3:\/\/[^/]+\//, ""));
+  }
+
+  async deleteVersions(fileId: string): Promise<void> {
+    await this.em.nativeDelete(FileVersion, { fileId });
+  }
+
+  /**
+   * Makes sure the directories above `path` exist as available nodes; returns the id of the
+   * innermost one (the file's parent), or null for a path at the association's root.
+   */
+  async ensureParents(file: Pick<FsNodeRow, "orgId" | "associationId" | "associationType" | "relativePath">, actor: string, now: Date): Promise<string | null> {
+    let parentId: string | null = null;
+    for (const dirPath of ancestorDirectories(file.relativePath)) {
+      const existing = await this.em.findOne(FsNode, { associationId: file.associationId, relativePath: dirPath, status: "available" });
+      if (existing) {
+        parentId = existing.nodeId;
+        continue;
+      }
+      const dir = directoryNode(file, dirPath, parentId, actor, now);
+      this.addNode(dir);
+      parentId = dir.nodeId;
+    }
+    return parentId;
+  }
+
+  /** Serialises path claims in one association until the transaction ends. */
+  async lockAssociation(associationId: string): Promise<void> {
+    await this.em.execute("select pg_advisory_xact_lock(hashtextextended(?, 0))", [`files:${associationId}`]);
+  }
+
+  transaction(orgId: string, transactionId: string): Promise<UploadTransactionRow | null> {
+    return this.em.findOne(UploadTransaction, { transactionId, orgId });
+  }
+
+  items(transactionId: string): Promise<UploadItemRow[]> {
+    return this.em.find(UploadItem, { transactionId }, { orderBy: { relativePath: "asc" } });
+  }
+
+  addTransaction(row: UploadTransactionRow): void {
+    this.em.create(UploadTransaction, row);
+  }
+
+  addItem(row: UploadItemRow): void {
+    this.em.create(UploadItem, row);
+  }
+
+  /** One page of an association's available files and the number of matches. */
+  async search(associationId: string, search: FileSearch): Promise<{ rows: FsNodeRow[]; total: number }> {
+    const where = sql`f.association_id = ${associationId} and f.status = 'available' and f.fs_type = 'file' and (${search.where})`;
+    const page = sql`select f.* from fs_nodes f where ${where} order by ${search.orderBy} limit ${search.limit} offset ${search.offset}`;
+    const count = sql`select count(*) as total from fs_nodes f where ${where}`;
+    const [rows, counts] = await Promise.all([
+      this.em.execute(page.sql, [...page.params]),
+      this.em.execute<{ total: string }[]>(count.sql, [...count.params]),
+    ]);
+    return { rows: rows.map(fsNodeFromRow), total: Number(counts[0]!.total) };
+  }
+
+  flush(): Promise<void> {
+    return this.em.flush();
+  }
+}
+
+function directoryNode(
+  file: Pick<FsNodeRow, "orgId" | "associationId" | "associationType">,
+  dirPath: string,
+  parentId: string | null,
+  actor: string,
+  now: Date,
+): FsNodeRow {
+  return {
+    nodeId: newId("dr"),
+    orgId: file.orgId,
+    associationId: file.associationId,
+    associationType: file.associationType,
+    fsType: "directory",
+    parentId,
+    name: baseName(dirPath),
+    relativePath: dirPath,
+    status: "available",
+    size: "0",
+    uri: null,
+    version: "1",
+    description: null,
+    deviceId: null,
+    metadata: {},
+    tags: [],
+    ingestionStatus: "not_ingested",
+    origination: "",
+    storageType: "uploaded",
+    uploadId: "NO_ID",
+    created: now,
+    createdBy: actor,
+    modified: now,
+    modifiedBy: actor,
+  };
+}
