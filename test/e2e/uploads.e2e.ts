@@ -286,3 +286,24 @@ describe("files", () => {
     expect(file.size).toBe(body.length);
   });
 });
+
+describe("begin_file_upload", () => {
+  test("reserves a pending file, returns a presigned PUT URL, and completes through complete_upload", async () => {
+    const datasetId = await datasetOf(alice.client);
+    const body = "signed url upload";
+    const begun = await alice.client.post("/v1/files/upload/signed-url", { association: { association_id: datasetId, association_type: "dataset" }, file_path: "s/u.txt", file_size: body.length, origination: "t" });
+    expect(begun.status).toBe(200);
+    expect((await alice.client.get(`/v1/files/record/path/${encodeURIComponent("s/u.txt")}/association/${datasetId}`)).status).toBe(404);
+    expect((await fetch(begun.body.data.upload_url, { method: "PUT", body })).status).toBe(200);
+    expect((await alice.client.put(`/v1/files/upload/${begun.body.data.upload_id}/complete`)).status).toBe(200);
+    const file = (await alice.client.get(`/v1/files/record/path/${encodeURIComponent("s/u.txt")}/association/${datasetId}`)).body.data;
+    expect(file).toMatchObject({ status: "available", size: body.length, origination: "t", upload_id: begun.body.data.upload_id });
+    expect(await uploadEvents(begun.body.data.upload_id)).toBe(1);
+  });
+
+  test("a missing association or file_size is a 400 naming it", async () => {
+    expectBadRequest(await alice.client.post("/v1/files/upload/signed-url", { file_path: "a", file_size: 1 }), "association");
+    const datasetId = await datasetOf(alice.client);
+    expectBadRequest(await alice.client.post("/v1/files/upload/signed-url", { association: { association_id: datasetId }, file_path: "a" }), "file_size");
+  });
+});

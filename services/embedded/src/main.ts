@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   };
   const gateway = await startGateway(gatewayOptions(platformOptions, services.urls));
   logger.info({ services: services.urls }, "services listening");
-  printBanner(gateway.url, services.bootstrap);
+  printBanner(gateway.url, services.objectStoreEndpoint, services.bootstrap);
   const shutdown = async () => {
     logger.info("shutting down");
     await gateway.close();
@@ -50,8 +50,8 @@ async function main(): Promise<void> {
   process.once("SIGTERM", () => void shutdown());
 }
 
-function printBanner(url: string, bootstrap: { orgId: string; userId: string; token: string } | undefined): void {
-  const lines = [`Hangar is running. Gateway: ${url}`];
+function printBanner(url: string, objectStore: string | undefined, bootstrap: { orgId: string; userId: string; token: string } | undefined): void {
+  const lines = [`Hangar is running. Gateway: ${url}`, `Object store (S3-compatible): ${objectStore ?? "AWS S3"}`];
   if (bootstrap) {
     lines.push(
       `First start: created org ${bootstrap.orgId} and its admin '${bootstrap.userId}'.`,

@@ -17,6 +17,8 @@ export interface ServicesWorkerData {
 /** The worker's answer once every service listens. */
 export interface ServicesWorkerReady {
   urls: Record<ServiceName, string>;
+  /** Where S3 clients reach the object store. */
+  objectStoreEndpoint: string | undefined;
   bootstrap: BootstrapResult | undefined;
 }
 

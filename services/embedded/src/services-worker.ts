@@ -15,7 +15,6 @@ async function run(data: ServicesWorkerData): Promise<void> {
     ? createKafkaTransport({ brokers: data.kafkaBrokers, clientId: "hangar", logger })
     : createInProcessTransport();
   const objectStore = await openObjectStore(data.objectStore);
-  logger.info({ endpoint: objectStore.location.endpoint, bucket: objectStore.location.bucket }, "object store ready");
   const started = await startServices({
     objectStore,
     databaseUrl: data.databaseUrl,
@@ -32,7 +31,7 @@ async function run(data: ServicesWorkerData): Promise<void> {
       .then(() => objectStore.close())
       .then(() => parentPort!.postMessage("closed"));
   });
-  const ready: ServicesWorkerReady = { urls: started.urls, bootstrap: started.bootstrap };
+  const ready: ServicesWorkerReady = { urls: started.urls, bootstrap: started.bootstrap, objectStoreEndpoint: objectStore.location.endpoint };
   parentPort!.postMessage(ready);
 }
 
