@@ -1,6 +1,18 @@
-import { GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { Client } from "pg";
-import { createTenant, expectBadRequest, startTestPlatform, type ApiClient, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import {
+  createDataset,
+  createTenant,
+  expectBadRequest,
+  keyOfUri,
+  s3With,
+  startTestPlatform,
+  uploadFiles,
+  type ApiClient,
+  type TestPlatform,
+  type TestTenant,
+  type UploadCredentials,
+} from "@hangar/test-harness";
 
 // The batch upload flow of the client SDK (wire notes, "Uploads"), single-file uploads, and the file
 // records they produce, through the gateway and the embedded S3-compatible endpoint.
@@ -22,49 +34,10 @@ afterAll(async () => {
   await t?.close();
 });
 
-interface Credentials {
-  access_key_id: string;
-  secret_access_key: string;
-  session_token: string;
-  region: string;
-  bucket: string;
-  required_prefix: string;
-  expiration: string;
-  endpoint: string;
-}
-
-const datasetOf = async (client: ApiClient) => (await client.post("/v1/datasets", { name: "uploads" })).body.data.dataset_id as string;
-
-function s3With(creds: Credentials): S3Client {
-  return new S3Client({
-    region: creds.region,
-    endpoint: creds.endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: creds.access_key_id, secretAccessKey: creds.secret_access_key, sessionToken: creds.session_token },
-  });
-}
-
-const keyOf = (uri: string) => uri.replace(/^s3:\/\/[^/]+\//, "");
-
-/** Runs the SDK's flow: begin, credentials, PUT each file, progress, complete. */
-async function upload(client: ApiClient, datasetId: string, files: Record<string, string>, options: { complete?: boolean } = {}) {
-  const manifest = Object.fromEntries(Object.entries(files).map(([path, body]) => [path, Buffer.byteLength(body)]));
-  const begun = await client.post("/v1/files/upload", { association: { association_id: datasetId, association_type: "dataset" }, origination: "test", resource_manifest: manifest });
-  expect(begun.status).toBe(200);
-  const { transaction_id, upload_mappings } = begun.body.data as { transaction_id: string; upload_mappings: Record<string, string> };
-  const creds = (await client.get(`/v1/files/upload/${transaction_id}/credentials`)).body.data[0] as Credentials;
-  const s3 = s3With(creds);
-  for (const [path, body] of Object.entries(files)) {
-    const uri = upload_mappings[path]!;
-    await s3.send(new PutObjectCommand({ Bucket: creds.bucket, Key: keyOf(uri), Body: body }));
-  }
-  s3.destroy();
-  if (options.complete !== false) {
-    const done = await client.put(`/v1/files/upload/${transaction_id}/complete`);
-    expect(done.status).toBe(200);
-  }
-  return { transactionId: transaction_id as string, mappings: upload_mappings, creds };
-}
+type Credentials = UploadCredentials;
+const datasetOf = (client: ApiClient) => createDataset(client);
+const keyOf = keyOfUri;
+const upload = uploadFiles;
 
 async function uploadEvents(transactionId: string): Promise<number> {
   const rows = await db.query("select count(*)::int as n from data.outbox where topic = 'hangar.data.upload-completed.v1' and key <> '' and position(convert_to($1, 'UTF8') in payload) > 0", [transactionId]);

@@ -3,3 +3,4 @@ export * from "./http";
 export * from "./platform";
 export * from "./wait";
 export * from "./expectations";
+export * from "./uploads";

@@ -2,7 +2,9 @@ import type { ServiceDefinition } from "@hangar/shared";
 import { DataService } from "@hangar/shared/proto/data";
 import type { ObjectStore } from "./object-store/object-store";
 import { createDatasetHandlers } from "./rpc/data-service";
+import { createDirectoryHandlers } from "./rpc/directory-handlers";
 import { createFileHandlers } from "./rpc/file-handlers";
+import { createMoveHandlers } from "./rpc/move-handlers";
 import { createUploadHandlers } from "./rpc/upload-handlers";
 import { dataEntities } from "./store/entities";
 import { fileEntities } from "./store/file-entities";
@@ -28,6 +30,8 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         ...createDatasetHandlers(context),
         ...createUploadHandlers(context, options.objectStore),
         ...createFileHandlers(context, options.objectStore),
+        ...createDirectoryHandlers(context, options.objectStore),
+        ...createMoveHandlers(context, options.objectStore),
       }),
   };
 }

@@ -10,11 +10,8 @@ import {
   notFound,
   nullableString,
   queryFingerprint,
-  rawSql,
   readableOrg,
   resolveLimit,
-  sql,
-  joinSql,
   badRequest,
   type Principal,
   type ServiceContext,
@@ -22,11 +19,11 @@ import {
 import type { DataService } from "@hangar/shared/proto/data";
 import { checkTags } from "../domain/datasets";
 import { checkRelativePath } from "../domain/paths";
-import { globToRegex } from "../domain/patterns";
 import type { ObjectStore } from "../object-store/object-store";
 import { DatasetStore } from "../store/dataset-store";
 import type { FsNodeRow } from "../store/file-entities";
 import { FileStore } from "../store/file-store";
+import { pathPatternFilter } from "../store/path-filter";
 import { fileToProto } from "./file-mappers";
 import { CREDENTIALS_TTL_SECONDS } from "./uploads";
 
@@ -126,18 +123,12 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
       const orgId = readableOrg(callerOf(ctx));
       const dataset = orgId ? await DatasetStore.read(context.orm, orgId, req.datasetId) : null;
       if (!dataset) throw notFound("dataset", req.datasetId);
-      const include = req.includePatterns.map((p, i) => globToRegex(p, `include_patterns[${i}]`));
-      const exclude = req.excludePatterns.map((p, i) => globToRegex(p, `exclude_patterns[${i}]`));
       const limit = resolveLimit(req.limit, "limit");
       const sortBy = req.sortBy ?? "relative_path";
-      const fingerprint = queryFingerprint({ sortBy, sortDirection: req.sortDirection ?? "ASC", scope: { dataset: req.datasetId, include, exclude } });
+      const fingerprint = queryFingerprint({ sortBy, sortDirection: req.sortDirection ?? "ASC", scope: { dataset: req.datasetId, include: req.includePatterns, exclude: req.excludePatterns } });
       const offset = decodePageToken(req.pageToken, fingerprint, "page_token");
-      const conditions = [
-        include.length ? sql`f.relative_path ~ any(${`{${include.map(arrayItem).join(",")}}`}::text[])` : rawSql("true"),
-        exclude.length ? sql`not (f.relative_path ~ any(${`{${exclude.map(arrayItem).join(",")}}`}::text[]))` : rawSql("true"),
-      ];
       const { rows, total } = await fork().search(req.datasetId, {
-        where: joinSql(conditions, " and "),
+        where: pathPatternFilter(req.includePatterns, req.excludePatterns),
         orderBy: compileOrderBy(sortBy, req.sortDirection ?? "ASC", fileSortCatalog, `"f"."node_id"`, "relative_path"),
         limit,
         offset,
@@ -146,9 +137,4 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
       return { items: rows.map(fileToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
     },
   };
-}
-
-/** Quotes one element of a PostgreSQL array literal. */
-function arrayItem(value: string): string {
-  return `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
 }

@@ -75,6 +75,12 @@ export class FileStore {
     await this.em.nativeDelete(FileVersion, { fileId });
   }
 
+  /** Deletes a node and its earlier versions. */
+  async deleteNode(nodeId: string): Promise<void> {
+    await this.em.nativeDelete(FileVersion, { fileId: nodeId });
+    await this.em.nativeDelete(FsNode, { nodeId });
+  }
+
   /**
    * Makes sure the directories above `path` exist as available nodes; returns the id of the
    * innermost one (the file's parent), or null for a path at the association's root.

@@ -2,3 +2,4 @@
 export * from "../gen/hangar/data/v1/dataset_pb";
 export * from "../gen/hangar/data/v1/data_service_pb";
 export * from "../gen/hangar/data/v1/file_pb";
+export * from "../gen/hangar/data/v1/directory_pb";

@@ -1,0 +1,23 @@
+import { joinSql, rawSql, sql, type SqlFragment } from "@hangar/shared";
+import { globToRegex } from "../domain/patterns";
+
+/**
+ * A WHERE fragment over `f.relative_path` for gitignore-style include and exclude patterns (field
+ * names for errors: `include_patterns[i]`, `exclude_patterns[i]`). No include pattern means all.
+ */
+export function pathPatternFilter(includePatterns: readonly string[], excludePatterns: readonly string[]): SqlFragment {
+  const include = includePatterns.map((p, i) => globToRegex(p, `include_patterns[${i}]`));
+  const exclude = excludePatterns.map((p, i) => globToRegex(p, `exclude_patterns[${i}]`));
+  return joinSql(
+    [
+      include.length ? sql`f.relative_path ~ any(${arrayLiteral(include)}::text[])` : rawSql("true"),
+      exclude.length ? sql`not (f.relative_path ~ any(${arrayLiteral(exclude)}::text[]))` : rawSql("true"),
+    ],
+    " and ",
+  );
+}
+
+/** One PostgreSQL array literal: the ORM would expand a JS array parameter into a list of values. */
+function arrayLiteral(values: string[]): string {
+  return `{${values.map((v) => `"${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`;
+}

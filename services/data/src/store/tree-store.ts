@@ -1,0 +1,57 @@
+import { sql, type SqlFragment } from "@hangar/shared";
+import { fsNodeFromRow, type FsNodeRow } from "./file-entities";
+import type { FileStore } from "./file-store";
+
+/**
+ * Subtree reads and moves over `fs_nodes`: a node's descendants are the available nodes whose path
+ * starts with its path and a slash (the `text_pattern_ops` index serves the prefix match).
+ */
+export class TreeStore {
+  constructor(private readonly files: FileStore) {}
+
+  /** Available nodes below `path` (all when `path` is the root ""), optionally files only, sorted by path. */
+  async below(associationId: string, path: string, options: { filesOnly?: boolean; showHidden?: boolean } = {}): Promise<FsNodeRow[]> {
+    const query = sql`select * from fs_nodes where association_id = ${associationId} and status = 'available' and ${underPath(path)}
+      ${options.filesOnly ? sql`and fs_type = 'file'` : sql``} ${options.showHidden === false ? hiddenExcluded(path) : sql``}
+      order by relative_path`;
+    const rows = await this.files.em.execute(query.sql, [...query.params]);
+    return rows.map(fsNodeFromRow);
+  }
+
+  /** Counts the available files below `path`. */
+  async countFiles(associationId: string, path: string, showHidden: boolean): Promise<number> {
+    const query = sql`select count(*) as n from fs_nodes where association_id = ${associationId} and status = 'available' and fs_type = 'file'
+      and ${underPath(path)} ${showHidden ? sql`` : hiddenExcluded(path)}`;
+    const rows = await this.files.em.execute<{ n: string }[]>(query.sql, [...query.params]);
+    return Number(rows[0]!.n);
+  }
+
+  /** One page of a directory's direct children: directories first, then files, each by name. */
+  async children(associationId: string, parentId: string | null, showHidden: boolean, limit: number, offset: number): Promise<FsNodeRow[]> {
+    const parent = parentId === null ? sql`parent_id is null` : sql`parent_id = ${parentId}`;
+    const query = sql`select * from fs_nodes where association_id = ${associationId} and status = 'available' and ${parent}
+      ${showHidden ? sql`` : sql`and name not like '.%'`}
+      order by fs_type, name, node_id limit ${limit} offset ${offset}`;
+    const rows = await this.files.em.execute(query.sql, [...query.params]);
+    return rows.map(fsNodeFromRow);
+  }
+
+  /** Rewrites the paths below `from` to sit below `to` (after the node at `from` itself moved). */
+  async movePrefix(associationId: string, from: string, to: string, actor: string): Promise<void> {
+    await this.files.em.execute(
+      `update fs_nodes set relative_path = ? || substr(relative_path, ?), modified = now(), modified_by = ?
+       where association_id = ? and status = 'available' and starts_with(relative_path, ?)`,
+      [to, from.length + 1, actor, associationId, `${from}/`],
+    );
+  }
+}
+
+function underPath(path: string): SqlFragment {
+  return path === "" ? sql`true` : sql`starts_with(relative_path, ${`${path}/`})`;
+}
+
+/** Leaves out nodes with a segment below `path` that starts with a dot. */
+function hiddenExcluded(path: string): SqlFragment {
+  const rest = path === "" ? sql`relative_path` : sql`substr(relative_path, ${path.length + 2})`;
+  return sql`and not (${rest} ~ '(^|/)\\.')`;
+}
