@@ -1,7 +1,17 @@
-import { Kafka, logLevel, type Admin } from "kafkajs";
+import type { Admin } from "kafkajs";
 import { Client } from "pg";
 import { relayBatch, TOPICS, type EventTransport } from "@hangar/shared";
-import { apiClient, createTenant, requiredEnv, startTestPlatform, waitFor, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import {
+  apiClient,
+  consumerCaughtUp as caughtUp,
+  createTenant,
+  kafkaAdmin as connectKafkaAdmin,
+  messagesOnTopic as messagesOn,
+  startTestPlatform,
+  waitFor,
+  type TestPlatform,
+  type TestTenant,
+} from "@hangar/test-harness";
 
 // A dataset row written in a transaction (data service) takes effect exactly once at a consumer in
 // another service (admin keeps each org's dataset count), through a real Kafka broker.
@@ -15,8 +25,7 @@ let db: Client;
 beforeAll(async () => {
   t = await startTestPlatform({ kafka: true });
   tenant = await createTenant(t, "events");
-  kafkaAdmin = new Kafka({ brokers: requiredEnv("HANGAR_TEST_KAFKA_BROKERS").split(","), logLevel: logLevel.NOTHING }).admin();
-  await kafkaAdmin.connect();
+  kafkaAdmin = await connectKafkaAdmin();
   db = new Client({ connectionString: t.databaseUrl });
   await db.connect();
 });
@@ -34,21 +43,9 @@ async function datasetCount(): Promise<number | undefined> {
 }
 
 /** Waits until the admin consumer group has committed every message on the topic. */
-async function consumerCaughtUp(): Promise<void> {
-  await waitFor("the admin consumer to catch up", async () => {
-    const end = await kafkaAdmin.fetchTopicOffsets(topic());
-    const [committed] = await kafkaAdmin.fetchOffsets({ groupId: `${t.namespace}.admin.usage`, topics: [topic()] });
-    // A partition the group never committed on reports -1; it is caught up when the topic's is empty too.
-    const offsetOf = (partition: number) => Math.max(0, Number(committed!.partitions.find((c) => c.partition === partition)?.offset ?? -1));
-    const done = end.every((p) => offsetOf(p.partition) === Number(p.high));
-    return done ? true : undefined;
-  });
-}
+const consumerCaughtUp = () => caughtUp(kafkaAdmin, `${t.namespace}.admin.usage`, topic());
 
-async function messagesOnTopic(): Promise<number> {
-  const offsets = await kafkaAdmin.fetchTopicOffsets(topic());
-  return offsets.reduce((sum, p) => sum + Number(p.high) - Number(p.low), 0);
-}
+const messagesOnTopic = () => messagesOn(kafkaAdmin, topic());
 
 async function createDatasets(n: number): Promise<string[]> {
   const ids: string[] = [];

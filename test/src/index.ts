@@ -4,3 +4,4 @@ export * from "./platform";
 export * from "./wait";
 export * from "./expectations";
 export * from "./uploads";
+export * from "./kafka-offsets";
