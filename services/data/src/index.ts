@@ -3,10 +3,14 @@ import { DataService } from "@hangar/shared/proto/data";
 import type { ObjectStore } from "./object-store/object-store";
 import { createDatasetHandlers } from "./rpc/data-service";
 import { createDirectoryHandlers } from "./rpc/directory-handlers";
+import { createExportHandlers } from "./rpc/export-handlers";
 import { createFileHandlers } from "./rpc/file-handlers";
+import { createFileQueryHandlers } from "./rpc/file-query-handlers";
+import { createImportHandlers } from "./rpc/import-handlers";
 import { createMoveHandlers } from "./rpc/move-handlers";
 import { createUploadHandlers } from "./rpc/upload-handlers";
 import { dataEntities } from "./store/entities";
+import { exportEntities } from "./store/export-entities";
 import { fileEntities } from "./store/file-entities";
 import { dataMigrations } from "./store/migrations";
 
@@ -23,15 +27,18 @@ export interface DataServiceOptions {
 export function dataService(options: DataServiceOptions): ServiceDefinition {
   return {
     name: "data",
-    entities: [...dataEntities, ...fileEntities],
+    entities: [...dataEntities, ...fileEntities, ...exportEntities],
     migrations: dataMigrations,
     routes: (router, context) =>
       router.service(DataService, {
         ...createDatasetHandlers(context),
         ...createUploadHandlers(context, options.objectStore),
         ...createFileHandlers(context, options.objectStore),
+        ...createFileQueryHandlers(context),
         ...createDirectoryHandlers(context, options.objectStore),
         ...createMoveHandlers(context, options.objectStore),
+        ...createImportHandlers(context, options.objectStore),
+        ...createExportHandlers(context, options.objectStore),
       }),
   };
 }

@@ -60,3 +60,8 @@ export interface ObjectStore {
 export function s3Uri(bucket: string, key: string): string {
   return `s3://${bucket}/${key}`;
 }
+
+/** The key of an `s3://bucket/key` URI. */
+export function keyOfUri(uri: string): string {
+  return uri.replace(/^s3:\/\/[^/]+\//, "");
+}

@@ -114,12 +114,12 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
           if (!dir || dir.fsType !== "directory") throw invalidArgument(`directory_paths[${i}]`, `directory '${path}' not found`);
           doomed.push(dir, ...(await tree.below(target.associationId, path)));
         }
-        const objectKeys: string[] = [];
+        const uris: string[] = [];
         for (const node of doomed) {
-          if (node.fsType === "file") objectKeys.push(...(await store.objectKeysOf(node.nodeId)));
+          if (node.fsType === "file") uris.push(...(await store.urisOf(node.nodeId)));
           await store.deleteNode(node.nodeId);
         }
-        return objectKeys;
+        return store.unreferencedKeys(uris);
       });
       await objects.deleteObjects(keys);
       return {};

@@ -19,7 +19,7 @@ import {
 import type { DataService } from "@hangar/shared/proto/data";
 import { checkTags } from "../domain/datasets";
 import { checkRelativePath } from "../domain/paths";
-import type { ObjectStore } from "../object-store/object-store";
+import { keyOfUri, type ObjectStore } from "../object-store/object-store";
 import { DatasetStore } from "../store/dataset-store";
 import type { FsNodeRow } from "../store/file-entities";
 import { FileStore } from "../store/file-store";
@@ -97,11 +97,11 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
     async deleteFile(req, ctx) {
       const store = fork();
       const file = await loadFile(store, callerOf(ctx), req.fileId);
-      const keys = await store.objectKeysOf(file.nodeId);
-      await store.em.transactional(async (em) => {
+      const keys = await store.em.transactional(async (em) => {
         const tx = new FileStore(em);
-        await tx.deleteVersions(file.nodeId);
-        tx.remove(em.merge(file));
+        const uris = await tx.urisOf(file.nodeId);
+        await tx.deleteNode(file.nodeId);
+        return tx.unreferencedKeys(uris);
       });
       await objects.deleteObjects(keys);
       return {};
@@ -110,7 +110,7 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
     async getSignedUrl(req, ctx) {
       const file = await loadFile(fork(), callerOf(ctx), req.fileId);
       if (file.status !== "available" || !file.uri) throw badRequest(`file '${req.fileId}' is still being uploaded`);
-      const url = await objects.presignGet(file.uri.replace(/^s3:\/\/[^/]+\//, ""), {
+      const url = await objects.presignGet(keyOfUri(file.uri), {
         expiresInSeconds: CREDENTIALS_TTL_SECONDS,
         ...(req.overrideContentDisposition ? { contentDisposition: req.overrideContentDisposition } : {}),
         ...(req.overrideContentType ? { contentType: req.overrideContentType } : {}),

@@ -78,12 +78,12 @@ export function createMoveHandlers(context: ServiceContext, objects: ObjectStore
       const { rows, total } = await store.search(dataset.datasetId, { where, orderBy: rawSql(`"f"."relative_path"`), limit: DELETE_BATCH_SIZE, offset: 0 });
       const keys = await store.em.transactional(async (em) => {
         const tx = new FileStore(em);
-        const objectKeys: string[] = [];
+        const uris: string[] = [];
         for (const file of rows) {
-          objectKeys.push(...(await tx.objectKeysOf(file.nodeId)));
+          uris.push(...(await tx.urisOf(file.nodeId)));
           await tx.deleteNode(file.nodeId);
         }
-        return objectKeys;
+        return tx.unreferencedKeys(uris);
       });
       await objects.deleteObjects(keys);
       return { successCount: BigInt(rows.length), failureCount: 0n, hasMore: total > rows.length };

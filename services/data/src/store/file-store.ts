@@ -1,4 +1,4 @@
-import { newId, queryPrepared, sql, type EntityManager, type Orm, type SqlFragment } from "@hangar/shared";
+import { conflict, newId, queryPrepared, sql, type EntityManager, type Orm, type SqlFragment } from "@hangar/shared";
 import { ancestorDirectories, baseName } from "../domain/paths";
 import {
   FileVersion,
@@ -10,6 +10,8 @@ import {
   type UploadItemRow,
   type UploadTransactionRow,
 } from "./file-entities";
+import { textArrayLiteral } from "./path-filter";
+import { keyOfUri } from "../object-store/object-store";
 
 /** A compiled search over one association's available files. */
 export interface FileSearch {
@@ -62,13 +64,30 @@ export class FileStore {
     this.em.remove(row);
   }
 
-  /** Every object key a file's versions point at, for deleting its bytes. */
-  async objectKeysOf(fileId: string): Promise<string[]> {
+  /** The `s3://` URIs a file's current and earlier versions point at. */
+  async urisOf(fileId: string): Promise<string[]> {
     const rows = await this.em.execute<{ uri: string }[]>(
       "select uri from fs_nodes where node_id = ? and uri is not null union select snapshot->>'uri' from file_versions where file_id = ?",
       [fileId, fileId],
     );
-    return rows.map((r) => r.uri.replace(/^s3:\/\/[^/]+\//, ""));
+    return rows.map((r) => r.uri);
+  }
+
+  /**
+   * The object keys of `uris` that no file or earlier version points at any more. Links and imports
+   * share objects, so a delete removes bytes only when this says nothing else needs them. Call it
+   * after deleting the rows, in the same transaction.
+   */
+  async unreferencedKeys(uris: string[]): Promise<string[]> {
+    const unique = [...new Set(uris)];
+    if (unique.length === 0) return [];
+    const rows = await this.em.execute<{ uri: string }[]>(
+      `select u.uri from unnest(?::text[]) as u(uri)
+       where not exists (select 1 from fs_nodes n where n.uri = u.uri)
+         and not exists (select 1 from file_versions v where v.snapshot->>'uri' = u.uri)`,
+      [textArrayLiteral(unique)],
+    );
+    return rows.map((r) => keyOfUri(r.uri));
   }
 
   async deleteVersions(fileId: string): Promise<void> {
@@ -89,6 +108,7 @@ export class FileStore {
     let parentId: string | null = null;
     for (const dirPath of ancestorDirectories(file.relativePath)) {
       const existing = await this.em.findOne(FsNode, { associationId: file.associationId, relativePath: dirPath, status: "available" });
+      if (existing?.fsType === "file") throw conflict(`'${dirPath}' is a file, so it cannot hold '${file.relativePath}'`);
       if (existing) {
         parentId = existing.nodeId;
         continue;

@@ -10,14 +10,14 @@ export function pathPatternFilter(includePatterns: readonly string[], excludePat
   const exclude = excludePatterns.map((p, i) => globToRegex(p, `exclude_patterns[${i}]`));
   return joinSql(
     [
-      include.length ? sql`f.relative_path ~ any(${arrayLiteral(include)}::text[])` : rawSql("true"),
-      exclude.length ? sql`not (f.relative_path ~ any(${arrayLiteral(exclude)}::text[]))` : rawSql("true"),
+      include.length ? sql`f.relative_path ~ any(${textArrayLiteral(include)}::text[])` : rawSql("true"),
+      exclude.length ? sql`not (f.relative_path ~ any(${textArrayLiteral(exclude)}::text[]))` : rawSql("true"),
     ],
     " and ",
   );
 }
 
-/** One PostgreSQL array literal: the ORM would expand a JS array parameter into a list of values. */
-function arrayLiteral(values: string[]): string {
+/** One PostgreSQL text[] literal: the ORM would expand a JS array parameter into a list of values. */
+export function textArrayLiteral(values: readonly string[]): string {
   return `{${values.map((v) => `"${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`;
 }

@@ -1,9 +1,15 @@
 import type { MigrationObject } from "@mikro-orm/core";
 import { Migration0001Datasets } from "./0001-datasets";
 import { Migration0002Files } from "./0002-files";
+import { Migration0003FileSearch } from "./0003-file-search";
+import { Migration0004Exports } from "./0004-exports";
+import { Migration0005ObjectReferences } from "./0005-object-references";
 
 /** The data schema's migrations in the order they apply. */
 export const dataMigrations: MigrationObject[] = [
   { name: "0001-datasets", class: Migration0001Datasets },
   { name: "0002-files", class: Migration0002Files },
+  { name: "0003-file-search", class: Migration0003FileSearch },
+  { name: "0004-exports", class: Migration0004Exports },
+  { name: "0005-object-references", class: Migration0005ObjectReferences },
 ];

@@ -7,7 +7,7 @@ import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_field_behavior } from "../../../google/api/field_behavior_pb";
 import type { Timestamp, Value } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { MetadataChangeset } from "../../common/v1/common_pb";
+import type { MetadataChangeset, QuerySpecification } from "../../common/v1/common_pb";
 import { file_hangar_common_v1_common } from "../../common/v1/common_pb";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 
@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file hangar/data/v1/file.proto.
  */
 export const file_hangar_data_v1_file: GenFile = /*@__PURE__*/
-  fileDesc("ChloYW5nYXIvZGF0YS92MS9maWxlLnByb3RvEg5oYW5nYXIuZGF0YS52MSLQBAoERmlsZRIWCg5hc3NvY2lhdGlvbl9pZBgBIAEoCRIrCgdjcmVhdGVkGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpjcmVhdGVkX2J5GAMgASgJEhgKC2Rlc2NyaXB0aW9uGAQgASgJSACIAQESFgoJZGV2aWNlX2lkGAUgASgJSAGIAQESDwoHZmlsZV9pZBgGIAEoCRIPCgdmc190eXBlGAcgASgJEhIKCmluZ2VzdGFibGUYCCABKAgSGAoQaW5nZXN0aW9uX3N0YXR1cxgJIAEoCRIpCghtZXRhZGF0YRgKIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSLAoIbW9kaWZpZWQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC21vZGlmaWVkX2J5GAwgASgJEgwKBG5hbWUYDSABKAkSDgoGb3JnX2lkGA4gASgJEhMKC29yaWdpbmF0aW9uGA8gASgJEhYKCXBhcmVudF9pZBgQIAEoCUgCiAEBEhUKDXJlbGF0aXZlX3BhdGgYESABKAkSDAoEc2l6ZRgSIAEoAxIOCgZzdGF0dXMYEyABKAkSFAoMc3RvcmFnZV90eXBlGBQgASgJEgwKBHRhZ3MYFSADKAkSEQoJdXBsb2FkX2lkGBYgASgJEgsKA3VyaRgXIAEoCRIPCgd2ZXJzaW9uGBggASgDQg4KDF9kZXNjcmlwdGlvbkIMCgpfZGV2aWNlX2lkQgwKCl9wYXJlbnRfaWQifgoLQXNzb2NpYXRpb24SGwoOYXNzb2NpYXRpb25faWQYASABKAlCA+BBAhIYChBhc3NvY2lhdGlvbl90eXBlGAIgASgJEiAKE2Fzc29jaWF0aW9uX3ZlcnNpb24YAyABKANIAIgBAUIWChRfYXNzb2NpYXRpb25fdmVyc2lvbiKjAgoXQmVnaW5CYXRjaFVwbG9hZFJlcXVlc3QSNQoLYXNzb2NpYXRpb24YASABKAsyGy5oYW5nYXIuZGF0YS52MS5Bc3NvY2lhdGlvbkID4EECEhMKC29yaWdpbmF0aW9uGAIgASgJEl0KEXJlc291cmNlX21hbmlmZXN0GAMgAygLMj0uaGFuZ2FyLmRhdGEudjEuQmVnaW5CYXRjaFVwbG9hZFJlcXVlc3QuUmVzb3VyY2VNYW5pZmVzdEVudHJ5QgPgQQISFgoJZGV2aWNlX2lkGAQgASgJSACIAQEaNwoVUmVzb3VyY2VNYW5pZmVzdEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAzoCOAFCDAoKX2RldmljZV9pZCLAAQoYQmVnaW5CYXRjaFVwbG9hZFJlc3BvbnNlEhYKDnRyYW5zYWN0aW9uX2lkGAEgASgJElUKD3VwbG9hZF9tYXBwaW5ncxgCIAMoCzI8Lmhhbmdhci5kYXRhLnYxLkJlZ2luQmF0Y2hVcGxvYWRSZXNwb25zZS5VcGxvYWRNYXBwaW5nc0VudHJ5GjUKE1VwbG9hZE1hcHBpbmdzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIyChhVcGxvYWRDcmVkZW50aWFsc1JlcXVlc3QSFgoJdXBsb2FkX2lkGAEgASgJQgPgQQIi4wEKC0NyZWRlbnRpYWxzEhUKDWFjY2Vzc19rZXlfaWQYASABKAkSDgoGYnVja2V0GAIgASgJEi4KCmV4cGlyYXRpb24YAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhkKEXNlY3JldF9hY2Nlc3Nfa2V5GAQgASgJEhUKDXNlc3Npb25fdG9rZW4YBSABKAkSDgoGcmVnaW9uGAYgASgJEhcKD3JlcXVpcmVkX3ByZWZpeBgHIAEoCRIVCghlbmRwb2ludBgIIAEoCUgAiAEBQgsKCV9lbmRwb2ludCJNChlVcGxvYWRDcmVkZW50aWFsc1Jlc3BvbnNlEjAKC2NyZWRlbnRpYWxzGAEgAygLMhsuaGFuZ2FyLmRhdGEudjEuQ3JlZGVudGlhbHMiUgobUmVwb3J0VXBsb2FkUHJvZ3Jlc3NSZXF1ZXN0EhYKCXVwbG9hZF9pZBgBIAEoCUID4EECEhsKDm1hbmlmZXN0X2l0ZW1zGAIgAygJQgPgQQIiKQoJVXJpRmlsZUlkEgsKA3VyaRgBIAEoCRIPCgdmaWxlX2lkGAIgASgJIkgKHFJlcG9ydFVwbG9hZFByb2dyZXNzUmVzcG9uc2USKAoFaXRlbXMYASADKAsyGS5oYW5nYXIuZGF0YS52MS5VcmlGaWxlSWQiLwoVQ29tcGxldGVVcGxvYWRSZXF1ZXN0EhYKCXVwbG9hZF9pZBgBIAEoCUID4EECIhgKFkNvbXBsZXRlVXBsb2FkUmVzcG9uc2UiOAoYQWJvcnRUcmFuc2FjdGlvbnNSZXF1ZXN0EhwKD3RyYW5zYWN0aW9uX2lkcxgBIAMoCUID4EECIhsKGUFib3J0VHJhbnNhY3Rpb25zUmVzcG9uc2UilAEKFkJlZ2luRmlsZVVwbG9hZFJlcXVlc3QSNQoLYXNzb2NpYXRpb24YASABKAsyGy5oYW5nYXIuZGF0YS52MS5Bc3NvY2lhdGlvbkID4EECEhYKCWZpbGVfcGF0aBgCIAEoCUID4EECEhYKCWZpbGVfc2l6ZRgDIAEoA0ID4EECEhMKC29yaWdpbmF0aW9uGAQgASgJIo4BChlCZWdpbkRhdGFzZXRVcGxvYWRSZXF1ZXN0EhcKCmRhdGFzZXRfaWQYASABKAlCA+BBAhIWCglmaWxlX3BhdGgYAiABKAlCA+BBAhIWCglmaWxlX3NpemUYAyABKANCA+BBAhIYCgtvcmlnaW5hdGlvbhgEIAEoCUgAiAEBQg4KDF9vcmlnaW5hdGlvbiJAChdCZWdpbkZpbGVVcGxvYWRSZXNwb25zZRIRCgl1cGxvYWRfaWQYASABKAkSEgoKdXBsb2FkX3VybBgCIAEoCSJDChpCZWdpbkRhdGFzZXRVcGxvYWRSZXNwb25zZRIRCgl1cGxvYWRfaWQYASABKAkSEgoKdXBsb2FkX3VybBgCIAEoCSJPChxDb21wbGV0ZURhdGFzZXRVcGxvYWRSZXF1ZXN0EhcKCmRhdGFzZXRfaWQYASABKAlCA+BBAhIWCgl1cGxvYWRfaWQYAiABKAlCA+BBAiIfCh1Db21wbGV0ZURhdGFzZXRVcGxvYWRSZXNwb25zZSJOCg5HZXRGaWxlUmVxdWVzdBIUCgdmaWxlX2lkGAEgASgJQgPgQQISFwoKdmVyc2lvbl9pZBgCIAEoA0gAiAEBQg0KC192ZXJzaW9uX2lkIjUKD0dldEZpbGVSZXNwb25zZRIiCgRmaWxlGAEgASgLMhQuaGFuZ2FyLmRhdGEudjEuRmlsZSJ+ChRHZXRGaWxlQnlQYXRoUmVxdWVzdBIhChR1cmxfcXVvdGVkX2ZpbGVfcGF0aBgBIAEoCUID4EECEhsKDmFzc29jaWF0aW9uX2lkGAIgASgJQgPgQQISFwoKdmVyc2lvbl9pZBgDIAEoA0gAiAEBQg0KC192ZXJzaW9uX2lkIjsKFUdldEZpbGVCeVBhdGhSZXNwb25zZRIiCgRmaWxlGAEgASgLMhQuaGFuZ2FyLmRhdGEudjEuRmlsZSL6AQoRVXBkYXRlRmlsZVJlcXVlc3QSFAoHZmlsZV9pZBgBIAEoCUID4EECEisKC2Rlc2NyaXB0aW9uGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEikKCWRldmljZV9pZBgDIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRI/ChJtZXRhZGF0YV9jaGFuZ2VzZXQYBCABKAsyIy5oYW5nYXIuY29tbW9uLnYxLk1ldGFkYXRhQ2hhbmdlc2V0Eh8KEmluZ2VzdGlvbl9jb21wbGV0ZRgFIAEoCEgAiAEBQhUKE19pbmdlc3Rpb25fY29tcGxldGUiOAoSVXBkYXRlRmlsZVJlc3BvbnNlEiIKBGZpbGUYASABKAsyFC5oYW5nYXIuZGF0YS52MS5GaWxlIikKEURlbGV0ZUZpbGVSZXF1ZXN0EhQKB2ZpbGVfaWQYASABKAlCA+BBAiIUChJEZWxldGVGaWxlUmVzcG9uc2UitQEKE0dldFNpZ25lZFVybFJlcXVlc3QSFAoHZmlsZV9pZBgBIAEoCUID4EECEikKHG92ZXJyaWRlX2NvbnRlbnRfZGlzcG9zaXRpb24YAiABKAlIAIgBARIiChVvdmVycmlkZV9jb250ZW50X3R5cGUYAyABKAlIAYgBAUIfCh1fb3ZlcnJpZGVfY29udGVudF9kaXNwb3NpdGlvbkIYChZfb3ZlcnJpZGVfY29udGVudF90eXBlIiMKFEdldFNpZ25lZFVybFJlc3BvbnNlEgsKA3VybBgBIAEoCSKAAQoZRGF0YXNldENyZWRlbnRpYWxzUmVxdWVzdBIXCgpkYXRhc2V0X2lkGAEgASgJQgPgQQISEQoEbW9kZRgCIAEoCUgAiAEBEhsKDnRyYW5zYWN0aW9uX2lkGAMgASgJSAGIAQFCBwoFX21vZGVCEQoPX3RyYW5zYWN0aW9uX2lkIk4KGkRhdGFzZXRDcmVkZW50aWFsc1Jlc3BvbnNlEjAKC2NyZWRlbnRpYWxzGAEgAygLMhsuaGFuZ2FyLmRhdGEudjEuQ3JlZGVudGlhbHMimgIKGFF1ZXJ5RGF0YXNldEZpbGVzUmVxdWVzdBIXCgpkYXRhc2V0X2lkGAEgASgJQgPgQQISFwoKcGFnZV90b2tlbhgCIAEoCUgAiAEBEhgKEGluY2x1ZGVfcGF0dGVybnMYAyADKAkSGAoQZXhjbHVkZV9wYXR0ZXJucxgEIAMoCRISCgVsaW1pdBgFIAEoA0gBiAEBEhQKB3NvcnRfYnkYBiABKAlIAogBARIbCg5zb3J0X2RpcmVjdGlvbhgHIAEoCUgDiAEBEhkKEWluY2x1ZGVfaW5oZXJpdGVkGAggASgIQg0KC19wYWdlX3Rva2VuQggKBl9saW1pdEIKCghfc29ydF9ieUIRCg9fc29ydF9kaXJlY3Rpb24ikgEKGVF1ZXJ5RGF0YXNldEZpbGVzUmVzcG9uc2USIwoFaXRlbXMYASADKAsyFC5oYW5nYXIuZGF0YS52MS5GaWxlEhcKCm5leHRfdG9rZW4YAiABKAlIAIgBARIYCgt0b3RhbF9jb3VudBgDIAEoA0gBiAEBQg0KC19uZXh0X3Rva2VuQg4KDF90b3RhbF9jb3VudGIGcHJvdG8z", [file_google_api_field_behavior, file_google_protobuf_struct, file_google_protobuf_timestamp, file_hangar_common_v1_common]);
+  fileDesc("ChloYW5nYXIvZGF0YS92MS9maWxlLnByb3RvEg5oYW5nYXIuZGF0YS52MSLQBAoERmlsZRIWCg5hc3NvY2lhdGlvbl9pZBgBIAEoCRIrCgdjcmVhdGVkGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpjcmVhdGVkX2J5GAMgASgJEhgKC2Rlc2NyaXB0aW9uGAQgASgJSACIAQESFgoJZGV2aWNlX2lkGAUgASgJSAGIAQESDwoHZmlsZV9pZBgGIAEoCRIPCgdmc190eXBlGAcgASgJEhIKCmluZ2VzdGFibGUYCCABKAgSGAoQaW5nZXN0aW9uX3N0YXR1cxgJIAEoCRIpCghtZXRhZGF0YRgKIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSLAoIbW9kaWZpZWQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC21vZGlmaWVkX2J5GAwgASgJEgwKBG5hbWUYDSABKAkSDgoGb3JnX2lkGA4gASgJEhMKC29yaWdpbmF0aW9uGA8gASgJEhYKCXBhcmVudF9pZBgQIAEoCUgCiAEBEhUKDXJlbGF0aXZlX3BhdGgYESABKAkSDAoEc2l6ZRgSIAEoAxIOCgZzdGF0dXMYEyABKAkSFAoMc3RvcmFnZV90eXBlGBQgASgJEgwKBHRhZ3MYFSADKAkSEQoJdXBsb2FkX2lkGBYgASgJEgsKA3VyaRgXIAEoCRIPCgd2ZXJzaW9uGBggASgDQg4KDF9kZXNjcmlwdGlvbkIMCgpfZGV2aWNlX2lkQgwKCl9wYXJlbnRfaWQifgoLQXNzb2NpYXRpb24SGwoOYXNzb2NpYXRpb25faWQYASABKAlCA+BBAhIYChBhc3NvY2lhdGlvbl90eXBlGAIgASgJEiAKE2Fzc29jaWF0aW9uX3ZlcnNpb24YAyABKANIAIgBAUIWChRfYXNzb2NpYXRpb25fdmVyc2lvbiKjAgoXQmVnaW5CYXRjaFVwbG9hZFJlcXVlc3QSNQoLYXNzb2NpYXRpb24YASABKAsyGy5oYW5nYXIuZGF0YS52MS5Bc3NvY2lhdGlvbkID4EECEhMKC29yaWdpbmF0aW9uGAIgASgJEl0KEXJlc291cmNlX21hbmlmZXN0GAMgAygLMj0uaGFuZ2FyLmRhdGEudjEuQmVnaW5CYXRjaFVwbG9hZFJlcXVlc3QuUmVzb3VyY2VNYW5pZmVzdEVudHJ5QgPgQQISFgoJZGV2aWNlX2lkGAQgASgJSACIAQEaNwoVUmVzb3VyY2VNYW5pZmVzdEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAzoCOAFCDAoKX2RldmljZV9pZCLAAQoYQmVnaW5CYXRjaFVwbG9hZFJlc3BvbnNlEhYKDnRyYW5zYWN0aW9uX2lkGAEgASgJElUKD3VwbG9hZF9tYXBwaW5ncxgCIAMoCzI8Lmhhbmdhci5kYXRhLnYxLkJlZ2luQmF0Y2hVcGxvYWRSZXNwb25zZS5VcGxvYWRNYXBwaW5nc0VudHJ5GjUKE1VwbG9hZE1hcHBpbmdzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIyChhVcGxvYWRDcmVkZW50aWFsc1JlcXVlc3QSFgoJdXBsb2FkX2lkGAEgASgJQgPgQQIi4wEKC0NyZWRlbnRpYWxzEhUKDWFjY2Vzc19rZXlfaWQYASABKAkSDgoGYnVja2V0GAIgASgJEi4KCmV4cGlyYXRpb24YAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhkKEXNlY3JldF9hY2Nlc3Nfa2V5GAQgASgJEhUKDXNlc3Npb25fdG9rZW4YBSABKAkSDgoGcmVnaW9uGAYgASgJEhcKD3JlcXVpcmVkX3ByZWZpeBgHIAEoCRIVCghlbmRwb2ludBgIIAEoCUgAiAEBQgsKCV9lbmRwb2ludCJNChlVcGxvYWRDcmVkZW50aWFsc1Jlc3BvbnNlEjAKC2NyZWRlbnRpYWxzGAEgAygLMhsuaGFuZ2FyLmRhdGEudjEuQ3JlZGVudGlhbHMiUgobUmVwb3J0VXBsb2FkUHJvZ3Jlc3NSZXF1ZXN0EhYKCXVwbG9hZF9pZBgBIAEoCUID4EECEhsKDm1hbmlmZXN0X2l0ZW1zGAIgAygJQgPgQQIiKQoJVXJpRmlsZUlkEgsKA3VyaRgBIAEoCRIPCgdmaWxlX2lkGAIgASgJIkgKHFJlcG9ydFVwbG9hZFByb2dyZXNzUmVzcG9uc2USKAoFaXRlbXMYASADKAsyGS5oYW5nYXIuZGF0YS52MS5VcmlGaWxlSWQiLwoVQ29tcGxldGVVcGxvYWRSZXF1ZXN0EhYKCXVwbG9hZF9pZBgBIAEoCUID4EECIhgKFkNvbXBsZXRlVXBsb2FkUmVzcG9uc2UiOAoYQWJvcnRUcmFuc2FjdGlvbnNSZXF1ZXN0EhwKD3RyYW5zYWN0aW9uX2lkcxgBIAMoCUID4EECIhsKGUFib3J0VHJhbnNhY3Rpb25zUmVzcG9uc2UilAEKFkJlZ2luRmlsZVVwbG9hZFJlcXVlc3QSNQoLYXNzb2NpYXRpb24YASABKAsyGy5oYW5nYXIuZGF0YS52MS5Bc3NvY2lhdGlvbkID4EECEhYKCWZpbGVfcGF0aBgCIAEoCUID4EECEhYKCWZpbGVfc2l6ZRgDIAEoA0ID4EECEhMKC29yaWdpbmF0aW9uGAQgASgJIo4BChlCZWdpbkRhdGFzZXRVcGxvYWRSZXF1ZXN0EhcKCmRhdGFzZXRfaWQYASABKAlCA+BBAhIWCglmaWxlX3BhdGgYAiABKAlCA+BBAhIWCglmaWxlX3NpemUYAyABKANCA+BBAhIYCgtvcmlnaW5hdGlvbhgEIAEoCUgAiAEBQg4KDF9vcmlnaW5hdGlvbiJAChdCZWdpbkZpbGVVcGxvYWRSZXNwb25zZRIRCgl1cGxvYWRfaWQYASABKAkSEgoKdXBsb2FkX3VybBgCIAEoCSJDChpCZWdpbkRhdGFzZXRVcGxvYWRSZXNwb25zZRIRCgl1cGxvYWRfaWQYASABKAkSEgoKdXBsb2FkX3VybBgCIAEoCSJPChxDb21wbGV0ZURhdGFzZXRVcGxvYWRSZXF1ZXN0EhcKCmRhdGFzZXRfaWQYASABKAlCA+BBAhIWCgl1cGxvYWRfaWQYAiABKAlCA+BBAiIfCh1Db21wbGV0ZURhdGFzZXRVcGxvYWRSZXNwb25zZSJOCg5HZXRGaWxlUmVxdWVzdBIUCgdmaWxlX2lkGAEgASgJQgPgQQISFwoKdmVyc2lvbl9pZBgCIAEoA0gAiAEBQg0KC192ZXJzaW9uX2lkIjUKD0dldEZpbGVSZXNwb25zZRIiCgRmaWxlGAEgASgLMhQuaGFuZ2FyLmRhdGEudjEuRmlsZSJ+ChRHZXRGaWxlQnlQYXRoUmVxdWVzdBIhChR1cmxfcXVvdGVkX2ZpbGVfcGF0aBgBIAEoCUID4EECEhsKDmFzc29jaWF0aW9uX2lkGAIgASgJQgPgQQISFwoKdmVyc2lvbl9pZBgDIAEoA0gAiAEBQg0KC192ZXJzaW9uX2lkIjsKFUdldEZpbGVCeVBhdGhSZXNwb25zZRIiCgRmaWxlGAEgASgLMhQuaGFuZ2FyLmRhdGEudjEuRmlsZSL6AQoRVXBkYXRlRmlsZVJlcXVlc3QSFAoHZmlsZV9pZBgBIAEoCUID4EECEisKC2Rlc2NyaXB0aW9uGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEikKCWRldmljZV9pZBgDIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRI/ChJtZXRhZGF0YV9jaGFuZ2VzZXQYBCABKAsyIy5oYW5nYXIuY29tbW9uLnYxLk1ldGFkYXRhQ2hhbmdlc2V0Eh8KEmluZ2VzdGlvbl9jb21wbGV0ZRgFIAEoCEgAiAEBQhUKE19pbmdlc3Rpb25fY29tcGxldGUiOAoSVXBkYXRlRmlsZVJlc3BvbnNlEiIKBGZpbGUYASABKAsyFC5oYW5nYXIuZGF0YS52MS5GaWxlIikKEURlbGV0ZUZpbGVSZXF1ZXN0EhQKB2ZpbGVfaWQYASABKAlCA+BBAiIUChJEZWxldGVGaWxlUmVzcG9uc2UitQEKE0dldFNpZ25lZFVybFJlcXVlc3QSFAoHZmlsZV9pZBgBIAEoCUID4EECEikKHG92ZXJyaWRlX2NvbnRlbnRfZGlzcG9zaXRpb24YAiABKAlIAIgBARIiChVvdmVycmlkZV9jb250ZW50X3R5cGUYAyABKAlIAYgBAUIfCh1fb3ZlcnJpZGVfY29udGVudF9kaXNwb3NpdGlvbkIYChZfb3ZlcnJpZGVfY29udGVudF90eXBlIiMKFEdldFNpZ25lZFVybFJlc3BvbnNlEgsKA3VybBgBIAEoCSKAAQoZRGF0YXNldENyZWRlbnRpYWxzUmVxdWVzdBIXCgpkYXRhc2V0X2lkGAEgASgJQgPgQQISEQoEbW9kZRgCIAEoCUgAiAEBEhsKDnRyYW5zYWN0aW9uX2lkGAMgASgJSAGIAQFCBwoFX21vZGVCEQoPX3RyYW5zYWN0aW9uX2lkIk4KGkRhdGFzZXRDcmVkZW50aWFsc1Jlc3BvbnNlEjAKC2NyZWRlbnRpYWxzGAEgAygLMhsuaGFuZ2FyLmRhdGEudjEuQ3JlZGVudGlhbHMimgIKGFF1ZXJ5RGF0YXNldEZpbGVzUmVxdWVzdBIXCgpkYXRhc2V0X2lkGAEgASgJQgPgQQISFwoKcGFnZV90b2tlbhgCIAEoCUgAiAEBEhgKEGluY2x1ZGVfcGF0dGVybnMYAyADKAkSGAoQZXhjbHVkZV9wYXR0ZXJucxgEIAMoCRISCgVsaW1pdBgFIAEoA0gBiAEBEhQKB3NvcnRfYnkYBiABKAlIAogBARIbCg5zb3J0X2RpcmVjdGlvbhgHIAEoCUgDiAEBEhkKEWluY2x1ZGVfaW5oZXJpdGVkGAggASgIQg0KC19wYWdlX3Rva2VuQggKBl9saW1pdEIKCghfc29ydF9ieUIRCg9fc29ydF9kaXJlY3Rpb24ikgEKGVF1ZXJ5RGF0YXNldEZpbGVzUmVzcG9uc2USIwoFaXRlbXMYASADKAsyFC5oYW5nYXIuZGF0YS52MS5GaWxlEhcKCm5leHRfdG9rZW4YAiABKAlIAIgBARIYCgt0b3RhbF9jb3VudBgDIAEoA0gBiAEBQg0KC19uZXh0X3Rva2VuQg4KDF90b3RhbF9jb3VudCL/AQoRSW1wb3J0RmlsZVJlcXVlc3QSFwoKZGF0YXNldF9pZBgBIAEoCUID4EECEhoKDXJlbGF0aXZlX3BhdGgYAiABKAlCA+BBAhIQCgN1cmkYAyABKAlCA+BBAhIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEhYKCWRldmljZV9pZBgFIAEoCUgBiAEBEgwKBHRhZ3MYBiADKAkSKQoIbWV0YWRhdGEYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhEKBHNpemUYCCABKANIAogBAUIOCgxfZGVzY3JpcHRpb25CDAoKX2RldmljZV9pZEIHCgVfc2l6ZSI4ChJJbXBvcnRGaWxlUmVzcG9uc2USIgoEZmlsZRgBIAEoCzIULmhhbmdhci5kYXRhLnYxLkZpbGUiTgoSSW1wb3J0RmlsZXNSZXF1ZXN0EjgKCHJlcXVlc3RzGAEgAygLMiEuaGFuZ2FyLmRhdGEudjEuSW1wb3J0RmlsZVJlcXVlc3RCA+BBAiI6ChNJbXBvcnRGaWxlc1Jlc3BvbnNlEiMKBWZpbGVzGAEgAygLMhQuaGFuZ2FyLmRhdGEudjEuRmlsZSKpAQoPTGlua0ZpbGVSZXF1ZXN0EhsKDmFzc29jaWF0aW9uX2lkGAEgASgJQgPgQQISGgoNcmVsYXRpdmVfcGF0aBgCIAEoCUgAiAEBEhsKDnRhcmdldF9maWxlX2lkGAMgASgJQgPgQQISGwoOdGFyZ2V0X3ZlcnNpb24YBCABKANIAYgBAUIQCg5fcmVsYXRpdmVfcGF0aEIRCg9fdGFyZ2V0X3ZlcnNpb24iNgoQTGlua0ZpbGVSZXNwb25zZRIiCgRmaWxlGAEgASgLMhQuaGFuZ2FyLmRhdGEudjEuRmlsZSJIChFRdWVyeUZpbGVzUmVxdWVzdBIzCgVxdWVyeRgBIAEoCzIkLmhhbmdhci5jb21tb24udjEuUXVlcnlTcGVjaWZpY2F0aW9uIosBChJRdWVyeUZpbGVzUmVzcG9uc2USIwoFaXRlbXMYASADKAsyFC5oYW5nYXIuZGF0YS52MS5GaWxlEhcKCm5leHRfdG9rZW4YAiABKAlIAIgBARIYCgt0b3RhbF9jb3VudBgDIAEoA0gBiAEBQg0KC19uZXh0X3Rva2VuQg4KDF90b3RhbF9jb3VudCJIChFDb3VudEZpbGVzUmVxdWVzdBIzCgVxdWVyeRgBIAEoCzIkLmhhbmdhci5jb21tb24udjEuUXVlcnlTcGVjaWZpY2F0aW9uIiMKEkNvdW50RmlsZXNSZXNwb25zZRINCgVjb3VudBgBIAEoAyIrChJFeHBvcnRGaWxlc1JlcXVlc3QSFQoIbm9kZV9pZHMYASADKAlCA+BBAiIsChNFeHBvcnRGaWxlc1Jlc3BvbnNlEhUKDWV4cG9ydF9qb2JfaWQYASABKAkiNAoWR2V0RXhwb3J0U3RhdHVzUmVxdWVzdBIaCg1leHBvcnRfam9iX2lkGAEgASgJQgPgQQIioAEKF0dldEV4cG9ydFN0YXR1c1Jlc3BvbnNlEg4KBnN0YXR1cxgBIAEoCRIZCgxkb3dubG9hZF91cmwYAiABKAlIAIgBARISCgVlcnJvchgDIAEoCUgBiAEBEhYKDmJ5dGVzX3VwbG9hZGVkGAQgASgDEhMKC3RvdGFsX2J5dGVzGAUgASgDQg8KDV9kb3dubG9hZF91cmxCCAoGX2Vycm9yIi0KFEZpbGVEZXZpY2VJZHNSZXF1ZXN0EhUKCGZpbGVfaWRzGAEgAygJQgPgQQIiKwoVRmlsZURldmljZUlkc1Jlc3BvbnNlEhIKCmRldmljZV9pZHMYASADKAliBnByb3RvMw", [file_google_api_field_behavior, file_google_protobuf_struct, file_google_protobuf_timestamp, file_hangar_common_v1_common]);
 
 /**
  * File is one version of a file within an association (a dataset, or an org, device or device type).
@@ -1001,4 +1001,394 @@ export type QueryDatasetFilesResponse = Message<"hangar.data.v1.QueryDatasetFile
  */
 export const QueryDatasetFilesResponseSchema: GenMessage<QueryDatasetFilesResponse> = /*@__PURE__*/
   messageDesc(file_hangar_data_v1_file, 33);
+
+/**
+ * ImportFileRequest registers an object that already exists in a bucket as a file of a dataset.
+ *
+ * @generated from message hangar.data.v1.ImportFileRequest
+ */
+export type ImportFileRequest = Message<"hangar.data.v1.ImportFileRequest"> & {
+  /**
+   * @generated from field: string dataset_id = 1;
+   */
+  datasetId: string;
+
+  /**
+   * @generated from field: string relative_path = 2;
+   */
+  relativePath: string;
+
+  /**
+   * `s3://bucket/key` of the existing object.
+   *
+   * @generated from field: string uri = 3;
+   */
+  uri: string;
+
+  /**
+   * @generated from field: optional string description = 4;
+   */
+  description?: string | undefined;
+
+  /**
+   * @generated from field: optional string device_id = 5;
+   */
+  deviceId?: string | undefined;
+
+  /**
+   * @generated from field: repeated string tags = 6;
+   */
+  tags: string[];
+
+  /**
+   * @generated from field: google.protobuf.Struct metadata = 7;
+   */
+  metadata?: JsonObject | undefined;
+
+  /**
+   * @generated from field: optional int64 size = 8;
+   */
+  size?: bigint | undefined;
+};
+
+/**
+ * Describes the message hangar.data.v1.ImportFileRequest.
+ * Use `create(ImportFileRequestSchema)` to create a new message.
+ */
+export const ImportFileRequestSchema: GenMessage<ImportFileRequest> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_file, 34);
+
+/**
+ * ImportFileResponse carries the imported file.
+ *
+ * @generated from message hangar.data.v1.ImportFileResponse
+ */
+export type ImportFileResponse = Message<"hangar.data.v1.ImportFileResponse"> & {
+  /**
+   * @generated from field: hangar.data.v1.File file = 1;
+   */
+  file?: File | undefined;
+};
+
+/**
+ * Describes the message hangar.data.v1.ImportFileResponse.
+ * Use `create(ImportFileResponseSchema)` to create a new message.
+ */
+export const ImportFileResponseSchema: GenMessage<ImportFileResponse> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_file, 35);
+
+/**
+ * ImportFilesRequest imports several objects, all or nothing.
+ *
+ * @generated from message hangar.data.v1.ImportFilesRequest
+ */
+export type ImportFilesRequest = Message<"hangar.data.v1.ImportFilesRequest"> & {
+  /**
+   * @generated from field: repeated hangar.data.v1.ImportFileRequest requests = 1;
+   */
+  requests: ImportFileRequest[];
+};
+
+/**
+ * Describes the message hangar.data.v1.ImportFilesRequest.
+ * Use `create(ImportFilesRequestSchema)` to create a new message.
+ */
+export const ImportFilesRequestSchema: GenMessage<ImportFilesRequest> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_file, 36);
+
+/**
+ * ImportFilesResponse lists the imported files in request order.
+ *
+ * @generated from message hangar.data.v1.ImportFilesResponse
+ */
+export type ImportFilesResponse = Message<"hangar.data.v1.ImportFilesResponse"> & {
+  /**
+   * @generated from field: repeated hangar.data.v1.File files = 1;
+   */
+  files: File[];
+};
+
+/**
+ * Describes the message hangar.data.v1.ImportFilesResponse.
+ * Use `create(ImportFilesResponseSchema)` to create a new message.
+ */
+export const ImportFilesResponseSchema: GenMessage<ImportFilesResponse> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_file, 37);
+
+/**
+ * LinkFileRequest adds a file to an association that points at another file's version.
+ *
+ * @generated from message hangar.data.v1.LinkFileRequest
+ */
+export type LinkFileRequest = Message<"hangar.data.v1.LinkFileRequest"> & {
+  /**
+   * @generated from field: string association_id = 1;
+   */
+  associationId: string;
+
+  /**
+   * Where the link lives in the association; defaults to the target's path.
+   *
+   * @generated from field: optional string relative_path = 2;
+   */
+  relativePath?: string | undefined;
+
+  /**
+   * @generated from field: string target_file_id = 3;
+   */
+  targetFileId: string;
+
+  /**
+   * @generated from field: optional int64 target_version = 4;
+   */
+  targetVersion?: bigint | undefined;
+};
+
+/**
+ * Describes the message hangar.data.v1.LinkFileRequest.
+ * Use `create(LinkFileRequestSchema)` to create a new message.
+ */
+export const LinkFileRequestSchema: GenMessage<LinkFileRequest> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_file, 38);
+
+/**
+ * LinkFileResponse carries the new file.
+ *
+ * @generated from message hangar.data.v1.LinkFileResponse
+ */
+export type LinkFileResponse = Message<"hangar.data.v1.LinkFileResponse"> & {
+  /**
+   * @generated from field: hangar.data.v1.File file = 1;
+   */
+  file?: File | undefined;
+};
+
+/**
+ * Describes the message hangar.data.v1.LinkFileResponse.
+ * Use `create(LinkFileResponseSchema)` to create a new message.
+ */
+export const LinkFileResponseSchema: GenMessage<LinkFileResponse> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_file, 39);
+
+/**
+ * QueryFilesRequest searches the org's files (fields of the file and, with `dataset.`, of its dataset).
+ *
+ * @generated from message hangar.data.v1.QueryFilesRequest
+ */
+export type QueryFilesRequest = Message<"hangar.data.v1.QueryFilesRequest"> & {
+  /**
+   * @generated from field: hangar.common.v1.QuerySpecification query = 1;
+   */
+  query?: QuerySpecification | undefined;
+};
+
+/**
+ * Describes the message hangar.data.v1.QueryFilesRequest.
+ * Use `create(QueryFilesRequestSchema)` to create a new message.
+ */
+export const QueryFilesRequestSchema: GenMessage<QueryFilesRequest> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_file, 40);
+
+/**
+ * QueryFilesResponse is a page of files.
+ *
+ * @generated from message hangar.data.v1.QueryFilesResponse
+ */
+export type QueryFilesResponse = Message<"hangar.data.v1.QueryFilesResponse"> & {
+  /**
+   * @generated from field: repeated hangar.data.v1.File items = 1;
+   */
+  items: File[];
+
+  /**
+   * @generated from field: optional string next_token = 2;
+   */
+  nextToken?: string | undefined;
+
+  /**
+   * @generated from field: optional int64 total_count = 3;
+   */
+  totalCount?: bigint | undefined;
+};
+
+/**
+ * Describes the message hangar.data.v1.QueryFilesResponse.
+ * Use `create(QueryFilesResponseSchema)` to create a new message.
+ */
+export const QueryFilesResponseSchema: GenMessage<QueryFilesResponse> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_file, 41);
+
+/**
+ * CountFilesRequest counts the org's files matching a QuerySpecification.
+ *
+ * @generated from message hangar.data.v1.CountFilesRequest
+ */
+export type CountFilesRequest = Message<"hangar.data.v1.CountFilesRequest"> & {
+  /**
+   * @generated from field: hangar.common.v1.QuerySpecification query = 1;
+   */
+  query?: QuerySpecification | undefined;
+};
+
+/**
+ * Describes the message hangar.data.v1.CountFilesRequest.
+ * Use `create(CountFilesRequestSchema)` to create a new message.
+ */
+export const CountFilesRequestSchema: GenMessage<CountFilesRequest> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_file, 42);
+
+/**
+ * CountFilesResponse carries the count.
+ *
+ * @generated from message hangar.data.v1.CountFilesResponse
+ */
+export type CountFilesResponse = Message<"hangar.data.v1.CountFilesResponse"> & {
+  /**
+   * @generated from field: int64 count = 1;
+   */
+  count: bigint;
+};
+
+/**
+ * Describes the message hangar.data.v1.CountFilesResponse.
+ * Use `create(CountFilesResponseSchema)` to create a new message.
+ */
+export const CountFilesResponseSchema: GenMessage<CountFilesResponse> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_file, 43);
+
+/**
+ * ExportFilesRequest archives files and directories into one downloadable object.
+ *
+ * @generated from message hangar.data.v1.ExportFilesRequest
+ */
+export type ExportFilesRequest = Message<"hangar.data.v1.ExportFilesRequest"> & {
+  /**
+   * @generated from field: repeated string node_ids = 1;
+   */
+  nodeIds: string[];
+};
+
+/**
+ * Describes the message hangar.data.v1.ExportFilesRequest.
+ * Use `create(ExportFilesRequestSchema)` to create a new message.
+ */
+export const ExportFilesRequestSchema: GenMessage<ExportFilesRequest> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_file, 44);
+
+/**
+ * ExportFilesResponse names the background job.
+ *
+ * @generated from message hangar.data.v1.ExportFilesResponse
+ */
+export type ExportFilesResponse = Message<"hangar.data.v1.ExportFilesResponse"> & {
+  /**
+   * @generated from field: string export_job_id = 1;
+   */
+  exportJobId: string;
+};
+
+/**
+ * Describes the message hangar.data.v1.ExportFilesResponse.
+ * Use `create(ExportFilesResponseSchema)` to create a new message.
+ */
+export const ExportFilesResponseSchema: GenMessage<ExportFilesResponse> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_file, 45);
+
+/**
+ * GetExportStatusRequest addresses an export job.
+ *
+ * @generated from message hangar.data.v1.GetExportStatusRequest
+ */
+export type GetExportStatusRequest = Message<"hangar.data.v1.GetExportStatusRequest"> & {
+  /**
+   * @generated from field: string export_job_id = 1;
+   */
+  exportJobId: string;
+};
+
+/**
+ * Describes the message hangar.data.v1.GetExportStatusRequest.
+ * Use `create(GetExportStatusRequestSchema)` to create a new message.
+ */
+export const GetExportStatusRequestSchema: GenMessage<GetExportStatusRequest> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_file, 46);
+
+/**
+ * GetExportStatusResponse reports an export's progress.
+ *
+ * @generated from message hangar.data.v1.GetExportStatusResponse
+ */
+export type GetExportStatusResponse = Message<"hangar.data.v1.GetExportStatusResponse"> & {
+  /**
+   * `pending`, `running`, `completed` or `failed`.
+   *
+   * @generated from field: string status = 1;
+   */
+  status: string;
+
+  /**
+   * @generated from field: optional string download_url = 2;
+   */
+  downloadUrl?: string | undefined;
+
+  /**
+   * @generated from field: optional string error = 3;
+   */
+  error?: string | undefined;
+
+  /**
+   * @generated from field: int64 bytes_uploaded = 4;
+   */
+  bytesUploaded: bigint;
+
+  /**
+   * @generated from field: int64 total_bytes = 5;
+   */
+  totalBytes: bigint;
+};
+
+/**
+ * Describes the message hangar.data.v1.GetExportStatusResponse.
+ * Use `create(GetExportStatusResponseSchema)` to create a new message.
+ */
+export const GetExportStatusResponseSchema: GenMessage<GetExportStatusResponse> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_file, 47);
+
+/**
+ * FileDeviceIdsRequest asks which devices the given files came from.
+ *
+ * @generated from message hangar.data.v1.FileDeviceIdsRequest
+ */
+export type FileDeviceIdsRequest = Message<"hangar.data.v1.FileDeviceIdsRequest"> & {
+  /**
+   * @generated from field: repeated string file_ids = 1;
+   */
+  fileIds: string[];
+};
+
+/**
+ * Describes the message hangar.data.v1.FileDeviceIdsRequest.
+ * Use `create(FileDeviceIdsRequestSchema)` to create a new message.
+ */
+export const FileDeviceIdsRequestSchema: GenMessage<FileDeviceIdsRequest> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_file, 48);
+
+/**
+ * FileDeviceIdsResponse lists the distinct device ids of the files.
+ *
+ * @generated from message hangar.data.v1.FileDeviceIdsResponse
+ */
+export type FileDeviceIdsResponse = Message<"hangar.data.v1.FileDeviceIdsResponse"> & {
+  /**
+   * @generated from field: repeated string device_ids = 1;
+   */
+  deviceIds: string[];
+};
+
+/**
+ * Describes the message hangar.data.v1.FileDeviceIdsResponse.
+ * Use `create(FileDeviceIdsResponseSchema)` to create a new message.
+ */
+export const FileDeviceIdsResponseSchema: GenMessage<FileDeviceIdsResponse> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_file, 49);
 

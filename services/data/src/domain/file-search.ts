@@ -1,0 +1,154 @@
+import { toJson } from "@bufbuild/protobuf";
+import { ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
+import {
+  compileOrderBy,
+  compileWhere,
+  createFieldCatalog,
+  decodePageToken,
+  encodePageToken,
+  isConditionGroup,
+  joinSql,
+  MAX_LIMIT,
+  parseConditionJson,
+  queryFingerprint,
+  rawSql,
+  resolveLimit,
+  splitFieldPath,
+  sql,
+  type Condition,
+  type FieldCatalog,
+  type FieldRef,
+  type QueryNode,
+  type SqlFragment,
+} from "@hangar/shared";
+import type { FileOrgSearch } from "../store/file-search-store";
+import { datasetCatalog } from "./dataset-search";
+
+/**
+ * The file's own fields, over `fs_nodes f`. `path` and `dataset_id` are the names the client SDK
+ * and the text query language use for `relative_path` and `association_id`.
+ */
+const fileColumns = createFieldCatalog({
+  columns: {
+    file_id: { sql: `"f"."node_id"`, type: "text" },
+    org_id: { sql: `"f"."org_id"`, type: "text" },
+    relative_path: { sql: `"f"."relative_path"`, type: "text" },
+    path: { sql: `"f"."relative_path"`, type: "text" },
+    name: { sql: `"f"."name"`, type: "text" },
+    size: { sql: `"f"."size"`, type: "number" },
+    created: { sql: `"f"."created"`, type: "timestamp" },
+    created_by: { sql: `"f"."created_by"`, type: "text" },
+    modified: { sql: `"f"."modified"`, type: "timestamp" },
+    modified_by: { sql: `"f"."modified_by"`, type: "text" },
+    description: { sql: `"f"."description"`, type: "text" },
+    device_id: { sql: `"f"."device_id"`, type: "text" },
+    association_id: { sql: `"f"."association_id"`, type: "text" },
+    dataset_id: { sql: `"f"."association_id"`, type: "text" },
+    origination: { sql: `"f"."origination"`, type: "text" },
+    ingestion_status: { sql: `"f"."ingestion_status"`, type: "text" },
+    status: { sql: `"f"."status"`, type: "text" },
+    version: { sql: `"f"."version"`, type: "number" },
+    tags: { sql: `"f"."tags"`, type: "text[]" },
+  },
+  jsonColumns: { metadata: `"f"."metadata"` },
+});
+
+/**
+ * The fields a file search may filter and sort on: the file's own (optionally qualified `file.`)
+ * and its dataset's under `dataset.` (the same fields query_datasets offers, over `datasets d`,
+ * which the search left-joins on the file's association).
+ */
+export const fileCatalog: FieldCatalog = {
+  resolve(field: string): FieldRef | undefined {
+    const [first, ...rest] = splitFieldPath(field);
+    if (rest.length > 0 && first === "dataset") return datasetCatalog.resolve(rest.join("."));
+    if (rest.length > 0 && first === "file") return fileCatalog.resolve(rest.join("."));
+    return fileColumns.resolve(field);
+  },
+};
+
+/**
+ * total_count is exact up to this many matches (a full page at the largest limit) and null above.
+ * Counting every match of a broad condition reads all of them (about 200 ms at a million files),
+ * many times the cost of the page itself; a capped count costs a few milliseconds. count_files
+ * gives the exact number when a caller needs it.
+ */
+export const TOTAL_COUNT_CAP = MAX_LIMIT;
+
+/** The search request as the wire carries it (a QuerySpecification). */
+export interface FileQuerySpec {
+  /** The Condition or ConditionGroup as the google.protobuf.Value the RPC carries. */
+  condition?: Value | undefined;
+  limit?: bigint | undefined;
+  after?: string | undefined;
+  sortBy?: string | undefined;
+  sortDirection?: string | undefined;
+}
+
+/** A planned search: the SQL parts to run and how to make the next page's token. */
+export interface PlannedFileSearch {
+  search: FileOrgSearch;
+  /** The token of the page after this one, or undefined when this page is the last. */
+  nextToken(returned: number, hasMore: boolean): string | undefined;
+}
+
+/** Validates a QuerySpecification and compiles it into an org-scoped file search (query_files). */
+export function planFileSearch(spec: FileQuerySpec): PlannedFileSearch {
+  const condition = parseConditionJson(conditionJson(spec.condition), "condition");
+  const limit = resolveLimit(spec.limit, "limit");
+  const fingerprint = queryFingerprint({ condition: condition ?? null, sortBy: spec.sortBy ?? null, sortDirection: spec.sortDirection ?? null, scope: "files" });
+  const offset = decodePageToken(spec.after, fingerprint, "after");
+  return {
+    search: {
+      where: fileWhere(condition, "condition"),
+      orderBy: compileOrderBy(spec.sortBy, spec.sortDirection, fileCatalog, `"f"."node_id"`),
+      limit,
+      offset,
+    },
+    nextToken: (returned, hasMore) => (hasMore ? encodePageToken(offset + returned, fingerprint) : undefined),
+  };
+}
+
+/**
+ * Validates the condition of a QuerySpecification for count_files and compiles it. Paging and
+ * sorting do not change a count, so `limit`, `after`, `sort_by` and `sort_direction` are ignored.
+ */
+export function planFileCount(spec: FileQuerySpec): SqlFragment {
+  return fileWhere(parseConditionJson(conditionJson(spec.condition), "condition"), "condition");
+}
+
+// The engine reads plain JSON; the RPC carries the condition as a Value message. A Value without
+// a kind (possible from a gRPC client) means no condition, like JSON null.
+function conditionJson(value: Value | undefined): unknown {
+  return value?.kind.case === undefined ? undefined : toJson(ValueSchema, value);
+}
+
+/**
+ * Compiles a condition with the shared engine, except that EQUALS on a JSON path reached through
+ * AND and OR groups becomes jsonb containment (`metadata @> '{"a":{"b":v}}'`): the same test, but
+ * one the GIN index on metadata serves and the planner estimates from statistics, where the
+ * engine's `#>`/`jsonb_typeof` form is opaque to both. Under NOT, the engine's null handling is
+ * kept as it is. Errors name the same paths as compileWhere, in the same order.
+ */
+export function fileWhere(node: QueryNode | undefined, path: string): SqlFragment {
+  if (!node) return rawSql("TRUE");
+  if (!isConditionGroup(node)) return containment(node) ?? compileWhere(node, fileCatalog, path);
+  if (node.operator === "NOT" || node.conditions.length === 0) return compileWhere(node, fileCatalog, path);
+  const parts = node.conditions.map((c, i) => fileWhere(c, `${path}.conditions[${i}]`));
+  return sql`(${joinSql(parts, ` ${node.operator} `)})`;
+}
+
+/**
+ * `column @> {path: value}` for EQUALS with a scalar on a JSON path of object keys, else undefined.
+ * For an object path containment holds exactly when the value there equals the scalar (a JSON
+ * array only contains a bare scalar at the top level, which a non-empty path never is). Numeric
+ * segments are left to the engine: `#>` reads them as list indexes, containment as object keys.
+ * A missing dataset (the left join's NULL) fails the test either way, which is all AND/OR see.
+ */
+function containment(condition: Condition): SqlFragment | undefined {
+  if (condition.comparator !== "EQUALS" || condition.value === undefined) return undefined;
+  const ref = fileCatalog.resolve(condition.field);
+  if (ref?.kind !== "json" || ref.path.length === 0 || ref.path.some((key) => /^\d+$/.test(key))) return undefined;
+  const document = ref.path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), condition.value);
+  return sql`(${rawSql(ref.sql)} @> ${JSON.stringify(document)}::jsonb)`;
+}

@@ -1,0 +1,73 @@
+import type { Logger, Orm } from "@hangar/shared";
+import { zipArchive, type ArchiveEntry } from "../domain/export-archive";
+import type { ObjectStore } from "../object-store/object-store";
+import type { ExportJobRow } from "../store/export-entities";
+import { ExportStore } from "../store/export-store";
+
+/** How often a running export writes its progress (and so shows it is alive). */
+export const PROGRESS_INTERVAL_MS = 1_000;
+/**
+ * An unfinished job silent for this long has lost its builder (its process stopped): status reads
+ * then mark it failed. Far above the progress interval, so a busy database does not fail live jobs.
+ */
+export const STALE_AFTER_MS = 2 * 60_000;
+/** The error a job interrupted by a stop of the service carries. */
+export const INTERRUPTED_ERROR = "the export was interrupted (the service stopped while building it); start a new export";
+
+/** What a background export needs. */
+export interface ExportDeps {
+  orm: Orm;
+  objects: ObjectStore;
+  logger: Logger;
+}
+
+/**
+ * Builds a job's archive in the background of the service process: the caller already has its job
+ * id. Every failure ends up on the job (`failed` with the error); nothing is thrown to the caller.
+ */
+export function startExportJob(deps: ExportDeps, job: ExportJobRow, entries: ArchiveEntry[]): void {
+  runExportJob(deps, job, entries).catch((error: unknown) => {
+    deps.logger.error({ err: error, exportJobId: job.exportJobId }, "export job could not record its outcome");
+  });
+}
+
+async function runExportJob(deps: ExportDeps, job: ExportJobRow, entries: ArchiveEntry[]): Promise<void> {
+  const write = (changes: Partial<ExportJobRow>) => new ExportStore(deps.orm.em.fork()).updateUnfinished(job.exportJobId, changes);
+  let bytes = 0;
+  await write({ status: "running", heartbeat: new Date() });
+  const reporter = startProgressReporter(() => write({ bytesUploaded: String(bytes), heartbeat: new Date() }), deps.logger);
+  try {
+    const archive = zipArchive(entries, { open: (key) => deps.objects.getObject(key), progress: (n) => (bytes += n) });
+    await deps.objects.putObject(job.objectKey, archive, "application/zip");
+    await reporter.stop();
+    await write({ status: "completed", bytesUploaded: String(bytes), heartbeat: new Date(), finished: new Date() });
+  } catch (error) {
+    await reporter.stop();
+    deps.logger.warn({ err: error, exportJobId: job.exportJobId }, "export failed");
+    await write({ status: "failed", error: errorMessage(error), bytesUploaded: String(bytes), heartbeat: new Date(), finished: new Date() });
+  }
+}
+
+/** Runs `report` every interval, one at a time; `stop` waits for a report in flight. */
+function startProgressReporter(report: () => Promise<void>, logger: Logger): { stop(): Promise<void> } {
+  let inFlight: Promise<void> = Promise.resolve();
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    inFlight = report()
+      .catch((error: unknown) => logger.warn({ err: error }, "export progress could not be written"))
+      .finally(() => (busy = false));
+  }, PROGRESS_INTERVAL_MS);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await inFlight;
+    },
+  };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,188 @@
+import type { JsonObject } from "@bufbuild/protobuf";
+import { conflict, invalidArgument, newId, notFound, type EntityManager } from "@hangar/shared";
+import type { ImportFileRequest } from "@hangar/shared/proto/data";
+import { checkTags } from "../domain/datasets";
+import { ancestorDirectories, baseName, checkRelativePath } from "../domain/paths";
+import type { ObjectStore } from "../object-store/object-store";
+import { DatasetStore } from "../store/dataset-store";
+import type { FsNodeRow } from "../store/file-entities";
+import { FileStore } from "../store/file-store";
+
+/** Most requests one import_files call may carry. */
+export const MAX_IMPORT_BATCH = 500;
+/** How many objects are looked up at once while checking a batch. */
+const HEAD_CONCURRENCY = 16;
+/** S3's limit on key length, in UTF-8 bytes. */
+const MAX_KEY_BYTES = 1024;
+
+/** One checked import request: everything needed to write it, with the field prefix for errors. */
+export interface ImportPlan {
+  /** `requests[i].` in a batch, empty for import_file. */
+  prefix: string;
+  datasetId: string;
+  path: string;
+  uri: string;
+  size: bigint;
+  description: string | undefined;
+  deviceId: string | undefined;
+  tags: string[];
+  metadata: JsonObject | undefined;
+}
+
+/**
+ * Checks an import request and its object: the URI must name an object of the platform's bucket
+ * below the org's prefix (`<org_id>/`), so that an org can never claim another org's bytes. Other
+ * buckets would need a registered bucket integration, which the platform does not offer yet. The
+ * object must exist, and a given `size` must be its size (otherwise the object's size is taken).
+ */
+export async function planImport(objects: ObjectStore, orgId: string, req: ImportFileRequest, prefix: string): Promise<ImportPlan> {
+  const plan = checkImportFields(objects.location.bucket, orgId, req, prefix);
+  const key = plan.uri.slice(`s3://${objects.location.bucket}/`.length);
+  const head = await objects.head(key);
+  if (!head) throw invalidArgument(`${prefix}uri`, `no object exists at '${plan.uri}'`);
+  if (req.size !== undefined && req.size !== BigInt(head.size)) {
+    throw invalidArgument(`${prefix}size`, `is ${req.size} but the object at '${plan.uri}' is ${head.size} bytes`);
+  }
+  return { ...plan, size: BigInt(head.size) };
+}
+
+/** Plans a batch: every request is checked before anything is written; the first failure wins. */
+export async function planImports(objects: ObjectStore, orgId: string, requests: ImportFileRequest[]): Promise<ImportPlan[]> {
+  if (requests.length === 0) throw invalidArgument("requests", "must list at least one import");
+  if (requests.length > MAX_IMPORT_BATCH) throw invalidArgument("requests", `must list at most ${MAX_IMPORT_BATCH} imports`);
+  requests.forEach((req, i) => checkImportFields(objects.location.bucket, orgId, req, `requests[${i}].`));
+  checkDistinctPaths(requests);
+  const plans: ImportPlan[] = [];
+  for (let i = 0; i < requests.length; i += HEAD_CONCURRENCY) {
+    const chunk = requests.slice(i, i + HEAD_CONCURRENCY);
+    plans.push(...(await Promise.all(chunk.map((req, j) => planImport(objects, orgId, req, `requests[${i + j}].`)))));
+  }
+  return plans;
+}
+
+function checkImportFields(bucket: string, orgId: string, req: ImportFileRequest, prefix: string): Omit<ImportPlan, "size"> {
+  if (req.datasetId === "") throw invalidArgument(`${prefix}dataset_id`, "is required");
+  return {
+    prefix,
+    datasetId: req.datasetId,
+    path: checkRelativePath(req.relativePath, `${prefix}relative_path`),
+    uri: checkImportUri(req.uri, bucket, orgId, `${prefix}uri`),
+    description: req.description,
+    deviceId: req.deviceId === "" ? undefined : req.deviceId,
+    tags: checkTags(req.tags, `${prefix}tags`),
+    metadata: req.metadata,
+  };
+}
+
+/** Validates an `s3://bucket/key` URI to import; returns it unchanged. */
+function checkImportUri(uri: string, bucket: string, orgId: string, field: string): string {
+  const match = /^s3:\/\/([^/]+)\/(.+)$/.exec(uri);
+  if (!match) throw invalidArgument(field, `must be an s3://bucket/key URI, got '${uri}'`);
+  const [, given, key] = match as unknown as [string, string, string];
+  if (given !== bucket) {
+    throw invalidArgument(field, `bucket '${given}' is not the platform's bucket '${bucket}'; importing from other buckets needs a bucket integration, which is not available yet`);
+  }
+  if (!key.startsWith(`${orgId}/`)) throw invalidArgument(field, `must name an object below the org's prefix '${orgId}/'`);
+  const segments = key.split("/");
+  if (Buffer.byteLength(key) > MAX_KEY_BYTES || key.includes("\0") || segments.some((s) => s === "" || s === "." || s === "..")) {
+    throw invalidArgument(field, `'${uri}' is not a valid object key`);
+  }
+  return uri;
+}
+
+/** Two requests of a batch may not name the same file: which one should win would be a guess. */
+function checkDistinctPaths(requests: ImportFileRequest[]): void {
+  const seen = new Map<string, number>();
+  requests.forEach((req, i) => {
+    const id = `${req.datasetId}\0${checkRelativePath(req.relativePath, `requests[${i}].relative_path`)}`;
+    const first = seen.get(id);
+    if (first !== undefined) throw invalidArgument(`requests[${i}].relative_path`, `names the same file as requests[${first}]`);
+    seen.set(id, i);
+  });
+}
+
+/**
+ * Writes planned imports in one transaction (all or nothing), in request order. The datasets must
+ * be the org's; their paths are locked (in a fixed order, so concurrent batches cannot deadlock).
+ */
+export async function applyImports(em: EntityManager, orgId: string, plans: ImportPlan[], actor: string): Promise<FsNodeRow[]> {
+  return em.transactional(async (tx) => {
+    const store = new FileStore(tx);
+    const datasets = new DatasetStore(tx);
+    for (const plan of plans) {
+      if (await datasets.find(orgId, plan.datasetId)) continue;
+      if (plan.prefix === "") throw notFound("dataset", plan.datasetId);
+      throw invalidArgument(`${plan.prefix}dataset_id`, `dataset '${plan.datasetId}' not found`);
+    }
+    for (const datasetId of [...new Set(plans.map((p) => p.datasetId))].sort()) await store.lockAssociation(datasetId);
+    const now = new Date();
+    const files: FsNodeRow[] = [];
+    for (const plan of plans) files.push(await applyImport(store, orgId, plan, actor, now));
+    return files;
+  });
+}
+
+/**
+ * Writes one import: a file already at the path gets a new version pointing at the object (its
+ * earlier state kept as a snapshot); otherwise a new available file is created. Given description,
+ * device id, tags and metadata replace the file's; omitted ones keep what an existing file had.
+ */
+async function applyImport(store: FileStore, orgId: string, plan: ImportPlan, actor: string, now: Date): Promise<FsNodeRow> {
+  const field = `${plan.prefix}relative_path`;
+  const existing = await store.findAvailableAtPath(plan.datasetId, plan.path);
+  if (existing?.fsType === "directory") throw conflict(`${field}: '${plan.path}' is a directory`);
+  const described = {
+    ...(plan.description !== undefined ? { description: plan.description } : {}),
+    ...(plan.deviceId !== undefined ? { deviceId: plan.deviceId } : {}),
+    ...(plan.tags.length > 0 ? { tags: plan.tags } : {}),
+    ...(plan.metadata !== undefined ? { metadata: plan.metadata } : {}),
+  };
+  const content = { uri: plan.uri, size: String(plan.size), storageType: "imported", uploadId: "NO_ID", modified: now, modifiedBy: actor };
+  if (existing) {
+    store.snapshot(existing);
+    return Object.assign(existing, described, content, { version: String(BigInt(existing.version) + 1n) });
+  }
+  await checkAncestors(store, plan.datasetId, plan.path, field);
+  const file: FsNodeRow = { ...newFileNode(orgId, plan.datasetId, plan.path, actor, now), ...described, ...content };
+  file.parentId = await store.ensureParents(file, actor, now);
+  store.addNode(file);
+  return file;
+}
+
+/** Refuses a path below a file (`a.txt/b`): a file cannot hold children. */
+export async function checkAncestors(store: FileStore, associationId: string, path: string, field: string): Promise<void> {
+  for (const dir of ancestorDirectories(path)) {
+    const node = await store.findAvailableAtPath(associationId, dir);
+    if (node?.fsType === "file") throw conflict(`${field}: '${dir}' is a file, so '${path}' cannot be created below it`);
+  }
+}
+
+/** A new available file at `path` of a dataset, version 1, before its content (uri, size) is set. */
+export function newFileNode(orgId: string, datasetId: string, path: string, actor: string, now: Date): FsNodeRow {
+  return {
+    nodeId: newId("fl"),
+    orgId,
+    associationId: datasetId,
+    associationType: "dataset",
+    fsType: "file",
+    parentId: null,
+    name: baseName(path),
+    relativePath: path,
+    status: "available",
+    size: "0",
+    uri: null,
+    version: "1",
+    description: null,
+    deviceId: null,
+    metadata: {},
+    tags: [],
+    ingestionStatus: "not_ingested",
+    origination: "",
+    storageType: "imported",
+    uploadId: "NO_ID",
+    created: now,
+    createdBy: actor,
+    modified: now,
+    modifiedBy: actor,
+  };
+}

@@ -1,0 +1,46 @@
+import type { EntityManager } from "@hangar/shared";
+import { ExportJob, type ExportJobRow } from "./export-entities";
+import { FsNode, type FsNodeRow } from "./file-entities";
+import { FileStore } from "./file-store";
+import { TreeStore } from "./tree-store";
+
+/** Jobs that a builder may still be working on. */
+const UNFINISHED = ["pending", "running"] as const;
+
+/** Reads and writes of export jobs, and the file reads an export needs. */
+export class ExportStore {
+  constructor(readonly em: EntityManager) {}
+
+  /** Adds a new job; the next flush writes it. */
+  add(row: ExportJobRow): void {
+    this.em.create(ExportJob, row);
+  }
+
+  /** A job of the org, tracked by the ORM. */
+  find(orgId: string, exportJobId: string): Promise<ExportJobRow | null> {
+    return this.em.findOne(ExportJob, { exportJobId, orgId });
+  }
+
+  /**
+   * Changes a job that is not finished yet. A finished job never changes again, so a late progress
+   * write cannot undo a completion or a failure.
+   */
+  async updateUnfinished(exportJobId: string, changes: Partial<ExportJobRow>): Promise<void> {
+    await this.em.nativeUpdate(ExportJob, { exportJobId, status: { $in: [...UNFINISHED] } }, changes);
+  }
+
+  /** Fails an unfinished job whose builder has shown no sign of life since `before`. */
+  async failSilentSince(exportJobId: string, before: Date, error: string): Promise<void> {
+    await this.em.nativeUpdate(ExportJob, { exportJobId, status: { $in: [...UNFINISHED] }, heartbeat: { $lt: before } }, { status: "failed", error, finished: new Date() });
+  }
+
+  /** The available nodes of the org among `nodeIds`. */
+  nodes(orgId: string, nodeIds: string[]): Promise<FsNodeRow[]> {
+    return this.em.find(FsNode, { orgId, nodeId: { $in: nodeIds }, status: "available" });
+  }
+
+  /** The available files below a directory, sorted by path. */
+  filesBelow(directory: FsNodeRow): Promise<FsNodeRow[]> {
+    return new TreeStore(new FileStore(this.em)).below(directory.associationId, directory.relativePath, { filesOnly: true });
+  }
+}
