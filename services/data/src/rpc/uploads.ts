@@ -113,13 +113,31 @@ export async function loadTransaction(store: FileStore, orgId: string, transacti
  * before anything is written, so a refused completion changes nothing.
  */
 export async function checkUploaded(objects: ObjectStore, items: UploadItemRow[], field: (item: UploadItemRow) => string): Promise<void> {
-  for (const item of items) {
-    const head = await objects.head(item.objectKey);
+  const heads = await mapConcurrently(items, HEAD_CONCURRENCY, (item) => objects.head(item.objectKey));
+  items.forEach((item, i) => {
+    const head = heads[i];
     if (!head) throw invalidArgument(field(item), `'${item.relativePath}' has not been uploaded`);
     if (head.size !== Number(item.size)) {
       throw invalidArgument(field(item), `'${item.relativePath}' is ${head.size} bytes but the manifest says ${item.size}`);
     }
-  }
+  });
+}
+
+/** Object-store lookups in flight at once while checking a transaction. */
+const HEAD_CONCURRENCY = 16;
+
+/** Maps `items` with at most `limit` calls in flight, keeping the order. */
+async function mapConcurrently<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }
 
 /**
@@ -131,10 +149,13 @@ export async function makeAvailable(store: FileStore, transaction: UploadTransac
   await store.lockAssociation(transaction.associationId);
   const now = new Date();
   const files: FsNodeRow[] = [];
+  // Loaded up front, in two queries: per-item lookups would each flush the growing unit of work.
+  const atPath = await store.availableAtPaths(transaction.associationId, items.map((item) => item.relativePath));
+  const byId = await store.nodesByIds(transaction.orgId, items.map((item) => item.fileId));
   for (const item of items) {
     const uri = s3Uri(bucket, item.objectKey);
-    const current = await store.findAvailableAtPath(transaction.associationId, item.relativePath);
-    const pending = current?.nodeId === item.fileId ? null : await store.findNode(transaction.orgId, item.fileId);
+    const current = atPath.get(item.relativePath) ?? null;
+    const pending = current?.nodeId === item.fileId ? null : (byId.get(item.fileId) ?? null);
     if (current?.fsType === "directory") throw conflict(`'${item.relativePath}' is a directory`);
     if (current) {
       store.snapshot(current);
@@ -159,7 +180,8 @@ export async function finishTransaction(store: FileStore, transaction: UploadTra
   transaction.status = "completed";
   transaction.completed = new Date();
   const items = await store.items(transaction.transactionId);
-  const files = await Promise.all(items.map((item) => store.findNode(transaction.orgId, item.fileId)));
+  const byId = await store.nodesByIds(transaction.orgId, items.map((item) => item.fileId));
+  const files = items.map((item) => byId.get(item.fileId) ?? null);
   const payload = create(UploadCompletedSchema, {
     orgId: transaction.orgId,
     transactionId: transaction.transactionId,

@@ -1,3 +1,4 @@
+import { FlushMode } from "@mikro-orm/core";
 import { conflict, newId, queryPrepared, sql, type EntityManager, type Orm, type SqlFragment } from "@hangar/shared";
 import { ancestorDirectories, baseName } from "../domain/paths";
 import {
@@ -23,6 +24,9 @@ export interface FileSearch {
 
 /** Reads and writes of files, directories and uploads; the RPC layer never touches the ORM. */
 export class FileStore {
+  /** Directories found or created in this unit of work, by association and path. */
+  private readonly directories = new Map<string, string>();
+
   constructor(readonly em: EntityManager) {}
 
   /** A node to change (tracked by the ORM). */
@@ -33,6 +37,18 @@ export class FileStore {
   /** The available node at a path, if any. */
   findAvailableAtPath(associationId: string, relativePath: string): Promise<FsNodeRow | null> {
     return this.em.findOne(FsNode, { associationId, relativePath, status: "available" });
+  }
+
+  /** The available nodes at several paths of an association, by path (one query). */
+  async availableAtPaths(associationId: string, relativePaths: string[]): Promise<Map<string, FsNodeRow>> {
+    const rows = relativePaths.length ? await this.em.find(FsNode, { associationId, relativePath: { $in: relativePaths }, status: "available" }) : [];
+    return new Map(rows.map((row) => [row.relativePath, row]));
+  }
+
+  /** Nodes of an org by id (one query). */
+  async nodesByIds(orgId: string, nodeIds: string[]): Promise<Map<string, FsNodeRow>> {
+    const rows = nodeIds.length ? await this.em.find(FsNode, { orgId, nodeId: { $in: nodeIds } }) : [];
+    return new Map(rows.map((row) => [row.nodeId, row]));
   }
 
   /** Reads an available file by path without tracking it (the hot path of get_file_by_path). */
@@ -107,14 +123,19 @@ export class FileStore {
   async ensureParents(file: Pick<FsNodeRow, "orgId" | "associationId" | "associationType" | "relativePath">, actor: string, now: Date): Promise<string | null> {
     let parentId: string | null = null;
     for (const dirPath of ancestorDirectories(file.relativePath)) {
-      const existing = await this.em.findOne(FsNode, { associationId: file.associationId, relativePath: dirPath, status: "available" });
-      if (existing?.fsType === "file") throw conflict(`'${dirPath}' is a file, so it cannot hold '${file.relativePath}'`);
-      if (existing) {
-        parentId = existing.nodeId;
+      const cacheKey = `${file.associationId}\u0000${dirPath}`;
+      const known = this.directories.get(cacheKey);
+      if (known) {
+        parentId = known;
         continue;
       }
-      const dir = directoryNode(file, dirPath, parentId, actor, now);
-      this.addNode(dir);
+      // No flush first: directories created earlier in this unit of work are in the cache, and a
+      // flush per lookup makes a large upload's completion quadratic in its file count.
+      const existing = await this.em.findOne(FsNode, { associationId: file.associationId, relativePath: dirPath, status: "available" }, { flushMode: FlushMode.COMMIT });
+      if (existing?.fsType === "file") throw conflict(`'${dirPath}' is a file, so it cannot hold '${file.relativePath}'`);
+      const dir: FsNodeRow = existing ?? directoryNode(file, dirPath, parentId, actor, now);
+      if (!existing) this.addNode(dir);
+      this.directories.set(cacheKey, dir.nodeId);
       parentId = dir.nodeId;
     }
     return parentId;
