@@ -2,10 +2,10 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { conflict, invalidArgument, newId, notFound, type EntityManager } from "@hangar/shared";
 import type { ImportFileRequest } from "@hangar/shared/proto/data";
 import { checkTags } from "../domain/datasets";
-import { ancestorDirectories, baseName, checkRelativePath } from "../domain/paths";
+import { ancestorDirectories, checkRelativePath } from "../domain/paths";
 import type { ObjectStore } from "../object-store/object-store";
 import { DatasetStore } from "../store/dataset-store";
-import type { FsNodeRow } from "../store/file-entities";
+import { newFsNode, type FsNodeRow } from "../store/file-entities";
 import { FileStore } from "../store/file-store";
 
 /** Most requests one import_files call may carry. */
@@ -159,30 +159,16 @@ export async function checkAncestors(store: FileStore, associationId: string, pa
 
 /** A new available file at `path` of a dataset, version 1, before its content (uri, size) is set. */
 export function newFileNode(orgId: string, datasetId: string, path: string, actor: string, now: Date): FsNodeRow {
-  return {
+  return newFsNode({
     nodeId: newId("fl"),
     orgId,
     associationId: datasetId,
     associationType: "dataset",
     fsType: "file",
-    parentId: null,
-    name: baseName(path),
     relativePath: path,
     status: "available",
-    size: "0",
-    uri: null,
-    version: "1",
-    description: null,
-    deviceId: null,
-    metadata: {},
-    tags: [],
-    ingestionStatus: "not_ingested",
-    origination: "",
     storageType: "imported",
-    uploadId: "NO_ID",
     created: now,
     createdBy: actor,
-    modified: now,
-    modifiedBy: actor,
-  };
+  });
 }

@@ -3,10 +3,10 @@ import { timestampNow } from "@bufbuild/protobuf/wkt";
 import { badRequest, conflict, invalidArgument, newId, notFound, recordEvent, TOPICS, type Principal } from "@hangar/shared";
 import { UploadCompletedSchema } from "@hangar/shared/proto/events";
 import type { Association } from "@hangar/shared/proto/data";
-import { checkRelativePath, baseName } from "../domain/paths";
+import { checkRelativePath } from "../domain/paths";
 import { s3Uri, type ObjectStore } from "../object-store/object-store";
 import { DatasetStore } from "../store/dataset-store";
-import type { FsNodeRow, UploadItemRow, UploadTransactionRow } from "../store/file-entities";
+import { newFsNode, type FsNodeRow, type UploadItemRow, type UploadTransactionRow } from "../store/file-entities";
 import { FileStore } from "../store/file-store";
 
 /** Most files one transaction may carry. */
@@ -72,32 +72,22 @@ export async function openTransaction(
 }
 
 function pendingFile(tx: UploadTransactionRow, fileId: string, path: string, size: bigint, uri: string, actor: string, now: Date): FsNodeRow {
-  return {
+  return newFsNode({
     nodeId: fileId,
     orgId: tx.orgId,
     associationId: tx.associationId,
     associationType: tx.associationType,
     fsType: "file",
-    parentId: null,
-    name: baseName(path),
     relativePath: path,
     status: "pending",
     size: String(size),
     uri,
-    version: "1",
-    description: null,
     deviceId: tx.deviceId,
-    metadata: {},
-    tags: [],
-    ingestionStatus: "not_ingested",
     origination: tx.origination,
-    storageType: "uploaded",
     uploadId: tx.transactionId,
     created: now,
     createdBy: actor,
-    modified: now,
-    modifiedBy: actor,
-  };
+  });
 }
 
 /** Loads an open transaction of the caller's org; completed ones are reported through `completed`. */

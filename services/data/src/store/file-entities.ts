@@ -1,6 +1,7 @@
 import { BigIntType, EntitySchema } from "@mikro-orm/core";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { timestampFromRow } from "@hangar/shared";
+import { baseName } from "../domain/paths";
 
 /**
  * A file or directory within an association. 64-bit columns (size, version) are strings in memory,
@@ -140,6 +141,35 @@ export const UploadItem = new EntitySchema<UploadItemRow>({
 });
 
 export const fileEntities = [FsNode, FileVersion, UploadTransaction, UploadItem];
+
+/** What a new node must be told; everything else takes the record defaults. */
+export type NewFsNode = Pick<FsNodeRow, "nodeId" | "orgId" | "associationId" | "associationType" | "fsType" | "relativePath" | "status" | "created" | "createdBy"> &
+  Partial<FsNodeRow>;
+
+/**
+ * A new node with the record defaults: named after its path's last segment, version 1, no content,
+ * empty metadata and tags, not ingested, no upload, modified when created.
+ */
+export function newFsNode(init: NewFsNode): FsNodeRow {
+  return {
+    parentId: null,
+    name: baseName(init.relativePath),
+    size: "0",
+    uri: null,
+    version: "1",
+    description: null,
+    deviceId: null,
+    metadata: {},
+    tags: [],
+    ingestionStatus: "not_ingested",
+    origination: "",
+    storageType: "uploaded",
+    uploadId: "NO_ID",
+    modified: init.created,
+    modifiedBy: init.createdBy,
+    ...init,
+  };
+}
 
 /** Maps a raw `fs_nodes` row (as the pg driver returns it) to an FsNodeRow, for reads that skip the ORM. */
 export function fsNodeFromRow(row: Record<string, unknown>): FsNodeRow {

@@ -1,12 +1,13 @@
 import { FlushMode } from "@mikro-orm/core";
 import { conflict, newId, queryPrepared, sql, type EntityManager, type Orm, type SqlFragment } from "@hangar/shared";
-import { ancestorDirectories, baseName } from "../domain/paths";
+import { ancestorDirectories } from "../domain/paths";
 import {
   FileVersion,
   FsNode,
   UploadItem,
   UploadTransaction,
   fsNodeFromRow,
+  newFsNode,
   type FsNodeRow,
   type UploadItemRow,
   type UploadTransactionRow,
@@ -186,30 +187,16 @@ function directoryNode(
   actor: string,
   now: Date,
 ): FsNodeRow {
-  return {
+  return newFsNode({
     nodeId: newId("dr"),
     orgId: file.orgId,
     associationId: file.associationId,
     associationType: file.associationType,
     fsType: "directory",
     parentId,
-    name: baseName(dirPath),
     relativePath: dirPath,
     status: "available",
-    size: "0",
-    uri: null,
-    version: "1",
-    description: null,
-    deviceId: null,
-    metadata: {},
-    tags: [],
-    ingestionStatus: "not_ingested",
-    origination: "",
-    storageType: "uploaded",
-    uploadId: "NO_ID",
     created: now,
     createdBy: actor,
-    modified: now,
-    modifiedBy: actor,
-  };
+  });
 }
