@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { openObjectStore, type ObjectStore } from "@hangar/data";
 import { startPlatform, type Platform } from "@hangar/embedded";
-import { createInProcessTransport, createKafkaTransport, createLogger, type EventTransport } from "@hangar/shared";
+import { createInProcessTransport, createKafkaTransport, createLogger, type EventTransport, type S3Config } from "@hangar/shared";
 import { createTestDatabase, requiredEnv } from "./database";
 import { apiClient, type ApiClient } from "./http";
 
@@ -32,6 +32,8 @@ export interface TestPlatform {
 export interface TestPlatformOptions {
   /** Deliver events through the real Kafka broker instead of in process. */
   kafka?: boolean;
+  /** Keep file bytes in the test S3 server (moto) instead of the embedded store. */
+  s3?: boolean;
   /** Reuse an existing database and Kafka namespace: a restart of an earlier platform. */
   restartOf?: Pick<TestPlatform, "databaseUrl" | "namespace" | "adminToken" | "internalAuthSecret">;
 }
@@ -52,7 +54,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
   const adminToken = previous?.adminToken ?? `hgr_test_${randomBytes(16).toString("hex")}`;
   const internalAuthSecret = previous?.internalAuthSecret ?? randomBytes(32).toString("hex");
   const dataDir = await mkdtemp(path.join(tmpdir(), "hangar-test-"));
-  const objectStore: ObjectStore = await openObjectStore({ s3: undefined, dataDir, port: 0 });
+  const objectStore: ObjectStore = await openObjectStore({ s3: options.s3 ? testS3Config() : undefined, dataDir, port: 0 });
   const platform = await startPlatform({
     objectStore,
     databaseUrl,
@@ -91,6 +93,20 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
 function logRoute(route: Route, status: number): void {
   const file = process.env.HANGAR_ROUTE_LOG;
   if (file) appendFileSync(file, `${JSON.stringify({ method: route.httpMethod, template: route.template.template, status })}\n`);
+}
+
+/** The test S3 server (moto, started by the global setup) as the platform's store, in a bucket of its own. */
+function testS3Config(): S3Config {
+  return {
+    bucket: `hangar-${randomBytes(4).toString("hex")}`,
+    region: requiredEnv("HANGAR_TEST_S3_REGION"),
+    endpoint: requiredEnv("HANGAR_TEST_S3_ENDPOINT"),
+    accessKeyId: requiredEnv("HANGAR_TEST_S3_ACCESS_KEY_ID"),
+    secretAccessKey: requiredEnv("HANGAR_TEST_S3_SECRET_ACCESS_KEY"),
+    // moto accepts any role; real deployments name the role scoped credentials are minted from.
+    roleArn: "arn:aws:iam::123456789012:role/hangar-uploads",
+    createBucket: true,
+  };
 }
 
 /** An org with one member user and that user's API token. */
