@@ -226,3 +226,26 @@ describe("delete_dataset_files", () => {
     expect(await paths(alice.client, ds)).toEqual(["c.txt"]);
   });
 });
+
+describe("org associations", () => {
+  test("files and directories can belong to the org itself, through the association routes", async () => {
+    const org = alice.orgId;
+    await uploadFiles(alice.client, org, { "org-docs/readme.txt": "org level" }, { associationType: "org" });
+    const file = (await alice.client.get(`/v1/files/record/path/${q("org-docs/readme.txt")}/association/${org}`)).body.data;
+    expect(file).toMatchObject({ association_id: org, org_id: alice.orgId, size: 9 });
+    expect((await alice.client.put(`/v1/files/association/id/${org}/directory`, { name: "shared" })).body.data).toMatchObject({ association_id: org, relative_path: "shared" });
+    const root = (await alice.client.get(`/v1/files/association/id/${org}/directory/${q("/")}`)).body.data;
+    expect(root.directories.map((d: { name: string }) => d.name)).toEqual(["org-docs", "shared"]);
+    expect((await alice.client.get(`/v1/files/association/id/${org}`)).body.data.map((f: { relative_path: string }) => f.relative_path)).toEqual(["org-docs/readme.txt"]);
+  });
+
+  test("another org's id as an association is 404, and device associations are not supported yet", async () => {
+    const res = await alice.client.post("/v1/files/upload", { association: { association_id: bob.orgId, association_type: "org" }, origination: "t", resource_manifest: { "x.txt": 1 } });
+    expect(res.status).toBe(404);
+    expect((await alice.client.get(`/v1/files/association/id/${bob.orgId}`)).status).toBe(404);
+    expectBadRequest(
+      await alice.client.post("/v1/files/upload", { association: { association_id: "dv_1", association_type: "device" }, origination: "t", resource_manifest: { "x.txt": 1 } }),
+      "association.association_type",
+    );
+  });
+});

@@ -34,12 +34,21 @@ export async function createDataset(client: ApiClient, name = "uploads"): Promis
 }
 
 /**
- * Uploads files to a dataset the way the client SDK does: begin a batch transaction, fetch its
+ * Uploads files to a dataset (or another association) the way the client SDK does: begin a batch transaction, fetch its
  * credentials, PUT each file to the S3 endpoint, then complete (unless `complete: false`).
  */
-export async function uploadFiles(client: ApiClient, datasetId: string, files: Record<string, string | Buffer>, options: { complete?: boolean } = {}) {
+export async function uploadFiles(
+  client: ApiClient,
+  associationId: string,
+  files: Record<string, string | Buffer>,
+  options: { complete?: boolean; associationType?: string } = {},
+) {
   const manifest = Object.fromEntries(Object.entries(files).map(([path, body]) => [path, Buffer.byteLength(body)]));
-  const begun = await client.post("/v1/files/upload", { association: { association_id: datasetId, association_type: "dataset" }, origination: "test", resource_manifest: manifest });
+  const begun = await client.post("/v1/files/upload", {
+    association: { association_id: associationId, association_type: options.associationType ?? "dataset" },
+    origination: "test",
+    resource_manifest: manifest,
+  });
   if (begun.status !== 200) throw new Error(`begin upload failed: ${JSON.stringify(begun.body)}`);
   const { transaction_id, upload_mappings } = begun.body.data as { transaction_id: string; upload_mappings: Record<string, string> };
   const creds = (await client.get(`/v1/files/upload/${transaction_id}/credentials`)).body.data[0] as UploadCredentials;

@@ -7,7 +7,6 @@ import {
   invalidArgument,
   notFound,
   queryFingerprint,
-  readableOrg,
   resolveLimit,
   type Principal,
   type ServiceContext,
@@ -15,10 +14,10 @@ import {
 import type { DataService } from "@hangar/shared/proto/data";
 import { ancestorDirectories, baseName, checkRelativePath } from "../domain/paths";
 import type { ObjectStore } from "../object-store/object-store";
-import { DatasetStore } from "../store/dataset-store";
 import type { FsNodeRow } from "../store/file-entities";
 import { FileStore } from "../store/file-store";
 import { TreeStore } from "../store/tree-store";
+import { resolveAssociation, type ResolvedAssociation } from "./associations";
 import { directoryToProto } from "./directory-mappers";
 import { fileToProto } from "./file-mappers";
 
@@ -37,13 +36,9 @@ export function directoryPath(raw: string, field: string): string {
 export function createDirectoryHandlers(context: ServiceContext, objects: ObjectStore): DirectoryHandlers {
   const fork = () => new FileStore(context.orm.em.fork());
   /** The association a request names (dataset route or association route), checked to be readable by the caller. */
-  const association = async (store: FileStore, caller: Principal, datasetId: string, associationId = ""): Promise<{ orgId: string; associationId: string }> => {
-    const id = datasetId || associationId;
-    const orgId = readableOrg(caller);
-    const dataset = orgId && id ? await new DatasetStore(store.em).find(orgId, id) : null;
-    if (!dataset) throw notFound("dataset", id);
-    return { orgId: dataset.orgId, associationId: dataset.datasetId };
-  };
+  /** The association a request names (dataset route or association route), checked to be usable by the caller. */
+  const association = (store: FileStore, caller: Principal, datasetId: string, associationId = ""): Promise<ResolvedAssociation> =>
+    datasetId ? resolveAssociation(store.em, caller, datasetId, "dataset_id", "dataset") : resolveAssociation(store.em, caller, associationId, "association_id");
   const directoryAt = async (store: FileStore, associationId: string, path: string, field: string): Promise<FsNodeRow | null> => {
     if (path === "") return null;
     const node = await store.findAvailableAtPath(associationId, path);
@@ -72,7 +67,7 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
           throw notFound("parent directory", parentPath);
         }
         // The directories above a child of `path` are `path` and its ancestors: one call creates them all.
-        const directoryId = await store.ensureParents({ ...target, associationType: "dataset", relativePath: `${path}/-` }, caller.subject, new Date());
+        const directoryId = await store.ensureParents({ ...target, relativePath: `${path}/-` }, caller.subject, new Date());
         const created = (await store.findNode(target.orgId, directoryId!))!;
         created.origination = req.origination ?? "";
         return { directory: directoryToProto(created) };

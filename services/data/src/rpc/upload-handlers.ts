@@ -26,11 +26,10 @@ type UploadHandlers = Pick<
 export function createUploadHandlers(context: ServiceContext, objects: ObjectStore): UploadHandlers {
   const fork = () => new FileStore(context.orm.em.fork());
   const beginSingle = async (caller: Principal, association: { associationId: string; associationType: string }, filePath: string, fileSize: bigint, origination: string) => {
-    const orgId = requireOrg(caller);
     const store = fork();
-    const target = await uploadTarget(store, orgId, association, "association");
+    const target = await uploadTarget(store, caller, association, "association");
     const path = checkRelativePath(filePath, "file_path");
-    const { transaction, items } = await openTransaction(store, objects, { orgId, caller, ...target, origination, deviceId: null, manifest: { [path]: fileSize }, field: "file_path" });
+    const { transaction, items } = await openTransaction(store, objects, { caller, ...target, origination, deviceId: null, manifest: { [path]: fileSize }, field: "file_path" });
     await store.flush();
     const uploadUrl = await objects.presignPut(items[0]!.objectKey, { expiresInSeconds: CREDENTIALS_TTL_SECONDS });
     return { uploadId: transaction.transactionId, uploadUrl };
@@ -55,11 +54,9 @@ export function createUploadHandlers(context: ServiceContext, objects: ObjectSto
   return {
     async beginBatchUpload(req, ctx) {
       const caller = callerOf(ctx);
-      const orgId = requireOrg(caller);
       const store = fork();
-      const target = await uploadTarget(store, orgId, req.association, "association");
+      const target = await uploadTarget(store, caller, req.association, "association");
       const { transaction, items } = await openTransaction(store, objects, {
-        orgId,
         caller,
         ...target,
         origination: req.origination,

@@ -5,9 +5,9 @@ import { UploadCompletedSchema } from "@hangar/shared/proto/events";
 import type { Association } from "@hangar/shared/proto/data";
 import { checkRelativePath } from "../domain/paths";
 import { s3Uri, type ObjectStore } from "../object-store/object-store";
-import { DatasetStore } from "../store/dataset-store";
 import { newFsNode, type FsNodeRow, type UploadItemRow, type UploadTransactionRow } from "../store/file-entities";
 import { FileStore } from "../store/file-store";
+import { resolveAssociation, type ResolvedAssociation } from "./associations";
 
 /** Most files one transaction may carry. */
 export const MAX_MANIFEST_ENTRIES = 5000;
@@ -17,16 +17,12 @@ export const CREDENTIALS_TTL_SECONDS = 3600;
 /** The dataset an upload targets, checked to exist in the caller's org. */
 export async function uploadTarget(
   store: FileStore,
-  orgId: string,
+  caller: Principal,
   association: Pick<Association, "associationId" | "associationType"> | undefined,
   field: string,
-): Promise<{ associationId: string; associationType: string }> {
+): Promise<ResolvedAssociation> {
   if (!association) throw invalidArgument(field, "is required");
-  const type = association.associationType || "dataset";
-  if (type !== "dataset") throw invalidArgument(`${field}.association_type`, `'${type}' is not supported yet; use 'dataset'`);
-  const dataset = await new DatasetStore(store.em).find(orgId, association.associationId);
-  if (!dataset) throw notFound("dataset", association.associationId);
-  return { associationId: dataset.datasetId, associationType: "dataset" };
+  return resolveAssociation(store.em, caller, association.associationId, field, association.associationType);
 }
 
 /** Opens a transaction for a manifest: pending files for new paths, next versions for existing ones. */
