@@ -40,7 +40,7 @@ const keyOf = keyOfUri;
 const upload = uploadFiles;
 
 async function uploadEvents(transactionId: string): Promise<number> {
-  const rows = await db.query("select count(*)::int as n from data.outbox where topic = 'hangar.data.upload-completed.v1' and key <> '' and position(convert_to($1, 'UTF8') in payload) > 0", [transactionId]);
+  const rows = await db.query("select count(*)::int as n from data.outbox where topic = 'hangar.data.upload-completed.v1' and position(convert_to($1, 'UTF8') in payload) > 0", [transactionId]);
   return rows.rows[0].n;
 }
 
