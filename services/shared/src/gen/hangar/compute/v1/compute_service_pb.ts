@@ -4,19 +4,398 @@
 
 import type { GenFile, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_google_api_annotations } from "../../../google/api/annotations_pb";
+import type { CreateActionRequestSchema, CreateActionResponseSchema, DeleteActionRequestSchema, DeleteActionResponseSchema, GetActionRequestSchema, GetActionResponseSchema, ListActionMetadataKeysRequestSchema, ListActionMetadataKeysResponseSchema, QueryActionHubActionsRequestSchema, QueryActionHubActionsResponseSchema, QueryActionsRequestSchema, QueryActionsResponseSchema, SetActionAccessibilityRequestSchema, SetActionAccessibilityResponseSchema, UpdateActionRequestSchema, UpdateActionResponseSchema } from "./action_pb";
+import { file_hangar_compute_v1_action } from "./action_pb";
+import type { ActivityBucketsRequestSchema, ActivityBucketsResponseSchema, BulkCancelInvocationsRequestSchema, BulkCancelInvocationsResponseSchema, CancelInvocationRequestSchema, CancelInvocationResponseSchema, DeleteInvocationRequestSchema, DeleteInvocationResponseSchema, GetInvocationRequestSchema, GetInvocationResponseSchema, GetLegacyQueueStatusRequestSchema, GetLegacyQueueStatusResponseSchema, GetLogsRequestSchema, GetLogsResponseSchema, GetQueueStatusRequestSchema, GetQueueStatusResponseSchema, GroupInvocationsRequestSchema, GroupInvocationsResponseSchema, HeartbeatInvocationRequestSchema, HeartbeatInvocationResponseSchema, InvokeActionRequestSchema, InvokeActionResponseSchema, ListRunSummariesRequestSchema, ListRunSummariesResponseSchema, QueryInvocationsRequestSchema, QueryInvocationsResponseSchema, SetInvocationImageDigestRequestSchema, SetInvocationImageDigestResponseSchema, SetInvocationStatusRequestSchema, SetInvocationStatusResponseSchema, SetUploadDestinationRequestSchema, SetUploadDestinationResponseSchema, StreamLogsRequestSchema, StreamLogsResponseSchema, SummarizeRunsByActionRequestSchema, SummarizeRunsByActionResponseSchema } from "./invocation_pb";
+import { file_hangar_compute_v1_invocation } from "./invocation_pb";
+import type { AppendLogsRequestSchema, AppendLogsResponseSchema, ClaimInvocationRequestSchema, ClaimInvocationResponseSchema, RenewLeaseRequestSchema, RenewLeaseResponseSchema, ReportStatusRequestSchema, ReportStatusResponseSchema } from "./runner_pb";
+import { file_hangar_compute_v1_runner } from "./runner_pb";
+import type { CreateTriggerRequestSchema, CreateTriggerResponseSchema, DeleteTriggerRequestSchema, DeleteTriggerResponseSchema, GetTriggerRequestSchema, GetTriggerResponseSchema, ListDatasetTriggerEvaluationsRequestSchema, ListDatasetTriggerEvaluationsResponseSchema, ListTriggerEvaluationsRequestSchema, ListTriggerEvaluationsResponseSchema, QueryTriggersRequestSchema, QueryTriggersResponseSchema, UpdateTriggerRequestSchema, UpdateTriggerResponseSchema } from "./trigger_pb";
+import { file_hangar_compute_v1_trigger } from "./trigger_pb";
 
 /**
  * Describes the file hangar/compute/v1/compute_service.proto.
  */
 export const file_hangar_compute_v1_compute_service: GenFile = /*@__PURE__*/
-  fileDesc("CidoYW5nYXIvY29tcHV0ZS92MS9jb21wdXRlX3NlcnZpY2UucHJvdG8SEWhhbmdhci5jb21wdXRlLnYxMhAKDkNvbXB1dGVTZXJ2aWNlYgZwcm90bzM");
+  fileDesc("CidoYW5nYXIvY29tcHV0ZS92MS9jb21wdXRlX3NlcnZpY2UucHJvdG8SEWhhbmdhci5jb21wdXRlLnYxMoMsCg5Db21wdXRlU2VydmljZRJ/CgxDcmVhdGVBY3Rpb24SJi5oYW5nYXIuY29tcHV0ZS52MS5DcmVhdGVBY3Rpb25SZXF1ZXN0GicuaGFuZ2FyLmNvbXB1dGUudjEuQ3JlYXRlQWN0aW9uUmVzcG9uc2UiHoLT5JMCGDoBKmIGYWN0aW9uIgsvdjEvYWN0aW9ucxJ6CglHZXRBY3Rpb24SIy5oYW5nYXIuY29tcHV0ZS52MS5HZXRBY3Rpb25SZXF1ZXN0GiQuaGFuZ2FyLmNvbXB1dGUudjEuR2V0QWN0aW9uUmVzcG9uc2UiIoLT5JMCHGIGYWN0aW9uEhIvdjEvYWN0aW9ucy97bmFtZX0ShgEKDFVwZGF0ZUFjdGlvbhImLmhhbmdhci5jb21wdXRlLnYxLlVwZGF0ZUFjdGlvblJlcXVlc3QaJy5oYW5nYXIuY29tcHV0ZS52MS5VcGRhdGVBY3Rpb25SZXNwb25zZSIlgtPkkwIfOgEqYgZhY3Rpb24aEi92MS9hY3Rpb25zL3tuYW1lfRJ7CgxEZWxldGVBY3Rpb24SJi5oYW5nYXIuY29tcHV0ZS52MS5EZWxldGVBY3Rpb25SZXF1ZXN0GicuaGFuZ2FyLmNvbXB1dGUudjEuRGVsZXRlQWN0aW9uUmVzcG9uc2UiGoLT5JMCFCoSL3YxL2FjdGlvbnMve25hbWV9ErIBChZTZXRBY3Rpb25BY2Nlc3NpYmlsaXR5EjAuaGFuZ2FyLmNvbXB1dGUudjEuU2V0QWN0aW9uQWNjZXNzaWJpbGl0eVJlcXVlc3QaMS5oYW5nYXIuY29tcHV0ZS52MS5TZXRBY3Rpb25BY2Nlc3NpYmlsaXR5UmVzcG9uc2UiM4LT5JMCLToBKmIGYWN0aW9uGiAvdjEvYWN0aW9ucy97bmFtZX0vYWNjZXNzaWJpbGl0eRKBAQoMUXVlcnlBY3Rpb25zEiYuaGFuZ2FyLmNvbXB1dGUudjEuUXVlcnlBY3Rpb25zUmVxdWVzdBonLmhhbmdhci5jb21wdXRlLnYxLlF1ZXJ5QWN0aW9uc1Jlc3BvbnNlIiCC0+STAho6BXF1ZXJ5IhEvdjEvYWN0aW9ucy9xdWVyeRKmAQoVUXVlcnlBY3Rpb25IdWJBY3Rpb25zEi8uaGFuZ2FyLmNvbXB1dGUudjEuUXVlcnlBY3Rpb25IdWJBY3Rpb25zUmVxdWVzdBowLmhhbmdhci5jb21wdXRlLnYxLlF1ZXJ5QWN0aW9uSHViQWN0aW9uc1Jlc3BvbnNlIiqC0+STAiQ6BXF1ZXJ5IhsvdjEvYWN0aW9ucy9xdWVyeS9hY3Rpb25odWISpgEKFkxpc3RBY3Rpb25NZXRhZGF0YUtleXMSMC5oYW5nYXIuY29tcHV0ZS52MS5MaXN0QWN0aW9uTWV0YWRhdGFLZXlzUmVxdWVzdBoxLmhhbmdhci5jb21wdXRlLnYxLkxpc3RBY3Rpb25NZXRhZGF0YUtleXNSZXNwb25zZSIngtPkkwIhYgRrZXlzEhkvdjEvYWN0aW9ucy9tZXRhZGF0YS9rZXlzEpEBCgxJbnZva2VBY3Rpb24SJi5oYW5nYXIuY29tcHV0ZS52MS5JbnZva2VBY3Rpb25SZXF1ZXN0GicuaGFuZ2FyLmNvbXB1dGUudjEuSW52b2tlQWN0aW9uUmVzcG9uc2UiMILT5JMCKjoBKmIKaW52b2NhdGlvbiIZL3YxL2FjdGlvbnMve25hbWV9L2ludm9rZRKfAQoNR2V0SW52b2NhdGlvbhInLmhhbmdhci5jb21wdXRlLnYxLkdldEludm9jYXRpb25SZXF1ZXN0GiguaGFuZ2FyLmNvbXB1dGUudjEuR2V0SW52b2NhdGlvblJlc3BvbnNlIjuC0+STAjViCmludm9jYXRpb24SJy92MS9hY3Rpb25zL2ludm9jYXRpb25zL3tpbnZvY2F0aW9uX2lkfRKvAQoQQ2FuY2VsSW52b2NhdGlvbhIqLmhhbmdhci5jb21wdXRlLnYxLkNhbmNlbEludm9jYXRpb25SZXF1ZXN0GisuaGFuZ2FyLmNvbXB1dGUudjEuQ2FuY2VsSW52b2NhdGlvblJlc3BvbnNlIkKC0+STAjxiCmludm9jYXRpb24iLi92MS9hY3Rpb25zL2ludm9jYXRpb25zL3tpbnZvY2F0aW9uX2lkfS9jYW5jZWwStwEKE0hlYXJ0YmVhdEludm9jYXRpb24SLS5oYW5nYXIuY29tcHV0ZS52MS5IZWFydGJlYXRJbnZvY2F0aW9uUmVxdWVzdBouLmhhbmdhci5jb21wdXRlLnYxLkhlYXJ0YmVhdEludm9jYXRpb25SZXNwb25zZSJBgtPkkwI7YgZyZXN1bHQiMS92MS9hY3Rpb25zL2ludm9jYXRpb25zL3tpbnZvY2F0aW9uX2lkfS9oZWFydGJlYXQSnAEKEERlbGV0ZUludm9jYXRpb24SKi5oYW5nYXIuY29tcHV0ZS52MS5EZWxldGVJbnZvY2F0aW9uUmVxdWVzdBorLmhhbmdhci5jb21wdXRlLnYxLkRlbGV0ZUludm9jYXRpb25SZXNwb25zZSIvgtPkkwIpKicvdjEvYWN0aW9ucy9pbnZvY2F0aW9ucy97aW52b2NhdGlvbl9pZH0S0gEKGFNldEludm9jYXRpb25JbWFnZURpZ2VzdBIyLmhhbmdhci5jb21wdXRlLnYxLlNldEludm9jYXRpb25JbWFnZURpZ2VzdFJlcXVlc3QaMy5oYW5nYXIuY29tcHV0ZS52MS5TZXRJbnZvY2F0aW9uSW1hZ2VEaWdlc3RSZXNwb25zZSJNgtPkkwJHOgEqYgppbnZvY2F0aW9uGjYvdjEvYWN0aW9ucy9pbnZvY2F0aW9ucy97aW52b2NhdGlvbl9pZH0vY29udGFpbmVyLWluZm8SvAEKFFNldFVwbG9hZERlc3RpbmF0aW9uEi4uaGFuZ2FyLmNvbXB1dGUudjEuU2V0VXBsb2FkRGVzdGluYXRpb25SZXF1ZXN0Gi8uaGFuZ2FyLmNvbXB1dGUudjEuU2V0VXBsb2FkRGVzdGluYXRpb25SZXNwb25zZSJDgtPkkwI9OgEqYgppbnZvY2F0aW9uGiwvdjEvYWN0aW9ucy9pbnZvY2F0aW9ucy97aW52b2NhdGlvbl9pZH0vbG9ncxK7AQoTU2V0SW52b2NhdGlvblN0YXR1cxItLmhhbmdhci5jb21wdXRlLnYxLlNldEludm9jYXRpb25TdGF0dXNSZXF1ZXN0Gi4uaGFuZ2FyLmNvbXB1dGUudjEuU2V0SW52b2NhdGlvblN0YXR1c1Jlc3BvbnNlIkWC0+STAj86ASpiCmludm9jYXRpb24iLi92MS9hY3Rpb25zL2ludm9jYXRpb25zL3tpbnZvY2F0aW9uX2lkfS9zdGF0dXMShgEKB0dldExvZ3MSIS5oYW5nYXIuY29tcHV0ZS52MS5HZXRMb2dzUmVxdWVzdBoiLmhhbmdhci5jb21wdXRlLnYxLkdldExvZ3NSZXNwb25zZSI0gtPkkwIuEiwvdjEvYWN0aW9ucy9pbnZvY2F0aW9ucy97aW52b2NhdGlvbl9pZH0vbG9ncxKWAQoKU3RyZWFtTG9ncxIkLmhhbmdhci5jb21wdXRlLnYxLlN0cmVhbUxvZ3NSZXF1ZXN0GiUuaGFuZ2FyLmNvbXB1dGUudjEuU3RyZWFtTG9nc1Jlc3BvbnNlIjuC0+STAjUSMy92MS9hY3Rpb25zL2ludm9jYXRpb25zL3tpbnZvY2F0aW9uX2lkfS9sb2dzL3N0cmVhbRKpAQoVQnVsa0NhbmNlbEludm9jYXRpb25zEi8uaGFuZ2FyLmNvbXB1dGUudjEuQnVsa0NhbmNlbEludm9jYXRpb25zUmVxdWVzdBowLmhhbmdhci5jb21wdXRlLnYxLkJ1bGtDYW5jZWxJbnZvY2F0aW9uc1Jlc3BvbnNlIi2C0+STAic6ASoiIi92MS9hY3Rpb25zL2ludm9jYXRpb25zL2NhbmNlbC9hbGwSpQEKFVN1bW1hcml6ZVJ1bnNCeUFjdGlvbhIvLmhhbmdhci5jb21wdXRlLnYxLlN1bW1hcml6ZVJ1bnNCeUFjdGlvblJlcXVlc3QaMC5oYW5nYXIuY29tcHV0ZS52MS5TdW1tYXJpemVSdW5zQnlBY3Rpb25SZXNwb25zZSIpgtPkkwIjEiEvdjEvYWN0aW9ucy9pbnZvY2F0aW9ucy9vcmctc3RhdHMSogEKEExpc3RSdW5TdW1tYXJpZXMSKi5oYW5nYXIuY29tcHV0ZS52MS5MaXN0UnVuU3VtbWFyaWVzUmVxdWVzdBorLmhhbmdhci5jb21wdXRlLnYxLkxpc3RSdW5TdW1tYXJpZXNSZXNwb25zZSI1gtPkkwIvYgVpdGVtcxImL3YxL2FjdGlvbnMvaW52b2NhdGlvbnMvb3JnLXN0YXRzL2xpc3QSmQEKEFF1ZXJ5SW52b2NhdGlvbnMSKi5oYW5nYXIuY29tcHV0ZS52MS5RdWVyeUludm9jYXRpb25zUmVxdWVzdBorLmhhbmdhci5jb21wdXRlLnYxLlF1ZXJ5SW52b2NhdGlvbnNSZXNwb25zZSIsgtPkkwImOgVxdWVyeSIdL3YxL2FjdGlvbnMvaW52b2NhdGlvbnMvcXVlcnkSkwEKDkdldFF1ZXVlU3RhdHVzEiguaGFuZ2FyLmNvbXB1dGUudjEuR2V0UXVldWVTdGF0dXNSZXF1ZXN0GikuaGFuZ2FyLmNvbXB1dGUudjEuR2V0UXVldWVTdGF0dXNSZXNwb25zZSIsgtPkkwImEiQvdjEvYWN0aW9ucy9pbnZvY2F0aW9ucy9xdWV1ZS1zdGF0dXMSrAEKFEdldExlZ2FjeVF1ZXVlU3RhdHVzEi4uaGFuZ2FyLmNvbXB1dGUudjEuR2V0TGVnYWN5UXVldWVTdGF0dXNSZXF1ZXN0Gi8uaGFuZ2FyLmNvbXB1dGUudjEuR2V0TGVnYWN5UXVldWVTdGF0dXNSZXNwb25zZSIzgtPkkwItEisvdjEvYWN0aW9ucy9pbnZvY2F0aW9ucy9xdWV1ZS1zdGF0dXMvbGVnYWN5EpsBCg9BY3Rpdml0eUJ1Y2tldHMSKS5oYW5nYXIuY29tcHV0ZS52MS5BY3Rpdml0eUJ1Y2tldHNSZXF1ZXN0GiouaGFuZ2FyLmNvbXB1dGUudjEuQWN0aXZpdHlCdWNrZXRzUmVzcG9uc2UiMYLT5JMCKzoBKiImL3YxL2FjdGlvbnMvaW52b2NhdGlvbnMvcXVlcnkvYWN0aXZpdHkSnQEKEEdyb3VwSW52b2NhdGlvbnMSKi5oYW5nYXIuY29tcHV0ZS52MS5Hcm91cEludm9jYXRpb25zUmVxdWVzdBorLmhhbmdhci5jb21wdXRlLnYxLkdyb3VwSW52b2NhdGlvbnNSZXNwb25zZSIwgtPkkwIqOgEqIiUvdjEvYWN0aW9ucy9pbnZvY2F0aW9ucy9xdWVyeS9ncm91cGVkEoQBCg1DcmVhdGVUcmlnZ2VyEicuaGFuZ2FyLmNvbXB1dGUudjEuQ3JlYXRlVHJpZ2dlclJlcXVlc3QaKC5oYW5nYXIuY29tcHV0ZS52MS5DcmVhdGVUcmlnZ2VyUmVzcG9uc2UiIILT5JMCGjoBKmIHdHJpZ2dlciIML3YxL3RyaWdnZXJzEn8KCkdldFRyaWdnZXISJC5oYW5nYXIuY29tcHV0ZS52MS5HZXRUcmlnZ2VyUmVxdWVzdBolLmhhbmdhci5jb21wdXRlLnYxLkdldFRyaWdnZXJSZXNwb25zZSIkgtPkkwIeYgd0cmlnZ2VyEhMvdjEvdHJpZ2dlcnMve25hbWV9EosBCg1VcGRhdGVUcmlnZ2VyEicuaGFuZ2FyLmNvbXB1dGUudjEuVXBkYXRlVHJpZ2dlclJlcXVlc3QaKC5oYW5nYXIuY29tcHV0ZS52MS5VcGRhdGVUcmlnZ2VyUmVzcG9uc2UiJ4LT5JMCIToBKmIHdHJpZ2dlchoTL3YxL3RyaWdnZXJzL3tuYW1lfRJ/Cg1EZWxldGVUcmlnZ2VyEicuaGFuZ2FyLmNvbXB1dGUudjEuRGVsZXRlVHJpZ2dlclJlcXVlc3QaKC5oYW5nYXIuY29tcHV0ZS52MS5EZWxldGVUcmlnZ2VyUmVzcG9uc2UiG4LT5JMCFSoTL3YxL3RyaWdnZXJzL3tuYW1lfRKFAQoNUXVlcnlUcmlnZ2VycxInLmhhbmdhci5jb21wdXRlLnYxLlF1ZXJ5VHJpZ2dlcnNSZXF1ZXN0GiguaGFuZ2FyLmNvbXB1dGUudjEuUXVlcnlUcmlnZ2Vyc1Jlc3BvbnNlIiGC0+STAhs6BXF1ZXJ5IhIvdjEvdHJpZ2dlcnMvcXVlcnkSpgEKFkxpc3RUcmlnZ2VyRXZhbHVhdGlvbnMSMC5oYW5nYXIuY29tcHV0ZS52MS5MaXN0VHJpZ2dlckV2YWx1YXRpb25zUmVxdWVzdBoxLmhhbmdhci5jb21wdXRlLnYxLkxpc3RUcmlnZ2VyRXZhbHVhdGlvbnNSZXNwb25zZSIngtPkkwIhEh8vdjEvdHJpZ2dlcnMve25hbWV9L2V2YWx1YXRpb25zEswBCh1MaXN0RGF0YXNldFRyaWdnZXJFdmFsdWF0aW9ucxI3Lmhhbmdhci5jb21wdXRlLnYxLkxpc3REYXRhc2V0VHJpZ2dlckV2YWx1YXRpb25zUmVxdWVzdBo4Lmhhbmdhci5jb21wdXRlLnYxLkxpc3REYXRhc2V0VHJpZ2dlckV2YWx1YXRpb25zUmVzcG9uc2UiOILT5JMCMhIwL3YxL3RyaWdnZXJzL2RhdGFzZXQvaWQve2RhdGFzZXRfaWR9L2V2YWx1YXRpb25zEmgKD0NsYWltSW52b2NhdGlvbhIpLmhhbmdhci5jb21wdXRlLnYxLkNsYWltSW52b2NhdGlvblJlcXVlc3QaKi5oYW5nYXIuY29tcHV0ZS52MS5DbGFpbUludm9jYXRpb25SZXNwb25zZRJZCgpSZW5ld0xlYXNlEiQuaGFuZ2FyLmNvbXB1dGUudjEuUmVuZXdMZWFzZVJlcXVlc3QaJS5oYW5nYXIuY29tcHV0ZS52MS5SZW5ld0xlYXNlUmVzcG9uc2USWQoKQXBwZW5kTG9ncxIkLmhhbmdhci5jb21wdXRlLnYxLkFwcGVuZExvZ3NSZXF1ZXN0GiUuaGFuZ2FyLmNvbXB1dGUudjEuQXBwZW5kTG9nc1Jlc3BvbnNlEl8KDFJlcG9ydFN0YXR1cxImLmhhbmdhci5jb21wdXRlLnYxLlJlcG9ydFN0YXR1c1JlcXVlc3QaJy5oYW5nYXIuY29tcHV0ZS52MS5SZXBvcnRTdGF0dXNSZXNwb25zZWIGcHJvdG8z", [file_google_api_annotations, file_hangar_compute_v1_action, file_hangar_compute_v1_invocation, file_hangar_compute_v1_runner, file_hangar_compute_v1_trigger]);
 
 /**
- * ComputeService is running and reachable; its operations arrive with their issues.
+ * ComputeService owns actions, invocations, triggers and the runner protocol.
  *
  * @generated from service hangar.compute.v1.ComputeService
  */
 export const ComputeService: GenService<{
+  /**
+   * create_action
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.CreateAction
+   */
+  createAction: {
+    methodKind: "unary";
+    input: typeof CreateActionRequestSchema;
+    output: typeof CreateActionResponseSchema;
+  },
+  /**
+   * get_action
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.GetAction
+   */
+  getAction: {
+    methodKind: "unary";
+    input: typeof GetActionRequestSchema;
+    output: typeof GetActionResponseSchema;
+  },
+  /**
+   * update_action
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.UpdateAction
+   */
+  updateAction: {
+    methodKind: "unary";
+    input: typeof UpdateActionRequestSchema;
+    output: typeof UpdateActionResponseSchema;
+  },
+  /**
+   * delete_action
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.DeleteAction
+   */
+  deleteAction: {
+    methodKind: "unary";
+    input: typeof DeleteActionRequestSchema;
+    output: typeof DeleteActionResponseSchema;
+  },
+  /**
+   * set_action_accessibility
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.SetActionAccessibility
+   */
+  setActionAccessibility: {
+    methodKind: "unary";
+    input: typeof SetActionAccessibilityRequestSchema;
+    output: typeof SetActionAccessibilityResponseSchema;
+  },
+  /**
+   * query_actions (org actions)
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.QueryActions
+   */
+  queryActions: {
+    methodKind: "unary";
+    input: typeof QueryActionsRequestSchema;
+    output: typeof QueryActionsResponseSchema;
+  },
+  /**
+   * query_actions (Action Hub)
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.QueryActionHubActions
+   */
+  queryActionHubActions: {
+    methodKind: "unary";
+    input: typeof QueryActionHubActionsRequestSchema;
+    output: typeof QueryActionHubActionsResponseSchema;
+  },
+  /**
+   * list_action_metadata_keys
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.ListActionMetadataKeys
+   */
+  listActionMetadataKeys: {
+    methodKind: "unary";
+    input: typeof ListActionMetadataKeysRequestSchema;
+    output: typeof ListActionMetadataKeysResponseSchema;
+  },
+  /**
+   * invoke_action
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.InvokeAction
+   */
+  invokeAction: {
+    methodKind: "unary";
+    input: typeof InvokeActionRequestSchema;
+    output: typeof InvokeActionResponseSchema;
+  },
+  /**
+   * get_invocation
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.GetInvocation
+   */
+  getInvocation: {
+    methodKind: "unary";
+    input: typeof GetInvocationRequestSchema;
+    output: typeof GetInvocationResponseSchema;
+  },
+  /**
+   * invocation no-body op 1: cancel (returns the Invocation)
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.CancelInvocation
+   */
+  cancelInvocation: {
+    methodKind: "unary";
+    input: typeof CancelInvocationRequestSchema;
+    output: typeof CancelInvocationResponseSchema;
+  },
+  /**
+   * invocation no-body op 2: heartbeat (returns `data: {}`)
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.HeartbeatInvocation
+   */
+  heartbeatInvocation: {
+    methodKind: "unary";
+    input: typeof HeartbeatInvocationRequestSchema;
+    output: typeof HeartbeatInvocationResponseSchema;
+  },
+  /**
+   * invocation no-body op 3: delete (`data: null`)
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.DeleteInvocation
+   */
+  deleteInvocation: {
+    methodKind: "unary";
+    input: typeof DeleteInvocationRequestSchema;
+    output: typeof DeleteInvocationResponseSchema;
+  },
+  /**
+   * set_invocation_image_digest
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.SetInvocationImageDigest
+   */
+  setInvocationImageDigest: {
+    methodKind: "unary";
+    input: typeof SetInvocationImageDigestRequestSchema;
+    output: typeof SetInvocationImageDigestResponseSchema;
+  },
+  /**
+   * set_upload_destination
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.SetUploadDestination
+   */
+  setUploadDestination: {
+    methodKind: "unary";
+    input: typeof SetUploadDestinationRequestSchema;
+    output: typeof SetUploadDestinationResponseSchema;
+  },
+  /**
+   * set_invocation_status
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.SetInvocationStatus
+   */
+  setInvocationStatus: {
+    methodKind: "unary";
+    input: typeof SetInvocationStatusRequestSchema;
+    output: typeof SetInvocationStatusResponseSchema;
+  },
+  /**
+   * get_logs
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.GetLogs
+   */
+  getLogs: {
+    methodKind: "unary";
+    input: typeof GetLogsRequestSchema;
+    output: typeof GetLogsResponseSchema;
+  },
+  /**
+   * stream_logs
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.StreamLogs
+   */
+  streamLogs: {
+    methodKind: "unary";
+    input: typeof StreamLogsRequestSchema;
+    output: typeof StreamLogsResponseSchema;
+  },
+  /**
+   * bulk_invocation_operation
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.BulkCancelInvocations
+   */
+  bulkCancelInvocations: {
+    methodKind: "unary";
+    input: typeof BulkCancelInvocationsRequestSchema;
+    output: typeof BulkCancelInvocationsResponseSchema;
+  },
+  /**
+   * summarize_runs_by_action
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.SummarizeRunsByAction
+   */
+  summarizeRunsByAction: {
+    methodKind: "unary";
+    input: typeof SummarizeRunsByActionRequestSchema;
+    output: typeof SummarizeRunsByActionResponseSchema;
+  },
+  /**
+   * summarize_runs_by_action sibling: the list form
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.ListRunSummaries
+   */
+  listRunSummaries: {
+    methodKind: "unary";
+    input: typeof ListRunSummariesRequestSchema;
+    output: typeof ListRunSummariesResponseSchema;
+  },
+  /**
+   * query_invocations
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.QueryInvocations
+   */
+  queryInvocations: {
+    methodKind: "unary";
+    input: typeof QueryInvocationsRequestSchema;
+    output: typeof QueryInvocationsResponseSchema;
+  },
+  /**
+   * queue_status
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.GetQueueStatus
+   */
+  getQueueStatus: {
+    methodKind: "unary";
+    input: typeof GetQueueStatusRequestSchema;
+    output: typeof GetQueueStatusResponseSchema;
+  },
+  /**
+   * queue_status sibling: the earlier shape with `limits`
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.GetLegacyQueueStatus
+   */
+  getLegacyQueueStatus: {
+    methodKind: "unary";
+    input: typeof GetLegacyQueueStatusRequestSchema;
+    output: typeof GetLegacyQueueStatusResponseSchema;
+  },
+  /**
+   * activity_buckets
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.ActivityBuckets
+   */
+  activityBuckets: {
+    methodKind: "unary";
+    input: typeof ActivityBucketsRequestSchema;
+    output: typeof ActivityBucketsResponseSchema;
+  },
+  /**
+   * group_invocations
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.GroupInvocations
+   */
+  groupInvocations: {
+    methodKind: "unary";
+    input: typeof GroupInvocationsRequestSchema;
+    output: typeof GroupInvocationsResponseSchema;
+  },
+  /**
+   * create_trigger
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.CreateTrigger
+   */
+  createTrigger: {
+    methodKind: "unary";
+    input: typeof CreateTriggerRequestSchema;
+    output: typeof CreateTriggerResponseSchema;
+  },
+  /**
+   * get_trigger (client SDK)
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.GetTrigger
+   */
+  getTrigger: {
+    methodKind: "unary";
+    input: typeof GetTriggerRequestSchema;
+    output: typeof GetTriggerResponseSchema;
+  },
+  /**
+   * update_trigger (client SDK)
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.UpdateTrigger
+   */
+  updateTrigger: {
+    methodKind: "unary";
+    input: typeof UpdateTriggerRequestSchema;
+    output: typeof UpdateTriggerResponseSchema;
+  },
+  /**
+   * delete_trigger (client SDK)
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.DeleteTrigger
+   */
+  deleteTrigger: {
+    methodKind: "unary";
+    input: typeof DeleteTriggerRequestSchema;
+    output: typeof DeleteTriggerResponseSchema;
+  },
+  /**
+   * query_triggers (client SDK)
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.QueryTriggers
+   */
+  queryTriggers: {
+    methodKind: "unary";
+    input: typeof QueryTriggersRequestSchema;
+    output: typeof QueryTriggersResponseSchema;
+  },
+  /**
+   * trigger evaluations (client SDK)
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.ListTriggerEvaluations
+   */
+  listTriggerEvaluations: {
+    methodKind: "unary";
+    input: typeof ListTriggerEvaluationsRequestSchema;
+    output: typeof ListTriggerEvaluationsResponseSchema;
+  },
+  /**
+   * a dataset's trigger evaluations (client SDK)
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.ListDatasetTriggerEvaluations
+   */
+  listDatasetTriggerEvaluations: {
+    methodKind: "unary";
+    input: typeof ListDatasetTriggerEvaluationsRequestSchema;
+    output: typeof ListDatasetTriggerEvaluationsResponseSchema;
+  },
+  /**
+   * runner protocol: claim the oldest runnable queued invocation
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.ClaimInvocation
+   */
+  claimInvocation: {
+    methodKind: "unary";
+    input: typeof ClaimInvocationRequestSchema;
+    output: typeof ClaimInvocationResponseSchema;
+  },
+  /**
+   * runner protocol: keep a lease alive (also the invocation's heartbeat)
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.RenewLease
+   */
+  renewLease: {
+    methodKind: "unary";
+    input: typeof RenewLeaseRequestSchema;
+    output: typeof RenewLeaseResponseSchema;
+  },
+  /**
+   * runner protocol: append log lines
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.AppendLogs
+   */
+  appendLogs: {
+    methodKind: "unary";
+    input: typeof AppendLogsRequestSchema;
+    output: typeof AppendLogsResponseSchema;
+  },
+  /**
+   * runner protocol: move the leased invocation
+   *
+   * @generated from rpc hangar.compute.v1.ComputeService.ReportStatus
+   */
+  reportStatus: {
+    methodKind: "unary";
+    input: typeof ReportStatusRequestSchema;
+    output: typeof ReportStatusResponseSchema;
+  },
 }> = /*@__PURE__*/
   serviceDesc(file_hangar_compute_v1_compute_service, 0);
 
