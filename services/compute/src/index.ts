@@ -1,12 +1,14 @@
 import type { ServiceDefinition } from "@hangar/shared";
 import { ComputeService } from "@hangar/shared/proto/compute";
+import { computeEntities } from "./store/entities";
+import { computeMigrations } from "./store/migrations";
 
-/** The compute service: running behind its own RPC port; its operations arrive with their issues. */
+/** The compute service: actions, invocations, triggers and the runner protocol. */
 export function computeService(): ServiceDefinition {
   return {
     name: "compute",
-    entities: [],
-    migrations: [],
+    entities: [...computeEntities],
+    migrations: computeMigrations,
     routes: (router) => router.service(ComputeService, {}),
   };
 }

@@ -44,7 +44,15 @@ export interface StartedServices {
 /** Starts the five services, each behind its own RPC port on loopback. */
 export async function startServices(options: Omit<PlatformOptions, "port" | "host" | "authCacheTtlMs" | "development" | "onServed">): Promise<StartedServices> {
   let bootstrap: BootstrapResult | undefined;
-  const runtime = { databaseUrl: options.databaseUrl, internalAuthSecret: options.internalAuthSecret, transport: options.transport, logger: options.logger, port: 0 };
+  const urls: Partial<Record<ServiceName, string>> = {};
+  const runtime = {
+    databaseUrl: options.databaseUrl,
+    internalAuthSecret: options.internalAuthSecret,
+    transport: options.transport,
+    logger: options.logger,
+    port: 0,
+    locate: (name: ServiceName) => urls[name],
+  };
   const definitions = [
     adminService({ ...(options.bootstrapToken ? { bootstrapToken: options.bootstrapToken } : {}), onBootstrap: (r) => (bootstrap = r) }),
     dataService({ objectStore: options.objectStore }),
@@ -54,7 +62,11 @@ export async function startServices(options: Omit<PlatformOptions, "port" | "hos
   ];
   const started: RunningService[] = [];
   try {
-    for (const definition of definitions) started.push(await runService(definition, runtime));
+    for (const definition of definitions) {
+      const service = await runService(definition, runtime);
+      urls[service.name] = service.url;
+      started.push(service);
+    }
   } catch (error) {
     await Promise.all(started.map((s) => s.close()));
     throw error;

@@ -32,3 +32,8 @@ export function unauthenticated(message: string): ConnectError {
 export function failedPrecondition(message: string): ConnectError {
   return new ConnectError(message, Code.FailedPrecondition);
 }
+
+/** A dependency (a peer service, the object store) that cannot be reached or is not configured. */
+export function unavailable(message: string): ConnectError {
+  return new ConnectError(message, Code.Unavailable);
+}

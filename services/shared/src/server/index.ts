@@ -1,3 +1,4 @@
 export * from "./rpc-server";
 export * from "./run-service";
 export * from "./service-main";
+export * from "./service-client";

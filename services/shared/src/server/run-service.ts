@@ -5,6 +5,7 @@ import { openDatabase, type Orm } from "../db";
 import { eventEntities, eventTablesMigration, startConsumer, startOutboxRelay, type EventHandler, type EventTransport, type OutboxRelay } from "../events";
 import type { Logger } from "../telemetry";
 import { startRpcServer } from "./rpc-server";
+import type { ServiceLocator } from "./service-client";
 
 /** What the hosting process gives each service: shared infrastructure and where to listen. */
 export interface ServiceRuntime {
@@ -15,6 +16,8 @@ export interface ServiceRuntime {
   /** RPC port; 0 picks a free one. */
   port: number;
   host?: string;
+  /** Where the peer services listen, for service-to-service calls. */
+  locate: ServiceLocator;
 }
 
 /** Dependencies handed to a service's route and consumer factories. */

@@ -28,6 +28,7 @@ export function runServiceMain(define: (config: PlatformConfig) => ServiceDefini
       logger,
       port: config.rpcPort,
       host: "0.0.0.0",
+      locate: (name) => config.serviceUrls[name],
     });
     process.once("SIGTERM", () => {
       void (async () => {
