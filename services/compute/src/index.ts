@@ -1,5 +1,9 @@
 import type { ServiceDefinition } from "@hangar/shared";
 import { ComputeService } from "@hangar/shared/proto/compute";
+import { createActionHandlers } from "./rpc/action-handlers";
+import { createInvocationHandlers } from "./rpc/invocation-handlers";
+import { createRunnerHandlers } from "./rpc/runner-handlers";
+import { createTriggerHandlers } from "./rpc/trigger-handlers";
 import { computeEntities } from "./store/entities";
 import { computeMigrations } from "./store/migrations";
 
@@ -9,6 +13,12 @@ export function computeService(): ServiceDefinition {
     name: "compute",
     entities: [...computeEntities],
     migrations: computeMigrations,
-    routes: (router) => router.service(ComputeService, {}),
+    routes: (router, context) =>
+      router.service(ComputeService, {
+        ...createActionHandlers(context),
+        ...createInvocationHandlers(context),
+        ...createTriggerHandlers(context),
+        ...createRunnerHandlers(context),
+      }),
   };
 }

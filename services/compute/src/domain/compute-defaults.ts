@@ -42,3 +42,12 @@ export function checkTimeout(value: number, field: string): number {
 function definedOnly(json: JsonObject | null | undefined): JsonObject {
   return Object.fromEntries(Object.entries(json ?? {}).filter(([, v]) => v !== null && v !== undefined));
 }
+
+/**
+ * How many invocations of one org may run at once (`INVOCATION_CONCURRENCY_LIMIT`, default 4).
+ * Runners claim within it and queue_status reports it.
+ */
+export function concurrencyLimit(env: Record<string, string | undefined> = process.env): number {
+  const value = Number(env.INVOCATION_CONCURRENCY_LIMIT);
+  return Number.isInteger(value) && value > 0 ? value : 4;
+}

@@ -1,0 +1,8 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { ServiceContext } from "@hangar/shared";
+import type { ComputeService } from "@hangar/shared/proto/compute";
+
+/** Implements the operations on the runner protocol of hangar.compute.v1.ComputeService. */
+export function createRunnerHandlers(_context: ServiceContext): Partial<ServiceImpl<typeof ComputeService>> {
+  return {};
+}
