@@ -11,7 +11,6 @@
 // The platform runs as `npm start` runs it (one process, embedded default) against a real
 // PostgreSQL; this process only generates load. Environment: BENCH_FILES (default 1000000),
 // BENCH_REQUESTS (default 200 per case).
-import { spawn } from "node:child_process";
 import http from "node:http";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -20,6 +19,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { startPostgres } from "../test/src/postgres.mjs";
 import { freePort } from "../test/src/ports.mjs";
+import { httpJson, percentile, startPlatformProcess, stopPlatformProcess } from "./lib.mjs";
 
 const require = createRequire(import.meta.url);
 const { S3Client, PutObjectCommand } = require("@aws-sdk/client-s3");
@@ -57,8 +57,7 @@ try {
 } finally {
   agent.destroy();
   await db.end();
-  platform.child.kill("SIGTERM");
-  await new Promise((resolve) => platform.child.once("exit", resolve));
+  await stopPlatformProcess(platform);
   await pg.stop();
   await rm(dataDir, { recursive: true, force: true });
 }
@@ -210,41 +209,9 @@ async function measure(call, count) {
     items += Array.isArray(body.data?.items) ? body.data.items.length : 0;
   }
   latencies.sort((a, b) => a - b);
-  const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
-  return { p50: pct(50), p99: pct(99), n: count, items: items / count };
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), n: count, items: items / count };
 }
 
 function report(name, r) {
   console.log(`  ${name.padEnd(72)} p50 ${r.p50.toFixed(1).padStart(7)} ms   p99 ${r.p99.toFixed(1).padStart(7)} ms   (${r.n} requests, ${r.items.toFixed(0)} items/page)`);
-}
-
-function httpJson(agentToUse, method, url, bearer, body) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const headers = { authorization: `Bearer ${bearer}`, ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}) };
-    const req = http.request(url, { method, agent: agentToUse, headers }, (res) => {
-      const chunks = [];
-      res.on("data", (c) => chunks.push(c));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString();
-        if (res.statusCode !== 200) return reject(new Error(`${method} ${url}: ${res.statusCode} ${text}`));
-        resolve(JSON.parse(text));
-      });
-    });
-    req.on("error", reject);
-    req.end(payload);
-  });
-}
-
-/** Starts `services/embedded/dist/main.js` and waits until its gateway is up. */
-function startPlatformProcess(extraEnv) {
-  const child = spawn(process.execPath, ["services/embedded/dist/main.js"], { env: { ...process.env, ...extraEnv }, stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let buffer = "";
-    child.once("exit", (code, signal) => reject(new Error(`platform exited (${code ?? signal})`)));
-    child.stdout.on("data", (chunk) => {
-      buffer += chunk;
-      if (buffer.includes("Hangar is running")) resolve({ child });
-    });
-  });
 }

@@ -5,12 +5,13 @@
 // The platform runs as `npm start` runs it (one process, embedded default) against a real
 // PostgreSQL; this process only generates load, so the two compete for the machine's 2 cores as
 // a client and a server would.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import http from "node:http";
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import { startPostgres } from "../test/src/postgres.mjs";
 import { freePort } from "../test/src/ports.mjs";
+import { httpJson, percentile, startPlatformProcess, stopPlatformProcess } from "./lib.mjs";
 
 const require = createRequire(import.meta.url);
 const { create } = require("@bufbuild/protobuf");
@@ -66,8 +67,7 @@ try {
   agent.destroy();
   data.close();
 } finally {
-  platform.child.kill("SIGTERM");
-  await new Promise((resolve) => platform.child.once("exit", resolve));
+  await stopPlatformProcess(platform);
   await pg.stop();
 }
 
@@ -107,44 +107,5 @@ async function run(call, ms) {
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const elapsed = performance.now() - started;
   latencies.sort((a, b) => a - b);
-  const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
-  return { rps: (latencies.length / elapsed) * 1000, p50: pct(50), p99: pct(99), errors };
-}
-
-function httpJson(agent, method, url, token, body) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(url, { method, agent, headers: { authorization: `Bearer ${token}`, ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}) } }, (res) => {
-      const chunks = [];
-      res.on("data", (c) => chunks.push(c));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString();
-        if (res.statusCode !== 200) return reject(new Error(`${res.statusCode} ${text}`));
-        resolve(JSON.parse(text));
-      });
-    });
-    req.on("error", reject);
-    req.end(payload);
-  });
-}
-
-/** Starts `services/embedded/dist/main.js` and waits for its service URLs and gateway. */
-function startPlatformProcess(env) {
-  const child = spawn(process.execPath, ["services/embedded/dist/main.js"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let services;
-    let running = false;
-    let buffer = "";
-    child.once("exit", (code, signal) => reject(new Error(`platform exited (${code ?? signal})`)));
-    child.stdout.on("data", (chunk) => {
-      buffer += chunk;
-      for (const line of buffer.split("\n").slice(0, -1)) {
-        if (line.includes('"services listening"')) services = JSON.parse(line).services;
-        if (line.startsWith("Hangar is running")) running = true;
-      }
-      buffer = buffer.slice(buffer.lastIndexOf("\n") + 1);
-      // Pino and the banner write independently, so either may come first.
-      if (running && services) resolve({ child, services });
-    });
-  });
+  return { rps: (latencies.length / elapsed) * 1000, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
 }
