@@ -34,6 +34,7 @@ export type Authenticator = (headers: IdentityHeaders) => Promise<Principal>;
 export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
   const tokens = createTtlCache<Identity>(options.ttlMs, options.maxEntries ?? 10_000);
   const users = createTtlCache<Identity>(options.ttlMs, options.maxEntries ?? 10_000);
+  const principals = createPrincipalMemo();
 
   const verifyToken = (secret: string) =>
     tokens.getOrLoad(secret, async () => {
@@ -57,7 +58,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       acting = await resolveUser(headers.userId);
     }
     const orgId = resolveOrg(acting, headers.orgId);
-    return {
+    return principals.get(acting, `${caller.tokenId ?? ""}|${orgId ?? ""}|${headers.resourceOwnerId ?? ""}`, () => ({
       kind: "user",
       subject: acting.userId,
       memberships: acting.memberships,
@@ -65,7 +66,28 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       ...(caller.tokenId ? { tokenId: caller.tokenId } : {}),
       ...(orgId ? { orgId } : {}),
       ...(headers.resourceOwnerId ? { resourceOwnerId: headers.resourceOwnerId } : {}),
-    };
+    }));
+  };
+}
+
+/**
+ * The same Principal object for the same cached identity and context headers, for as long as the
+ * identity stays cached: downstream caches keyed on the object (the signed header) then hit.
+ */
+function createPrincipalMemo() {
+  const byIdentity = new WeakMap<Identity, Map<string, Principal>>();
+  return {
+    get(identity: Identity, context: string, build: () => Principal): Principal {
+      let contexts = byIdentity.get(identity);
+      if (!contexts) byIdentity.set(identity, (contexts = new Map()));
+      let principal = contexts.get(context);
+      if (!principal) {
+        // Context headers are caller-chosen; keep the memo small whatever they send.
+        if (contexts.size >= 64) contexts.clear();
+        contexts.set(context, (principal = build()));
+      }
+      return principal;
+    },
   };
 }
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { create, type DescMethodUnary, type Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
-import { PRINCIPAL_HEADER, signPrincipal, tracer, type Logger, type Principal, type ServiceName } from "@hangar/shared";
+import { createPrincipalSigner, PRINCIPAL_HEADER, tracer, type Logger, type Principal, type ServiceName } from "@hangar/shared";
 import { AdminService, AuthenticateTokenRequestSchema, ResolveUserRequestSchema } from "@hangar/shared/proto/admin";
 import type { GrpcUnaryClient } from "./grpc-unary-client";
 import { createAuthenticator, type Authenticator } from "./auth";
@@ -53,13 +53,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const upstreams = createUpstreams(options.upstreams);
   const gatewayPrincipal: Principal = { kind: "service", subject: "gateway", memberships: [], isSystemAdmin: false };
   const admin = upstreams.get(AdminService.typeName)!;
-  const asGateway = () => ({ headers: { [PRINCIPAL_HEADER]: signPrincipal(gatewayPrincipal, options.internalAuthSecret) }, timeoutMs: 10_000 });
+  const sign = createPrincipalSigner(options.internalAuthSecret);
+  const asGateway = () => ({ headers: { [PRINCIPAL_HEADER]: sign(gatewayPrincipal) }, timeoutMs: 10_000 });
   const authenticate = createAuthenticator({
     authenticateToken: (secret) => admin.call(AdminService.method.authenticateToken, create(AuthenticateTokenRequestSchema, { secret }), asGateway()),
     resolveUser: (userId) => admin.call(AdminService.method.resolveUser, create(ResolveUserRequestSchema, { userId }), asGateway()),
     ttlMs: options.authCacheTtlMs,
   });
-  const handle = createHandler({ ...options, router, upstreams, authenticate });
+  const handle = createHandler({ ...options, router, upstreams, authenticate, sign });
   const server = http.createServer((req, res) => void handle(req, res));
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
@@ -84,6 +85,8 @@ interface HandlerDeps extends Omit<GatewayOptions, "upstreams"> {
   router: Router<Route>;
   upstreams: Map<string, GrpcUnaryClient>;
   authenticate: Authenticator;
+  /** Signs the principal header (reusing a fresh signature of the same cached principal). */
+  sign: (principal: Principal) => string;
 }
 
 function createHandler(deps: HandlerDeps) {
@@ -127,7 +130,7 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
   const input: Message = buildRequest(route, match.rawParams, query, bodyText);
   const upstream = deps.upstreams.get(route.service.typeName)!;
   const response = await upstream.call(route.method as DescMethodUnary, input, {
-    headers: { [PRINCIPAL_HEADER]: signPrincipal(principal, deps.internalAuthSecret) },
+    headers: { [PRINCIPAL_HEADER]: deps.sign(principal) },
     timeoutMs: deps.timeoutMs ?? 30_000,
   });
   writeResponse(res, route, response);

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { ConnectError, Code, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
-import { principalKey, PRINCIPAL_HEADER, verifyPrincipal } from "../auth";
+import { createPrincipalVerifier, principalKey, PRINCIPAL_HEADER } from "../auth";
 import { extractTraceContext, tracer, type Logger } from "../telemetry";
 
 /** What `startRpcServer` needs. */
@@ -65,8 +65,9 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
 }
 
 function verifyCaller(secret: string): Interceptor {
+  const verify = createPrincipalVerifier(secret);
   return (next) => async (req) => {
-    req.contextValues.set(principalKey, verifyPrincipal(req.header.get(PRINCIPAL_HEADER), secret));
+    req.contextValues.set(principalKey, verify(req.header.get(PRINCIPAL_HEADER)));
     return next(req);
   };
 }
