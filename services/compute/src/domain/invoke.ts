@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { invalidArgument, newId, notFound, type EntityManager } from "@hangar/shared";
+import { invalidArgument, newId, notFound, textArrayLiteral, type EntityManager } from "@hangar/shared";
 import { Action, ActionVersion, Invocation, type ActionDefinition, type InvocationRow } from "../store/entities";
 import { checkTimeout, DEFAULT_TIMEOUT_SECONDS, resolveComputeRequirements, resolveContainerParameters } from "./compute-defaults";
 import { InvocationStatus } from "./invocation-status";
@@ -65,7 +65,7 @@ export async function createInvocation(em: EntityManager, request: InvocationReq
   const action = await resolveInvocableAction(em, request.orgId, request.action);
   const row = newInvocationRow(request, action);
   const inserted = await em.getConnection().execute<{ invocation_id: string }[]>(
-    `insert into invocations (${INSERT_COLUMNS.join(", ")}) values (${INSERT_COLUMNS.map(() => "?").join(", ")})
+    `insert into invocations (${INSERT_COLUMNS.join(", ")}) values (${INSERT_COLUMNS.map((c) => (c === "input_data" ? "?::text[]" : "?")).join(", ")})
      on conflict (org_id, idempotency_id) where idempotency_id is not null do nothing
      returning invocation_id`,
     insertValues(row),
@@ -125,7 +125,8 @@ interface ParameterDefinition {
   default?: string | null;
 }
 
-function resolveParameterValues(definition: ActionDefinition, given: JsonObject): JsonObject {
+/** Checks parameter values against the action's parameters (unknown or missing required ones are 400s) and fills in defaults. */
+export function resolveParameterValues(definition: ActionDefinition, given: JsonObject): JsonObject {
   const parameters = ((definition.parameters as unknown as ParameterDefinition[] | undefined) ?? []);
   const known = new Map(parameters.map((p) => [p.name, p]));
   for (const name of Object.keys(given)) {
@@ -154,7 +155,7 @@ function insertValues(row: InvocationRow): unknown[] {
   const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
   return [
     row.invocationId, row.orgId, row.actionOrgId, row.actionName, row.actionDigest, row.dataSourceType, row.dataSourceId,
-    row.inputData, json(row.richInputData), json(row.uploadDestination), row.idempotencyId, json(row.computeRequirements),
+    textArrayLiteral(row.inputData), json(row.richInputData), json(row.uploadDestination), row.idempotencyId, json(row.computeRequirements),
     json(row.containerParameters), json(row.parameterValues), row.sourceType, row.sourceId, row.createdBy,
     row.containerImageUri, row.containerImageDigest, row.timeout, row.lastStatus, json(row.statusHistory), row.created, row.attempts,
   ];

@@ -1,4 +1,4 @@
-import { rawSql, sql, type EntityManager, type SqlFragment } from "@hangar/shared";
+import { rawSql, sql, textArrayLiteral, type EntityManager, type SqlFragment } from "@hangar/shared";
 import { fsNodeFromRow, type FsNodeRow } from "./file-entities";
 
 /** A compiled search over an org's available files (see domain/file-search). */
@@ -75,7 +75,3 @@ function pageAmong(orgId: string, ids: readonly string[], search: FileOrgSearch)
   return sql`select f.* from ${FILES} where f.node_id = any(${textArrayLiteral(ids)}::text[]) and ${scope} order by ${search.orderBy} limit ${search.limit + 1} offset ${search.offset}`;
 }
 
-/** One PostgreSQL array literal: the ORM would expand a JS array parameter into a list of values. */
-function textArrayLiteral(values: readonly string[]): string {
-  return `{${values.map((v) => `"${v.replace(/[\\"]/g, "\\$&")}"`).join(",")}}`;
-}

@@ -1,5 +1,5 @@
 import { FlushMode } from "@mikro-orm/core";
-import { conflict, newId, queryPrepared, sql, type EntityManager, type Orm, type SqlFragment } from "@hangar/shared";
+import { conflict, newId, queryPrepared, sql, textArrayLiteral, type EntityManager, type Orm, type SqlFragment } from "@hangar/shared";
 import { ancestorDirectories } from "../domain/paths";
 import {
   FileVersion,
@@ -12,7 +12,6 @@ import {
   type UploadItemRow,
   type UploadTransactionRow,
 } from "./file-entities";
-import { textArrayLiteral } from "./path-filter";
 import { keyOfUri } from "../object-store/object-store";
 
 /** A compiled search over one association's available files. */

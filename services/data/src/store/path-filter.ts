@@ -1,4 +1,4 @@
-import { joinSql, rawSql, sql, type SqlFragment } from "@hangar/shared";
+import { joinSql, rawSql, sql, textArrayLiteral, type SqlFragment } from "@hangar/shared";
 import { globToRegex } from "../domain/patterns";
 
 /**
@@ -17,7 +17,3 @@ export function pathPatternFilter(includePatterns: readonly string[], excludePat
   );
 }
 
-/** One PostgreSQL text[] literal: the ORM would expand a JS array parameter into a list of values. */
-export function textArrayLiteral(values: readonly string[]): string {
-  return `{${values.map((v) => `"${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`;
-}

@@ -1,2 +1,3 @@
 export * from "./database";
 export * from "./prepared-query";
+export * from "./array-literal";

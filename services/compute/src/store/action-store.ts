@@ -1,0 +1,75 @@
+import { LockMode } from "@mikro-orm/core";
+import { sql, type EntityManager } from "@hangar/shared";
+import type { ActionScope, ActionSearch } from "../domain/action-search";
+import { Action, ActionVersion, type ActionRow, type ActionVersionRow } from "./entities";
+
+/** Reads and writes of actions and their digest history; the RPC layer never touches the ORM directly. */
+export class ActionStore {
+  constructor(readonly em: EntityManager) {}
+
+  /** Loads an action; with `lock` (inside `transaction`) concurrent edits of it wait for this one. */
+  find(orgId: string, name: string, lock = false): Promise<ActionRow | null> {
+    return this.em.findOne(Action, { orgId, name }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+  }
+
+  findVersion(orgId: string, name: string, digest: string): Promise<ActionVersionRow | null> {
+    return this.em.findOne(ActionVersion, { orgId, name, digest });
+  }
+
+  /**
+   * Inserts a new action and its first version in one transaction. Returns false, writing
+   * nothing, when the org already has an action of that name (also under a concurrent create).
+   */
+  async insert(row: ActionRow): Promise<boolean> {
+    return this.em.transactional(async (em) => {
+      const result = await em.createQueryBuilder(Action).insert(row).onConflict(["orgId", "name"]).ignore().execute("run");
+      if (result.affectedRows === 0) return false;
+      await new ActionStore(em).saveVersion(row);
+      return true;
+    });
+  }
+
+  /** Records the action's current definition under its digest, unless that digest is already recorded. */
+  async saveVersion(row: ActionRow): Promise<void> {
+    await this.em.execute(
+      `insert into action_versions (org_id, name, digest, definition, created) values (?, ?, ?, ?, now())
+       on conflict (org_id, name, digest) do nothing`,
+      [row.orgId, row.name, row.digest, JSON.stringify(row.definition)],
+    );
+  }
+
+  /** Runs `work` in a transaction with a store bound to it; the ORM writes tracked changes at the end. */
+  transaction<T>(work: (store: ActionStore) => Promise<T>): Promise<T> {
+    return this.em.transactional((em) => work(new ActionStore(em)));
+  }
+
+  remove(row: ActionRow): void {
+    this.em.remove(row);
+  }
+
+  flush(): Promise<void> {
+    return this.em.flush();
+  }
+
+  /** Runs a search over `scope`: one page of actions and the total number of matches. */
+  async search(scope: ActionScope, search: ActionSearch): Promise<{ rows: ActionRow[]; total: number }> {
+    const within = scope === "action_hub" ? sql`a.accessibility = 'action_hub'` : sql`a.org_id = ${scope.orgId}`;
+    const where = sql`${within} and (${search.where})`;
+    const page = sql`select a.* from actions a where ${where} order by ${search.orderBy} limit ${search.limit} offset ${search.offset}`;
+    const count = sql`select count(*) as total from actions a where ${where}`;
+    const [rows, counts] = await Promise.all([
+      this.em.execute(page.sql, [...page.params]),
+      this.em.execute<{ total: string }[]>(count.sql, [...count.params]),
+    ]);
+    return { rows: rows.map((row) => this.em.map(Action, row)), total: Number(counts[0]!.total) };
+  }
+
+  /** The distinct top-level metadata keys of the org's actions, sorted. */
+  async metadataKeys(orgId: string): Promise<string[]> {
+    const rows = await this.em.execute<{ key: string }[]>(
+      "select distinct jsonb_object_keys(metadata) as key from actions where org_id = ? order by key",
+      [orgId],
+    );
+    return rows.map((r) => r.key);
+  }
+}
