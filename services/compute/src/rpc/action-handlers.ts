@@ -9,6 +9,7 @@ import {
   requireOrg,
   type EntityManager,
   type Principal,
+  type SearchPlan,
   type ServiceContext,
 } from "@hangar/shared";
 import type { ComputeService, UpdateActionRequest } from "@hangar/shared/proto/compute";
@@ -28,7 +29,7 @@ import {
   type ActionReferenceDef,
   type ParentAction,
 } from "../domain/actions";
-import { planActionSearch, type ActionScope, type PlannedActionSearch } from "../domain/action-search";
+import { planActionSearch, type ActionScope } from "../domain/action-search";
 import { resolveInvocableAction } from "../domain/invoke";
 import { ActionStore } from "../store/action-store";
 import type { ActionRow } from "../store/entities";
@@ -136,9 +137,9 @@ export function createActionHandlers(context: ServiceContext): ActionHandlers {
     },
   };
 
-  async function pageOf(plan: PlannedActionSearch, scope: ActionScope) {
-    const { rows, total } = await store().search(scope, plan.search);
-    const nextToken = plan.nextToken(rows.length, total);
+  async function pageOf(plan: SearchPlan, scope: ActionScope) {
+    const { rows, total } = await store().search(scope, plan);
+    const nextToken = plan.nextTokenOf(rows.length, total);
     return { items: rows.map(actionToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
   }
 }

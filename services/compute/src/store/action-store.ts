@@ -1,6 +1,6 @@
 import { LockMode } from "@mikro-orm/core";
-import { sql, type EntityManager } from "@hangar/shared";
-import type { ActionScope, ActionSearch } from "../domain/action-search";
+import { sql, type EntityManager, type SearchPlan } from "@hangar/shared";
+import type { ActionScope } from "../domain/action-search";
 import { Action, ActionVersion, type ActionRow, type ActionVersionRow } from "./entities";
 
 /** Reads and writes of actions and their digest history; the RPC layer never touches the ORM directly. */
@@ -52,7 +52,7 @@ export class ActionStore {
   }
 
   /** Runs a search over `scope`: one page of actions and the total number of matches. */
-  async search(scope: ActionScope, search: ActionSearch): Promise<{ rows: ActionRow[]; total: number }> {
+  async search(scope: ActionScope, search: SearchPlan): Promise<{ rows: ActionRow[]; total: number }> {
     const within = scope === "action_hub" ? sql`a.accessibility = 'action_hub'` : sql`a.org_id = ${scope.orgId}`;
     const where = sql`${within} and (${search.where})`;
     const page = sql`select a.* from actions a where ${where} order by ${search.orderBy} limit ${search.limit} offset ${search.offset}`;

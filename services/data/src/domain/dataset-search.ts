@@ -1,18 +1,4 @@
-import { toJson } from "@bufbuild/protobuf";
-import { ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
-import {
-  compileOrderBy,
-  compileWhere,
-  createFieldCatalog,
-  decodePageToken,
-  encodePageToken,
-  parseConditionJson,
-  queryFingerprint,
-  resolveLimit,
-  type QueryNode,
-  type SqlFragment,
-} from "@hangar/shared";
-import type { DatasetSearch } from "../store/dataset-store";
+import { compileWhere, createFieldCatalog, planSearch, type QueryNode, type QuerySpecInput, type SearchPlan, type SqlFragment } from "@hangar/shared";
 
 /** The fields a dataset search may filter and sort on. */
 export const datasetCatalog = createFieldCatalog({
@@ -33,43 +19,9 @@ export const datasetCatalog = createFieldCatalog({
   jsonColumns: { metadata: `"d"."metadata"`, custom_fields: `"d"."custom_fields"` },
 });
 
-/** The search request as the wire carries it (a QuerySpecification). */
-export interface DatasetQuerySpec {
-  /** The Condition or ConditionGroup as the google.protobuf.Value the RPC carries. */
-  condition?: Value | undefined;
-  limit?: bigint | undefined;
-  after?: string | undefined;
-  sortBy?: string | undefined;
-  sortDirection?: string | undefined;
-}
-
-/** A planned search: the SQL to run and how to make the next page's token. */
-export interface PlannedSearch {
-  search: DatasetSearch;
-  nextToken(returned: number, total: number): string | undefined;
-}
-
 /** Validates a QuerySpecification and compiles it into an org-scoped dataset search. */
-export function planDatasetSearch(spec: DatasetQuerySpec): PlannedSearch {
-  const condition = parseConditionJson(conditionJson(spec.condition), "condition");
-  const limit = resolveLimit(spec.limit, "limit");
-  const fingerprint = queryFingerprint({ condition: condition ?? null, sortBy: spec.sortBy ?? null, sortDirection: spec.sortDirection ?? null });
-  const offset = decodePageToken(spec.after, fingerprint, "after");
-  return {
-    search: {
-      where: compileWhere(condition, datasetCatalog),
-      orderBy: compileOrderBy(spec.sortBy, spec.sortDirection, datasetCatalog, `"d"."dataset_id"`),
-      limit,
-      offset,
-    },
-    nextToken: (returned, total) => (offset + returned < total ? encodePageToken(offset + returned, fingerprint) : undefined),
-  };
-}
-
-// The engine reads plain JSON; the RPC carries the condition as a Value message. A Value without
-// a kind (possible from a gRPC client) means no condition, like JSON null.
-function conditionJson(value: Value | undefined): unknown {
-  return value?.kind.case === undefined ? undefined : toJson(ValueSchema, value);
+export function planDatasetSearch(spec: QuerySpecInput): SearchPlan {
+  return planSearch(spec, { catalog: datasetCatalog, tieBreaker: `"d"."dataset_id"` });
 }
 
 /** Compiles a condition (or none) to a WHERE fragment over the dataset table; errors name `fieldName`. */

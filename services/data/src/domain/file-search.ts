@@ -1,27 +1,23 @@
-import { toJson } from "@bufbuild/protobuf";
-import { ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import {
-  compileOrderBy,
   compileWhere,
+  conditionOfValue,
   createFieldCatalog,
-  decodePageToken,
-  encodePageToken,
   isConditionGroup,
   joinSql,
   MAX_LIMIT,
   parseConditionJson,
-  queryFingerprint,
+  planSearch,
   rawSql,
-  resolveLimit,
   splitFieldPath,
   sql,
   type Condition,
   type FieldCatalog,
   type FieldRef,
   type QueryNode,
+  type QuerySpecInput,
+  type SearchPlan,
   type SqlFragment,
 } from "@hangar/shared";
-import type { FileOrgSearch } from "../store/file-search-store";
 import { datasetCatalog } from "./dataset-search";
 
 /**
@@ -75,52 +71,17 @@ export const fileCatalog: FieldCatalog = {
  */
 export const TOTAL_COUNT_CAP = MAX_LIMIT;
 
-/** The search request as the wire carries it (a QuerySpecification). */
-export interface FileQuerySpec {
-  /** The Condition or ConditionGroup as the google.protobuf.Value the RPC carries. */
-  condition?: Value | undefined;
-  limit?: bigint | undefined;
-  after?: string | undefined;
-  sortBy?: string | undefined;
-  sortDirection?: string | undefined;
-}
-
-/** A planned search: the SQL parts to run and how to make the next page's token. */
-export interface PlannedFileSearch {
-  search: FileOrgSearch;
-  /** The token of the page after this one, or undefined when this page is the last. */
-  nextToken(returned: number, hasMore: boolean): string | undefined;
-}
-
 /** Validates a QuerySpecification and compiles it into an org-scoped file search (query_files). */
-export function planFileSearch(spec: FileQuerySpec): PlannedFileSearch {
-  const condition = parseConditionJson(conditionJson(spec.condition), "condition");
-  const limit = resolveLimit(spec.limit, "limit");
-  const fingerprint = queryFingerprint({ condition: condition ?? null, sortBy: spec.sortBy ?? null, sortDirection: spec.sortDirection ?? null, scope: "files" });
-  const offset = decodePageToken(spec.after, fingerprint, "after");
-  return {
-    search: {
-      where: fileWhere(condition, "condition"),
-      orderBy: compileOrderBy(spec.sortBy, spec.sortDirection, fileCatalog, `"f"."node_id"`),
-      limit,
-      offset,
-    },
-    nextToken: (returned, hasMore) => (hasMore ? encodePageToken(offset + returned, fingerprint) : undefined),
-  };
+export function planFileSearch(spec: QuerySpecInput): SearchPlan {
+  return planSearch(spec, { catalog: fileCatalog, tieBreaker: `"f"."node_id"`, scope: "files", where: fileWhere });
 }
 
 /**
  * Validates the condition of a QuerySpecification for count_files and compiles it. Paging and
  * sorting do not change a count, so `limit`, `after`, `sort_by` and `sort_direction` are ignored.
  */
-export function planFileCount(spec: FileQuerySpec): SqlFragment {
-  return fileWhere(parseConditionJson(conditionJson(spec.condition), "condition"), "condition");
-}
-
-// The engine reads plain JSON; the RPC carries the condition as a Value message. A Value without
-// a kind (possible from a gRPC client) means no condition, like JSON null.
-function conditionJson(value: Value | undefined): unknown {
-  return value?.kind.case === undefined ? undefined : toJson(ValueSchema, value);
+export function planFileCount(spec: QuerySpecInput): SqlFragment {
+  return fileWhere(parseConditionJson(conditionOfValue(spec.condition), "condition"), "condition");
 }
 
 /**

@@ -151,8 +151,8 @@ export function createDatasetHandlers(context: ServiceContext): DatasetHandlers 
       const orgId = readableOrg(callerOf(ctx));
       const plan = planDatasetSearch(req.query ?? {});
       if (!orgId) return { items: [], totalCount: 0n };
-      const { rows, total } = await store().search(orgId, plan.search);
-      const nextToken = plan.nextToken(rows.length, total);
+      const { rows, total } = await store().search(orgId, plan);
+      const nextToken = plan.nextTokenOf(rows.length, total);
       return { items: rows.map(datasetToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
     },
 

@@ -20,7 +20,7 @@ export function createFileQueryHandlers(context: ServiceContext): FileQueryHandl
       // Planned before the org check, so bad input is a 400 for every caller.
       const plan = planFileSearch(req.query ?? {});
       if (!orgId) return { items: [], totalCount: 0n };
-      const { rows, hasMore, total } = await store().search(orgId, plan.search, TOTAL_COUNT_CAP);
+      const { rows, hasMore, total } = await store().search(orgId, plan, TOTAL_COUNT_CAP);
       const nextToken = plan.nextToken(rows.length, hasMore);
       return {
         items: rows.map(fileToProto),

@@ -29,3 +29,4 @@ export { DEFAULT_SORT_BY, compileOrderBy, resolveSortDirection } from "./compile
 export { joinSql, rawSql, sql, type SqlFragment } from "./sql-fragment";
 export { DEFAULT_LIMIT, MAX_LIMIT, resolveLimit } from "./resolve-limit";
 export { decodePageToken, encodePageToken, queryFingerprint, type QueryShape } from "./page-token";
+export { conditionOfValue, planSearch, type QuerySpecInput, type SearchPlan, type SearchTarget } from "./plan-search";
