@@ -1,4 +1,4 @@
-import { create, type DescField, type Message } from "@bufbuild/protobuf";
+import { create, isFieldSet, type DescField, type Message } from "@bufbuild/protobuf";
 import { badRequest } from "@hangar/shared";
 import type { Route } from "./routes";
 import { decodePlusSegment } from "./pattern";
@@ -6,8 +6,9 @@ import { findField, isJsonObject, jsonToMessage, messageForm, readJsonBody, setF
 
 /**
  * Builds an RPC's request message from the HTTP request: the body (all of it for `body: "*"`, or
- * into one field), then path variables, then query parameters for fields the body does not
- * carry. Path variables are decoded with "plus" semantics: SDK clients encode `+` as `%2B` in path
+ * into one field), then path variables, then query parameters for fields neither the path nor the
+ * body carries. A `body: "*"` binding strictly takes no query parameters, but the client SDK sends
+ * some beside a body (`POST /v1/actions/{name}/invoke?digest=...`), so they fill what the body left unset. Path variables are decoded with "plus" semantics: SDK clients encode `+` as `%2B` in path
  * segments, so a bare `+` can only be a space (quote_plus), and treating it so serves both encodings.
  */
 export function buildRequest(route: Route, rawParams: Record<string, string>, query: URLSearchParams, bodyText: string): Message {
@@ -16,6 +17,7 @@ export function buildRequest(route: Route, rawParams: Record<string, string>, qu
   let message: Message;
   if (route.body === "*") {
     message = jsonToMessage(schema, bodyText.trim() === "" ? {} : readJsonBody(bodyText), "", { provided });
+    for (const field of schema.fields) if (isFieldSet(message, field)) provided.add(field.name);
   } else {
     message = create(schema);
     if (route.body) {
@@ -25,7 +27,7 @@ export function buildRequest(route: Route, rawParams: Record<string, string>, qu
     }
   }
   for (const [name, raw] of Object.entries(rawParams)) setFieldFromString(schema, message, name.split("."), decodePlusSegment(raw));
-  if (route.body !== "*") applyQuery(message, route, query, provided);
+  applyQuery(message, route, query, provided);
   return message;
 }
 

@@ -1,8 +1,347 @@
-import type { ServiceImpl } from "@connectrpc/connect";
-import type { ServiceContext } from "@hangar/shared";
-import type { ComputeService } from "@hangar/shared/proto/compute";
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import { timestampFromDate, type Value } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, type Client, type ServiceImpl } from "@connectrpc/connect";
+import { callerOf, conditionOfValue, notFound, peerClient, readableOrg, requireOrg, type Principal, type ServiceContext } from "@hangar/shared";
+import type { ComputeRequirements, ComputeService, ContainerParameters } from "@hangar/shared/proto/compute";
+import { DataService } from "@hangar/shared/proto/data";
+import { concurrencyLimit } from "../domain/compute-defaults";
+import { activityBuckets, planActivity } from "../domain/invocation-activity";
+import { checkGroupSpec } from "../domain/invocation-grouping";
+import { BULK_CANCEL_BATCH_SIZE, cancelInvocation, checkDeletable, moveInvocation, recordHeartbeat } from "../domain/invocation-lifecycle";
+import { decodeLogCursor, encodeLogCursor, LOG_PAGE_SIZE } from "../domain/invocation-log-cursor";
+import { checkDataSourceType, invocationSource, objectStoreDestination, parseUploadDestination, storedUploadDestination } from "../domain/invocation-request";
+import { invocationCondition, planInvocationSearch } from "../domain/invocation-search";
+import { countByStatusName, epochWindow, isoWindow, parseIsoTime, queuedWorkSeconds, summaryLimit } from "../domain/invocation-stats";
+import { checkStatus, isTerminal } from "../domain/invocation-status";
+import { createInvocation } from "../domain/invoke";
+import type { InvocationLogRow, InvocationRow } from "../store/entities";
+import { InvocationStore, type RunSummaryRow } from "../store/invocation-store";
+import { invocationToProto } from "./invocation-mappers";
 
-/** Implements the operations on invocations of hangar.compute.v1.ComputeService. */
-export function createInvocationHandlers(_context: ServiceContext): Partial<ServiceImpl<typeof ComputeService>> {
-  return {};
+type InvocationHandlers = Pick<
+  ServiceImpl<typeof ComputeService>,
+  | "invokeAction"
+  | "getInvocation"
+  | "cancelInvocation"
+  | "heartbeatInvocation"
+  | "deleteInvocation"
+  | "setInvocationImageDigest"
+  | "setUploadDestination"
+  | "setInvocationStatus"
+  | "getLogs"
+  | "streamLogs"
+  | "bulkCancelInvocations"
+  | "summarizeRunsByAction"
+  | "listRunSummaries"
+  | "queryInvocations"
+  | "getQueueStatus"
+  | "getLegacyQueueStatus"
+  | "activityBuckets"
+  | "groupInvocations"
+>;
+
+/** The window queue_status takes the median run time over: the last 24 hours. */
+const MEDIAN_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Implements the operations on invocations of hangar.compute.v1.ComputeService.
+ *
+ * The spec names three body-less operations on an invocation by their answers only (routes.md
+ * guesses which is which). Here: cancel (POST .../cancel) answers the Invocation; heartbeat
+ * (POST .../heartbeat) answers `data: {}` and is refused once the invocation has ended; delete
+ * (DELETE .../{id}) answers `data: null` and only removes invocations that have ended (with their
+ * logs), so a running invocation must be cancelled first.
+ *
+ * Per-invocation operations and invocation searches address the caller's org (or the resource
+ * owner named by the caller, when a member of it); another org's invocation is a 404. Statistics
+ * cover the caller's acting org only.
+ */
+export function createInvocationHandlers(context: ServiceContext): InvocationHandlers {
+  const store = () => new InvocationStore(context.orm.em.fork());
+  const datasets = datasetChecker(context);
+
+  const load = async (caller: Principal, invocationId: string): Promise<InvocationRow> => {
+    const orgId = readableOrg(caller);
+    const row = orgId ? await store().find(orgId, invocationId) : null;
+    if (!row) throw notFound("invocation", invocationId);
+    return row;
+  };
+
+  // Read, check and write under the row lock, so two racing changes cannot both apply to the same state.
+  const update = (caller: Principal, invocationId: string, change: (row: InvocationRow, s: InvocationStore) => unknown): Promise<InvocationRow> =>
+    context.orm.em.fork().transactional(async (em) => {
+      const s = new InvocationStore(em);
+      const orgId = readableOrg(caller);
+      const row = orgId ? await s.lock(orgId, invocationId) : null;
+      if (!row) throw notFound("invocation", invocationId);
+      await change(row, s);
+      return row;
+    });
+
+  return {
+    async invokeAction(req, ctx) {
+      const caller = callerOf(ctx);
+      const orgId = requireOrg(caller);
+      const dataSourceType = checkDataSourceType(req.dataSourceType);
+      const source = invocationSource(req.invocationSource, req.invocationSourceId, caller.subject);
+      const destination = parseUploadDestination(jsonOf(req.uploadDestination));
+      await datasets.require(orgId, req.dataSourceId);
+      if (destination && "datasetId" in destination) await datasets.require(orgId, destination.datasetId);
+      const { row } = await createInvocation(context.orm.em.fork(), {
+        orgId,
+        submitter: caller.subject,
+        // The action may belong to another org (an Action Hub action), named as the resource owner.
+        action: { name: req.name, ownerOrgId: caller.resourceOwnerId ?? orgId, digest: req.digest || undefined },
+        dataSource: { type: dataSourceType, id: req.dataSourceId },
+        inputData: req.inputData,
+        richInputData: jsonOf(req.richInputData) ?? null,
+        uploadDestination: destination ? storedUploadDestination(destination) : null,
+        idempotencyId: req.idempotencyId || undefined,
+        computeRequirementOverrides: req.computeRequirementOverrides ? computeRequirementsJson(req.computeRequirementOverrides) : null,
+        containerParameterOverrides: req.containerParameterOverrides ? containerParametersJson(req.containerParameterOverrides) : null,
+        parameterValues: req.parameterValues ?? {},
+        timeout: req.timeout === undefined ? undefined : Number(req.timeout),
+        source,
+      });
+      return { invocation: invocationToProto(row) };
+    },
+
+    async getInvocation(req, ctx) {
+      return { invocation: invocationToProto(await load(callerOf(ctx), req.invocationId)) };
+    },
+
+    async cancelInvocation(req, ctx) {
+      const caller = callerOf(ctx);
+      const row = await update(caller, req.invocationId, (r) => cancelInvocation(r, caller.subject));
+      return { invocation: invocationToProto(row) };
+    },
+
+    async heartbeatInvocation(req, ctx) {
+      await update(callerOf(ctx), req.invocationId, (r) => recordHeartbeat(r));
+      return { result: {} };
+    },
+
+    async deleteInvocation(req, ctx) {
+      await update(callerOf(ctx), req.invocationId, async (row, s) => {
+        checkDeletable(row);
+        await s.remove(row.invocationId);
+      });
+      return {};
+    },
+
+    async setInvocationImageDigest(req, ctx) {
+      const row = await update(callerOf(ctx), req.invocationId, (r) => (r.containerImageDigest = req.imageDigest));
+      return { invocation: invocationToProto(row) };
+    },
+
+    async setUploadDestination(req, ctx) {
+      const destination = objectStoreDestination(req.bucket, req.prefix);
+      const row = await update(callerOf(ctx), req.invocationId, (r) => (r.uploadDestination = destination));
+      return { invocation: invocationToProto(row) };
+    },
+
+    async setInvocationStatus(req, ctx) {
+      const status = checkStatus(req.status ?? Number.NaN, "status");
+      const row = await update(callerOf(ctx), req.invocationId, (r) => moveInvocation(r, status, req.detail ?? null));
+      return { invocation: invocationToProto(row) };
+    },
+
+    async getLogs(req, ctx) {
+      const row = await load(callerOf(ctx), req.invocationId);
+      const after = decodeLogCursor(row.invocationId, req.pageToken, "page_token");
+      const s = store();
+      const [lines, total] = await Promise.all([s.logsAfter(row.invocationId, after, LOG_PAGE_SIZE + 1), s.logCount(row.invocationId)]);
+      const page = lines.slice(0, LOG_PAGE_SIZE);
+      const more = lines.length > page.length;
+      return {
+        items: page.map(logToProto),
+        ...(more ? { nextToken: encodeLogCursor(row.invocationId, Number(page.at(-1)!.seq)) } : {}),
+        totalCount: BigInt(total),
+      };
+    },
+
+    async streamLogs(req, ctx) {
+      // The status is read before the lines: lines written before the invocation ended are then
+      // either in this batch or reported by has_next, never lost between the two reads.
+      const row = await load(callerOf(ctx), req.invocationId);
+      const after = decodeLogCursor(row.invocationId, req.lastRead, "last_read");
+      const lines = await store().logsAfter(row.invocationId, after, LOG_PAGE_SIZE + 1);
+      const batch = lines.slice(0, LOG_PAGE_SIZE);
+      const unchanged = req.lastRead === "None" ? "" : (req.lastRead ?? "");
+      return {
+        items: batch.map(logToProto),
+        lastRead: batch.length > 0 ? encodeLogCursor(row.invocationId, Number(batch.at(-1)!.seq)) : unchanged,
+        hasNext: !isTerminal(row.lastStatus) || lines.length > batch.length,
+      };
+    },
+
+    async bulkCancelInvocations(req, ctx) {
+      const caller = callerOf(ctx);
+      const before = req.createdBefore ? parseIsoTime(req.createdBefore, "created_before") : new Date();
+      const orgId = readableOrg(caller);
+      if (!orgId) return { successCount: 0n, failureCount: 0n, hasMore: false };
+      const cancelled = await context.orm.em.fork().transactional(async (em) => {
+        const rows = await new InvocationStore(em).lockActiveBefore(orgId, before, BULK_CANCEL_BATCH_SIZE);
+        const now = new Date();
+        for (const row of rows) cancelInvocation(row, caller.subject, now);
+        return rows.length;
+      });
+      // Every locked invocation was unfinished, so none can refuse Cancelled: failures stay 0.
+      return { successCount: BigInt(cancelled), failureCount: 0n, hasMore: await store().hasActiveBefore(orgId, before) };
+    },
+
+    async summarizeRunsByAction(req, ctx) {
+      const orgId = requireOrg(callerOf(ctx));
+      const rows = await store().runSummaries(orgId, isoWindow(req.startTime, req.endTime));
+      return { items: rows.map(runSummaryToProto), totalCount: BigInt(rows.length) };
+    },
+
+    async listRunSummaries(req, ctx) {
+      const orgId = requireOrg(callerOf(ctx));
+      const window = epochWindow(req.startTime, req.endTime);
+      const rows = await store().runSummaries(orgId, window, summaryLimit(req.limit));
+      return { items: rows.map(runSummaryToProto) };
+    },
+
+    async queryInvocations(req, ctx) {
+      const plan = planInvocationSearch(req.query ?? {});
+      const orgId = readableOrg(callerOf(ctx));
+      if (!orgId) return { items: [], totalCount: 0n };
+      const { rows, total } = await store().search(orgId, plan);
+      const nextToken = plan.nextTokenOf(rows.length, total);
+      return { items: rows.map((row) => invocationToProto(row)), ...(nextToken ? { nextToken } : {}), totalCount: BigInt(total) };
+    },
+
+    async getQueueStatus(_req, ctx) {
+      const orgId = requireOrg(callerOf(ctx));
+      const s = store();
+      const [counts, median] = await Promise.all([s.countByStatus(orgId), s.medianCompletedSeconds(orgId, new Date(Date.now() - MEDIAN_WINDOW_MS))]);
+      const countByStatus = countByStatusName(counts);
+      return {
+        countByStatus: bigintValues(countByStatus),
+        orgId,
+        concurrencyLimit: BigInt(concurrencyLimit()),
+        ...(median !== null ? { medianDurationSeconds: median } : {}),
+        queuedWorkSeconds: queuedWorkSeconds(countByStatus.Queued ?? 0, median),
+      };
+    },
+
+    async getLegacyQueueStatus(_req, ctx) {
+      const orgId = requireOrg(callerOf(ctx));
+      const counts = await store().countByStatus(orgId);
+      return { countByStatus: bigintValues(countByStatusName(counts)), orgId, limits: { concurrencyLimit: BigInt(concurrencyLimit()) } };
+    },
+
+    async activityBuckets(req, ctx) {
+      const orgId = requireOrg(callerOf(ctx));
+      const plan = planActivity(isoWindow(req.startTime, req.endTime), req.period);
+      const sources = await store().activitySources(orgId, plan.window, invocationCondition(jsonOf(req.condition)));
+      return {
+        period: plan.period,
+        startTime: timestampFromDate(plan.window.start),
+        endTime: timestampFromDate(plan.window.end),
+        buckets: activityBuckets(sources, plan, new Date()).map((b) => ({
+          periodStart: timestampFromDate(b.periodStart),
+          peakInStatus: bigintValues(b.peakInStatus),
+          peakConcurrency: BigInt(b.peakConcurrency),
+          enteredStatus: bigintValues(b.enteredStatus),
+          computeCreditMillionths: BigInt(b.computeCreditMillionths),
+        })),
+      };
+    },
+
+    async groupInvocations(req, ctx) {
+      const orgId = requireOrg(callerOf(ctx));
+      const spec = checkGroupSpec(req.statuses, req.groupBy, req.limit);
+      const { groups, total } = await store().groups(orgId, spec, invocationCondition(jsonOf(req.condition)));
+      return {
+        groups: groups.map((g) => ({
+          ...definedOnly({ actionOrgId: g.actionOrgId, actionName: g.actionName, sourceType: g.sourceType, sourceId: g.sourceId, triggerName: g.triggerName, submitter: g.submitter }),
+          count: BigInt(g.count),
+        })),
+        totalCount: BigInt(total),
+      };
+    },
+  };
+}
+
+/**
+ * Checks that a dataset exists in an org by asking the data service. One client per org is kept
+ * (each holds an HTTP/2 connection), up to a bound, oldest dropped first.
+ */
+function datasetChecker(context: ServiceContext) {
+  const clients = new Map<string, Client<typeof DataService>>();
+  const clientFor = (orgId: string) => {
+    let client = clients.get(orgId);
+    if (!client) {
+      if (clients.size >= 256) clients.delete(clients.keys().next().value!);
+      client = peerClient({
+        service: DataService,
+        peer: "data",
+        caller: "compute",
+        orgId,
+        locate: context.runtime.locate,
+        internalAuthSecret: context.runtime.internalAuthSecret,
+      });
+      clients.set(orgId, client);
+    }
+    return client;
+  };
+  return {
+    async require(orgId: string, datasetId: string): Promise<void> {
+      try {
+        await clientFor(orgId).getDataset({ datasetId });
+      } catch (error) {
+        if (error instanceof ConnectError && error.code === Code.NotFound) throw notFound("dataset", datasetId);
+        throw error;
+      }
+    },
+  };
+}
+
+// The domain reads plain JSON; a Value without a kind (possible from a gRPC client) means absent.
+function jsonOf(value: Value | undefined): JsonValue | undefined {
+  return conditionOfValue(value) as JsonValue | undefined;
+}
+
+// Stored with the SDK's keys; fields left unset are absent, so the action's values apply.
+function computeRequirementsJson(message: ComputeRequirements): JsonObject {
+  return definedOnly({ vCPU: message.vCPU, memory: message.memory, gpu: message.gpu, storage: message.storage });
+}
+
+// proto3 cannot tell an empty list or map from an absent one: both leave the action's value in place.
+function containerParametersJson(message: ContainerParameters): JsonObject {
+  return definedOnly({
+    command: message.command.length > 0 ? message.command : undefined,
+    entry_point: message.entryPoint.length > 0 ? message.entryPoint : undefined,
+    env_vars: Object.keys(message.envVars).length > 0 ? message.envVars : undefined,
+    workdir: message.workdir,
+  });
+}
+
+function definedOnly<T extends Record<string, unknown>>(record: T): { [K in keyof T]: Exclude<T[K], undefined | null> } {
+  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined && v !== null)) as { [K in keyof T]: Exclude<T[K], undefined | null> };
+}
+
+function bigintValues(record: Record<string, number>): Record<string, bigint> {
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, BigInt(value)]));
+}
+
+function logToProto(row: InvocationLogRow) {
+  return {
+    ...(row.partialId !== null ? { partialId: row.partialId } : {}),
+    log: row.log,
+    process: row.process,
+    timestamp: timestampFromDate(row.timestamp),
+  };
+}
+
+function runSummaryToProto(row: RunSummaryRow) {
+  return {
+    actionName: row.actionName,
+    actionOrgId: row.actionOrgId,
+    completedCount: BigInt(row.completed),
+    failCount: BigInt(row.failed),
+    queuedCount: BigInt(row.queued),
+  };
 }
