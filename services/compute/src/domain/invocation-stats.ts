@@ -1,4 +1,4 @@
-import { invalidArgument } from "@hangar/shared";
+import { invalidArgument, parseIsoTimestamp } from "@hangar/shared";
 import { InvocationStatus } from "./invocation-status";
 
 /** A half-open time range [start, end). */
@@ -7,40 +7,11 @@ export interface TimeWindow {
   end: Date;
 }
 
-const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
-
-/**
- * Reads an ISO 8601 date or date-time; a missing zone is UTC, so results do not depend on the
- * server's zone. Anything else, including impossible dates like February 30, is a 400 naming `field`.
- */
-export function parseIsoTime(value: string, field: string): Date {
-  const match = ISO_TIME.exec(value.trim());
-  const [, year = "", month = "", day = "", time = "00:00", zone = "Z"] = match ?? [];
-  const date = new Date(`${year}-${month}-${day}T${time}${zoneOffset(zone)}`);
-  if (!match || Number.isNaN(date.getTime()) || !isCalendarDate(Number(year), Number(month), Number(day))) {
-    throw invalidArgument(field, `must be an ISO 8601 date-time, got '${value}'`);
-  }
-  return date;
-}
-
-// `+02`, `+0200` and `+02:00` all become `+02:00`, the one form Date reads everywhere.
-function zoneOffset(zone: string): string {
-  if (zone.toUpperCase() === "Z") return "Z";
-  const digits = zone.slice(1).replace(":", "").padEnd(4, "0");
-  return `${zone[0]}${digits.slice(0, 2)}:${digits.slice(2)}`;
-}
-
-// Date rolls impossible days over (February 30 becomes March 2); checking the parts catches it.
-function isCalendarDate(year: number, month: number, day: number): boolean {
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-}
-
 /** Reads a required `start_time` / `end_time` pair of ISO 8601 strings; the end may not come before the start. */
 export function isoWindow(start: string, end: string): TimeWindow {
   if (!start) throw invalidArgument("start_time", "is required (an ISO 8601 date-time)");
   if (!end) throw invalidArgument("end_time", "is required (an ISO 8601 date-time)");
-  return checkedWindow(parseIsoTime(start, "start_time"), parseIsoTime(end, "end_time"));
+  return checkedWindow(parseIsoTimestamp(start, "start_time"), parseIsoTimestamp(end, "end_time"));
 }
 
 /** The list form's default window: the last 30 days. */

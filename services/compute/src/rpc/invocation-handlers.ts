@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { timestampFromDate, type Value } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client, type ServiceImpl } from "@connectrpc/connect";
-import { callerOf, conditionOfValue, notFound, peerClient, readableOrg, requireOrg, type Principal, type ServiceContext } from "@hangar/shared";
+import { callerOf, conditionOfValue, notFound, parseIsoTimestamp, peerClient, readableOrg, requireOrg, type Principal, type ServiceContext } from "@hangar/shared";
 import type { ComputeRequirements, ComputeService, ContainerParameters } from "@hangar/shared/proto/compute";
 import { DataService } from "@hangar/shared/proto/data";
 import { concurrencyLimit } from "../domain/compute-defaults";
@@ -11,7 +11,7 @@ import { BULK_CANCEL_BATCH_SIZE, cancelInvocation, checkDeletable, moveInvocatio
 import { decodeLogCursor, encodeLogCursor, LOG_PAGE_SIZE } from "../domain/invocation-log-cursor";
 import { checkDataSourceType, invocationSource, objectStoreDestination, parseUploadDestination, storedUploadDestination } from "../domain/invocation-request";
 import { invocationCondition, planInvocationSearch } from "../domain/invocation-search";
-import { countByStatusName, epochWindow, isoWindow, parseIsoTime, queuedWorkSeconds, summaryLimit } from "../domain/invocation-stats";
+import { countByStatusName, epochWindow, isoWindow, queuedWorkSeconds, summaryLimit } from "../domain/invocation-stats";
 import { checkStatus, isTerminal } from "../domain/invocation-status";
 import { createInvocation } from "../domain/invoke";
 import type { InvocationLogRow, InvocationRow } from "../store/entities";
@@ -177,7 +177,7 @@ export function createInvocationHandlers(context: ServiceContext): InvocationHan
 
     async bulkCancelInvocations(req, ctx) {
       const caller = callerOf(ctx);
-      const before = req.createdBefore ? parseIsoTime(req.createdBefore, "created_before") : new Date();
+      const before = req.createdBefore ? parseIsoTimestamp(req.createdBefore, "created_before") : new Date();
       const orgId = readableOrg(caller);
       if (!orgId) return { successCount: 0n, failureCount: 0n, hasMore: false };
       const cancelled = await context.orm.em.fork().transactional(async (em) => {

@@ -30,3 +30,4 @@ export { joinSql, rawSql, sql, type SqlFragment } from "./sql-fragment";
 export { DEFAULT_LIMIT, MAX_LIMIT, resolveLimit } from "./resolve-limit";
 export { decodePageToken, encodePageToken, queryFingerprint, type QueryShape } from "./page-token";
 export { conditionOfValue, planSearch, type QuerySpecInput, type SearchPlan, type SearchTarget } from "./plan-search";
+export { isDecimalString, normalizeIsoTimestamp, parseIsoTimestamp } from "./value-formats";

@@ -1,4 +1,4 @@
-import { isDecimalString, normalizeIsoTimestamp } from "./value-formats";
+import { isDecimalString, normalizeIsoTimestamp, parseIsoTimestamp } from "./value-formats";
 
 describe("normalizeIsoTimestamp", () => {
   it.each([
@@ -30,5 +30,24 @@ describe("isDecimalString", () => {
 
   it.each(["", "abc", "1,5", "1e", "1e1000", "--1", "0x10", "NaN", "Infinity", " 1"])("rejects %p", (value) => {
     expect(isDecimalString(value)).toBe(false);
+  });
+});
+
+describe("parseIsoTimestamp", () => {
+  it.each([
+    ["2026-03-04", "2026-03-04T00:00:00.000Z"],
+    ["2026-03-04T05:06:07Z", "2026-03-04T05:06:07.000Z"],
+    ["2026-03-04T05:06:07.5Z", "2026-03-04T05:06:07.500Z"],
+    ["2026-03-04T05:06:07.123456789Z", "2026-03-04T05:06:07.123Z"],
+    ["2026-03-04T05:06", "2026-03-04T05:06:00.000Z"],
+    ["2026-03-04 05:06:07+02", "2026-03-04T03:06:07.000Z"],
+    ["2026-03-04T05:06:07+0200", "2026-03-04T03:06:07.000Z"],
+    ["2026-03-04T05:06:07-01:30", "2026-03-04T06:36:07.000Z"],
+  ])("reads %s (a missing zone is UTC)", (text, iso) => {
+    expect(parseIsoTimestamp(text, "start_time").toISOString()).toBe(iso);
+  });
+
+  it.each(["", "yesterday", "2026-02-30", "2026-13-01", "2026-03-04T25:00:00Z", "1700000000"])("refuses %p naming the field", (text) => {
+    expect(() => parseIsoTimestamp(text, "created_before")).toThrow(`created_before: must be an ISO 8601 date-time, got '${text}'`);
   });
 });

@@ -1,3 +1,5 @@
+import { invalidArgument } from "../errors";
+
 const DATE = String.raw`(\d{4})-(\d{2})-(\d{2})`;
 const TIME = String.raw`([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d{1,9})?)?`;
 const ZONE = String.raw`(Z|[+-](?:0\d|1[0-5])(?::?[0-5]\d)?)`;
@@ -16,6 +18,17 @@ export function normalizeIsoTimestamp(value: string): string | undefined {
   if (!isCalendarDate(Number(year), Number(month), Number(day))) return undefined;
   if (hour === undefined) return `${year}-${month}-${day}T00:00:00Z`;
   return zone === undefined ? `${value.trim()}Z` : value.trim();
+}
+
+/**
+ * Reads an ISO 8601 date or date-time (normalizeIsoTimestamp's forms) into a Date; anything else is
+ * a 400 naming `field`. Zone offsets are rewritten to `+hh:mm`, the one offset form Date reads.
+ */
+export function parseIsoTimestamp(value: string, field: string): Date {
+  const normalized = normalizeIsoTimestamp(value);
+  const date = normalized === undefined ? undefined : new Date(normalized.replace(/([+-]\d{2}):?(\d{2})?$/, (_, h: string, m?: string) => `${h}:${m ?? "00"}`));
+  if (!date || Number.isNaN(date.getTime())) throw invalidArgument(field, `must be an ISO 8601 date-time, got '${value}'`);
+  return date;
 }
 
 /** True when `value` is a decimal number written as a string (`"12.50"`, `"-3"`, `"1e6"`). */
