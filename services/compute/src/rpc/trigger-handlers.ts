@@ -1,8 +1,103 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { ServiceContext } from "@hangar/shared";
+import { callerOf, conflict, newId, notFound, readableOrg, requireOrg, type Principal, type ServiceContext } from "@hangar/shared";
 import type { ComputeService } from "@hangar/shared/proto/compute";
+import { planEvaluationPage, type EvaluationPage } from "../domain/trigger-evaluation";
+import {
+  applyTriggerChanges,
+  changesAction,
+  checkEventDrivenListing,
+  checkTriggerAction,
+  checkTriggerName,
+  newTriggerSettings,
+  planTriggerSearch,
+} from "../domain/triggers";
+import type { TriggerRow } from "../store/trigger-entities";
+import { TriggerStore, type EvaluationScope } from "../store/trigger-store";
+import { createChangesFromProto, evaluationToProto, triggerToProto, updateChangesFromProto } from "./trigger-mappers";
+
+type TriggerHandlers = Pick<
+  ServiceImpl<typeof ComputeService>,
+  "createTrigger" | "getTrigger" | "updateTrigger" | "deleteTrigger" | "queryTriggers" | "listTriggerEvaluations" | "listDatasetTriggerEvaluations"
+>;
 
 /** Implements the operations on triggers of hangar.compute.v1.ComputeService. */
-export function createTriggerHandlers(_context: ServiceContext): Partial<ServiceImpl<typeof ComputeService>> {
-  return {};
+export function createTriggerHandlers(context: ServiceContext): TriggerHandlers {
+  const store = () => new TriggerStore(context.orm.em.fork());
+  // Another org's trigger is reported as not found, like one that does not exist.
+  const load = async (s: TriggerStore, caller: Principal, name: string): Promise<TriggerRow> => {
+    const orgId = readableOrg(caller);
+    const row = orgId ? await s.find(orgId, name) : null;
+    if (!row) throw notFound("trigger", name);
+    return row;
+  };
+
+  return {
+    async createTrigger(req, ctx) {
+      const caller = callerOf(ctx);
+      const orgId = requireOrg(caller);
+      const name = checkTriggerName(req.name);
+      const settings = newTriggerSettings(createChangesFromProto(req), { orgId, createdBy: caller.subject });
+      const s = store();
+      await checkTriggerAction(s.em, orgId, settings);
+      const now = new Date();
+      const row: TriggerRow = { ...settings, triggerId: newId("tr"), orgId, name, created: now, createdBy: caller.subject, modified: now, modifiedBy: caller.subject };
+      if (!(await s.insert(row))) throw conflict(`name: a trigger named '${name}' already exists in org '${orgId}'`);
+      return { trigger: triggerToProto(row) };
+    },
+
+    async getTrigger(req, ctx) {
+      return { trigger: triggerToProto(await load(store(), callerOf(ctx), req.name)) };
+    },
+
+    async updateTrigger(req, ctx) {
+      const caller = callerOf(ctx);
+      const s = store();
+      const row = await load(s, caller, req.name);
+      const changes = updateChangesFromProto(req);
+      const next = applyTriggerChanges(row, changes, { orgId: row.orgId, createdBy: row.createdBy });
+      // Unrelated edits (disabling a trigger) must work even when its action has changed since.
+      if (changesAction(changes)) await checkTriggerAction(s.em, row.orgId, next);
+      Object.assign(row, next, { modified: new Date(), modifiedBy: caller.subject });
+      await s.flush();
+      return { trigger: triggerToProto(row) };
+    },
+
+    async deleteTrigger(req, ctx) {
+      const s = store();
+      s.remove(await load(s, callerOf(ctx), req.name));
+      await s.flush();
+      return {};
+    },
+
+    async queryTriggers(req, ctx) {
+      const orgId = readableOrg(callerOf(ctx));
+      // Planned before the org check, so bad input is a 400 for every caller.
+      const plan = planTriggerSearch(req.query ?? {});
+      if (!orgId) return { items: [], totalCount: 0n };
+      const { rows, total } = await store().search(orgId, plan);
+      const nextToken = plan.nextTokenOf(rows.length, total);
+      return { items: rows.map(triggerToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
+    },
+
+    async listTriggerEvaluations(req, ctx) {
+      checkEventDrivenListing(req.triggerType, req.name);
+      const s = store();
+      const trigger = await load(s, callerOf(ctx), req.name);
+      const page = planEvaluationPage(req.limit, req.pageToken, `trigger:${trigger.triggerId}`);
+      return evaluationsPage(s, { triggerId: trigger.triggerId }, page);
+    },
+
+    async listDatasetTriggerEvaluations(req, ctx) {
+      const orgId = readableOrg(callerOf(ctx));
+      const page = planEvaluationPage(req.limit, req.pageToken, `dataset:${req.datasetId}`);
+      if (!orgId) return { items: [], totalCount: 0n };
+      return evaluationsPage(store(), { orgId, datasetId: req.datasetId }, page);
+    },
+  };
+}
+
+async function evaluationsPage(s: TriggerStore, scope: EvaluationScope, page: EvaluationPage) {
+  const { rows, hasMore, total } = await s.evaluations(scope, page);
+  const nextToken = page.nextToken(rows, hasMore);
+  return { items: rows.map(evaluationToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
 }

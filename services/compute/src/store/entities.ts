@@ -1,5 +1,6 @@
 import { EntitySchema } from "@mikro-orm/core";
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import { triggerEntities } from "./trigger-entities";
 
 /**
  * An action's definition as the wire shows it (the JSON of hangar.compute.v1.Action minus the
@@ -177,4 +178,4 @@ export const InvocationLog = new EntitySchema<InvocationLogRow>({
   },
 });
 
-export const computeEntities = [Action, ActionVersion, Invocation, InvocationLog];
+export const computeEntities = [Action, ActionVersion, Invocation, InvocationLog, ...triggerEntities];

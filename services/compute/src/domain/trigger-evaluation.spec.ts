@@ -1,0 +1,171 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import {
+  isPermanentFailure,
+  outcomeOf,
+  planEvaluation,
+  planEvaluationPage,
+  type CompletedUpload,
+  type EvaluatedTrigger,
+  type EvaluationSources,
+  type TriggerDataQueries,
+} from "./trigger-evaluation";
+
+const upload: CompletedUpload = {
+  orgId: "og_1",
+  datasetId: "ds_1",
+  transactionId: "tx_1",
+  files: [
+    { fileId: "fl_a", relativePath: "a.bag" },
+    { fileId: "fl_b", relativePath: "logs/b.bag" },
+    { fileId: "fl_c", relativePath: "c.txt" },
+  ],
+};
+
+function trigger(overrides: Partial<EvaluatedTrigger> = {}): EvaluatedTrigger {
+  return {
+    triggerId: "tr_1",
+    orgId: "og_1",
+    actionName: "process",
+    actionOwnerId: "og_1",
+    actionDigest: null,
+    requiredInputs: ["*.bag"],
+    additionalInputs: ["extra.yaml"],
+    causes: ["file_upload"],
+    forEach: "dataset",
+    enabled: true,
+    condition: null,
+    computeRequirementOverrides: null,
+    containerParameterOverrides: null,
+    parameterValues: { threshold: "1" },
+    serviceUserId: "svc@example.com",
+    timeout: 60,
+    ...overrides,
+  };
+}
+
+/** Sources answering from fixed data, recording which questions were asked. */
+function sources(options: { present?: string[]; matching?: string[]; meets?: boolean | string[]; invoked?: string[] } = {}) {
+  const asked: string[] = [];
+  const meets = (id: string) => (Array.isArray(options.meets) ? options.meets.includes(id) : (options.meets ?? true));
+  const data: TriggerDataQueries = {
+    anyFileMatches: async (_datasetId, pattern) => (asked.push(`pattern ${pattern}`), (options.present ?? ["*.bag"]).includes(pattern)),
+    filesMatching: async (_datasetId, _patterns, fileIds) => (asked.push("files"), new Set([...fileIds].filter((id) => (options.matching ?? []).includes(id)))),
+    datasetMeets: async (datasetId) => (asked.push(`dataset ${datasetId}`), meets(datasetId)),
+    fileMeets: async (fileId) => (asked.push(`file ${fileId}`), meets(fileId)),
+  };
+  const all: EvaluationSources = { data, invoked: async (ids) => new Set(ids.filter((id) => (options.invoked ?? []).includes(id))) };
+  return { all, asked };
+}
+
+describe("planEvaluation, for_each dataset", () => {
+  test("invokes once with the required and additional inputs when every pattern is present", async () => {
+    const plan = await planEvaluation(trigger(), upload, sources().all);
+    expect(plan).toEqual({
+      invoke: [
+        {
+          orgId: "og_1",
+          submitter: "svc@example.com",
+          action: { name: "process", ownerOrgId: "og_1", digest: undefined },
+          dataSource: { type: "Dataset", id: "ds_1" },
+          inputData: ["*.bag", "extra.yaml"],
+          idempotencyId: "trigger:tr_1:ds_1",
+          computeRequirementOverrides: null,
+          containerParameterOverrides: null,
+          parameterValues: { threshold: "1" },
+          timeout: 60,
+          source: { type: "Trigger", id: "tr_1" },
+        },
+      ],
+    });
+  });
+
+  test("a disabled trigger asks nothing and is skipped", async () => {
+    const { all, asked } = sources();
+    expect(await planEvaluation(trigger({ enabled: false }), upload, all)).toEqual({ skip: "trigger_disabled" });
+    expect(asked).toEqual([]);
+  });
+
+  test("a dataset it already ran on is skipped before the data service is asked", async () => {
+    const { all, asked } = sources({ invoked: ["trigger:tr_1:ds_1"] });
+    expect(await planEvaluation(trigger(), upload, all)).toEqual({ skip: "already_run" });
+    expect(asked).toEqual([]);
+  });
+
+  test("one pattern without a match is no_matching_files", async () => {
+    const plan = await planEvaluation(trigger({ requiredInputs: ["*.bag", "meta.json"] }), upload, sources().all);
+    expect(plan).toEqual({ skip: "no_matching_files" });
+  });
+
+  test("the condition goes to the data service only when set", async () => {
+    const unconditioned = sources();
+    await planEvaluation(trigger(), upload, unconditioned.all);
+    expect(unconditioned.asked).toEqual(["pattern *.bag"]);
+    const condition = { field: "name", comparator: "EQUALS", value: "x" };
+    expect(await planEvaluation(trigger({ condition }), upload, sources({ meets: false }).all)).toEqual({ skip: "condition_not_met" });
+  });
+});
+
+describe("planEvaluation, for_each dataset_file", () => {
+  const perFile = (overrides: Partial<EvaluatedTrigger> = {}) => trigger({ forEach: "dataset_file", ...overrides });
+
+  test("invokes once per matching new file, with that file's path and the additional inputs", async () => {
+    const plan = await planEvaluation(perFile(), upload, sources({ matching: ["fl_a", "fl_b"] }).all);
+    expect("invoke" in plan && plan.invoke.map((r) => [r.idempotencyId, r.inputData])).toEqual([
+      ["trigger:tr_1:fl_a", ["a.bag", "extra.yaml"]],
+      ["trigger:tr_1:fl_b", ["logs/b.bag", "extra.yaml"]],
+    ]);
+  });
+
+  test("files that already ran are left out; when none is left the outcome is already_run", async () => {
+    const some = await planEvaluation(perFile(), upload, sources({ matching: ["fl_a", "fl_b"], invoked: ["trigger:tr_1:fl_a"] }).all);
+    expect("invoke" in some && some.invoke.map((r) => r.idempotencyId)).toEqual(["trigger:tr_1:fl_b"]);
+    const none = await planEvaluation(perFile(), upload, sources({ matching: ["fl_a"], invoked: ["trigger:tr_1:fl_a"] }).all);
+    expect(none).toEqual({ skip: "already_run" });
+  });
+
+  test("no matching file is no_matching_files; the condition is tested per file", async () => {
+    expect(await planEvaluation(perFile(), upload, sources({ matching: [] }).all)).toEqual({ skip: "no_matching_files" });
+    const condition = { field: "size", comparator: "GREATER_THAN", value: 1 };
+    const { all, asked } = sources({ matching: ["fl_a", "fl_b"], meets: ["fl_b"] });
+    const plan = await planEvaluation(perFile({ condition }), upload, all);
+    expect("invoke" in plan && plan.invoke.map((r) => r.idempotencyId)).toEqual(["trigger:tr_1:fl_b"]);
+    expect(asked).toEqual(["files", "file fl_a", "file fl_b"]);
+    expect(await planEvaluation(perFile({ condition }), upload, sources({ matching: ["fl_a"], meets: false }).all)).toEqual({ skip: "condition_not_met" });
+  });
+});
+
+describe("outcomeOf", () => {
+  test("a plan whose invocations all existed already (a lost race) is already_run", () => {
+    const plan = { invoke: [] };
+    expect(outcomeOf(plan, 0)).toEqual({ outcome: "skipped", reason: "already_run" });
+    expect(outcomeOf(plan, 1)).toEqual({ outcome: "invoked_action", reason: null });
+    expect(outcomeOf({ skip: "no_matching_files" }, 0)).toEqual({ outcome: "skipped", reason: "no_matching_files" });
+  });
+});
+
+describe("isPermanentFailure", () => {
+  test("refusals are permanent; outages and unknown errors are retried", () => {
+    expect(isPermanentFailure(new ConnectError("condition.field: unknown", Code.InvalidArgument))).toBe(true);
+    expect(isPermanentFailure(new ConnectError("dataset 'ds_1' not found", Code.NotFound))).toBe(true);
+    expect(isPermanentFailure(new ConnectError("connection refused", Code.Unavailable))).toBe(false);
+    expect(isPermanentFailure(new ConnectError("deadline", Code.DeadlineExceeded))).toBe(false);
+    expect(isPermanentFailure(new Error("database closed"))).toBe(false);
+  });
+});
+
+describe("planEvaluationPage", () => {
+  test("defaults to 100 from the top; a token continues below the last id served", () => {
+    const first = planEvaluationPage(undefined, undefined, "trigger:tr_1");
+    expect({ limit: first.limit, before: first.before }).toEqual({ limit: 100, before: undefined });
+    const token = first.nextToken([{ triggerEvaluationId: "42" }, { triggerEvaluationId: "17" }], true);
+    expect(planEvaluationPage(2n, token, "trigger:tr_1").before).toBe("17");
+    expect(first.nextToken([{ triggerEvaluationId: "17" }], false)).toBeUndefined();
+  });
+
+  test("a bad limit, a malformed token and another listing's token are 400s", () => {
+    expect(() => planEvaluationPage(0n, undefined, "trigger:tr_1")).toThrow(/^\[invalid_argument\] limit: /);
+    expect(() => planEvaluationPage(undefined, "%%%", "trigger:tr_1")).toThrow(/^\[invalid_argument\] page_token: /);
+    const token = planEvaluationPage(undefined, undefined, "dataset:ds_1").nextToken([{ triggerEvaluationId: "5" }], true);
+    expect(() => planEvaluationPage(undefined, token, "trigger:tr_1")).toThrow(/^\[invalid_argument\] page_token: /);
+  });
+});

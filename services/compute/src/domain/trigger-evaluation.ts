@@ -1,0 +1,157 @@
+import type { JsonValue } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { decodePageToken, encodePageToken, queryFingerprint, resolveLimit } from "@hangar/shared";
+import type { InvocationRequest } from "./invoke";
+import type { TriggerSettings } from "./triggers";
+
+/** Why an evaluation invoked nothing (the client SDK's TriggerEvaluationOutcomeReason). */
+export type SkipReason = "already_run" | "condition_not_met" | "no_matching_files" | "trigger_disabled";
+
+/** How an evaluation ended. */
+export type EvaluationOutcome = { outcome: "invoked_action"; reason: null } | { outcome: "skipped"; reason: SkipReason };
+
+/** The cause of the evaluations an upload starts. */
+export const FILE_UPLOAD_CAUSE = "file_upload";
+
+/** A trigger as evaluation reads it. */
+export interface EvaluatedTrigger extends TriggerSettings {
+  triggerId: string;
+  orgId: string;
+}
+
+/** A completed upload of files into a dataset. */
+export interface CompletedUpload {
+  orgId: string;
+  datasetId: string;
+  transactionId: string;
+  files: { fileId: string; relativePath: string }[];
+}
+
+/** What evaluation asks the data service, whose query engine and pattern matching decide. */
+export interface TriggerDataQueries {
+  /** True when an available file of the dataset matches the gitignore-style pattern. */
+  anyFileMatches(datasetId: string, pattern: string): Promise<boolean>;
+  /** The ids among `fileIds` of available files of the dataset that match any of the patterns. */
+  filesMatching(datasetId: string, patterns: string[], fileIds: ReadonlySet<string>): Promise<Set<string>>;
+  datasetMeets(datasetId: string, condition: JsonValue): Promise<boolean>;
+  fileMeets(fileId: string, condition: JsonValue): Promise<boolean>;
+}
+
+/** Everything evaluation reads. */
+export interface EvaluationSources {
+  data: TriggerDataQueries;
+  /** The ids among `idempotencyIds` that already have an invocation in the trigger's org. */
+  invoked(idempotencyIds: string[]): Promise<Set<string>>;
+}
+
+/** What an evaluation decided: skip for a reason, or create these invocations. */
+export type EvaluationPlan = { skip: SkipReason } | { invoke: InvocationRequest[] };
+
+/**
+ * Decides what a trigger does about an upload. A `dataset` trigger fires once per dataset, when
+ * every required pattern matches some available file of the dataset (not only this upload's) and
+ * the dataset meets the condition. A `dataset_file` trigger fires once per new file of the upload
+ * that matches any required pattern and meets the condition. Idempotency ids make each firing
+ * happen once however often an upload is evaluated.
+ */
+export async function planEvaluation(trigger: EvaluatedTrigger, upload: CompletedUpload, sources: EvaluationSources): Promise<EvaluationPlan> {
+  if (!trigger.enabled) return { skip: "trigger_disabled" };
+  return trigger.forEach === "dataset_file" ? planPerFile(trigger, upload, sources) : planPerDataset(trigger, upload, sources);
+}
+
+async function planPerDataset(trigger: EvaluatedTrigger, upload: CompletedUpload, sources: EvaluationSources): Promise<EvaluationPlan> {
+  const key = idempotencyId(trigger, upload.datasetId);
+  if ((await sources.invoked([key])).size > 0) return { skip: "already_run" };
+  const present = await Promise.all(trigger.requiredInputs.map((pattern) => sources.data.anyFileMatches(upload.datasetId, pattern)));
+  if (!present.every(Boolean)) return { skip: "no_matching_files" };
+  if (trigger.condition !== null && !(await sources.data.datasetMeets(upload.datasetId, trigger.condition))) return { skip: "condition_not_met" };
+  return { invoke: [invocationOf(trigger, upload.datasetId, key, [...trigger.requiredInputs, ...trigger.additionalInputs])] };
+}
+
+async function planPerFile(trigger: EvaluatedTrigger, upload: CompletedUpload, sources: EvaluationSources): Promise<EvaluationPlan> {
+  const matching = await sources.data.filesMatching(upload.datasetId, trigger.requiredInputs, new Set(upload.files.map((f) => f.fileId)));
+  const candidates = upload.files.filter((f) => matching.has(f.fileId));
+  if (candidates.length === 0) return { skip: "no_matching_files" };
+  const invoked = await sources.invoked(candidates.map((f) => idempotencyId(trigger, f.fileId)));
+  const fresh = candidates.filter((f) => !invoked.has(idempotencyId(trigger, f.fileId)));
+  if (fresh.length === 0) return { skip: "already_run" };
+  const condition = trigger.condition;
+  const meets = condition === null ? fresh.map(() => true) : await Promise.all(fresh.map((f) => sources.data.fileMeets(f.fileId, condition)));
+  const firing = fresh.filter((_, i) => meets[i]);
+  if (firing.length === 0) return { skip: "condition_not_met" };
+  return {
+    invoke: firing.map((f) => invocationOf(trigger, upload.datasetId, idempotencyId(trigger, f.fileId), [f.relativePath, ...trigger.additionalInputs])),
+  };
+}
+
+/** The outcome of a carried-out plan: invoking nothing new (another evaluation won the race) is `already_run`. */
+export function outcomeOf(plan: EvaluationPlan, created: number): EvaluationOutcome {
+  if ("skip" in plan) return { outcome: "skipped", reason: plan.skip };
+  return created > 0 ? { outcome: "invoked_action", reason: null } : { outcome: "skipped", reason: "already_run" };
+}
+
+/** One firing per trigger and dataset (or file): `trigger:<trigger_id>:<dataset or file id>`. */
+function idempotencyId(trigger: EvaluatedTrigger, sourceId: string): string {
+  return `trigger:${trigger.triggerId}:${sourceId}`;
+}
+
+function invocationOf(trigger: EvaluatedTrigger, datasetId: string, key: string, inputData: string[]): InvocationRequest {
+  return {
+    orgId: trigger.orgId,
+    submitter: trigger.serviceUserId,
+    action: { name: trigger.actionName, ownerOrgId: trigger.actionOwnerId, digest: trigger.actionDigest ?? undefined },
+    dataSource: { type: "Dataset", id: datasetId },
+    inputData,
+    idempotencyId: key,
+    computeRequirementOverrides: trigger.computeRequirementOverrides,
+    containerParameterOverrides: trigger.containerParameterOverrides,
+    parameterValues: trigger.parameterValues,
+    timeout: trigger.timeout ?? undefined,
+    source: { type: "Trigger", id: trigger.triggerId },
+  };
+}
+
+// Refusals that another attempt would meet again: the trigger or the data must change first.
+const PERMANENT_CODES = new Set([Code.InvalidArgument, Code.NotFound, Code.FailedPrecondition, Code.PermissionDenied, Code.AlreadyExists, Code.OutOfRange]);
+
+/**
+ * True when an evaluation error is a refusal (a condition the data service rejects, a deleted
+ * dataset or action, parameters the action no longer accepts) rather than an outage: retrying
+ * the event cannot help, so the evaluation just stays `failed`.
+ */
+export function isPermanentFailure(error: unknown): boolean {
+  return error instanceof ConnectError && PERMANENT_CODES.has(error.code);
+}
+
+/** The `status_detail` of a failed evaluation. */
+export function failureDetail(error: unknown): string {
+  if (error instanceof ConnectError) return error.rawMessage;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Evaluations a page holds when a listing names no `limit`. */
+export const DEFAULT_EVALUATION_LIMIT = 100;
+
+/** A page of an evaluation listing: newest first, after a cursor. */
+export interface EvaluationPage {
+  limit: number;
+  /** Serve evaluations with ids below this one; undefined from the top. */
+  before: string | undefined;
+  /** The token of the page after one that served `rows` (undefined when it was the last). */
+  nextToken(rows: { triggerEvaluationId: string }[], hasMore: boolean): string | undefined;
+}
+
+/**
+ * Reads `limit` (default 100; 1 to 1000, larger ones clamped) and `page_token` of an evaluation
+ * listing. Tokens carry the last id served, so evaluations recorded meanwhile never shift a page;
+ * `scope` (the trigger or dataset) binds a token to its listing.
+ */
+export function planEvaluationPage(limit: bigint | undefined, pageToken: string | undefined, scope: string): EvaluationPage {
+  const fingerprint = queryFingerprint({ scope });
+  const cursor = decodePageToken(pageToken, fingerprint, "page_token");
+  return {
+    limit: limit === undefined ? DEFAULT_EVALUATION_LIMIT : resolveLimit(limit, "limit"),
+    before: cursor === 0 ? undefined : String(cursor),
+    nextToken: (rows, hasMore) => (hasMore && rows.length > 0 ? encodePageToken(Number(rows.at(-1)!.triggerEvaluationId), fingerprint) : undefined),
+  };
+}

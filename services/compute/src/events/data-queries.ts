@@ -1,0 +1,52 @@
+import { fromJson, type JsonValue } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import { MAX_LIMIT, peerClient, type ServiceContext } from "@hangar/shared";
+import { DataService } from "@hangar/shared/proto/data";
+import type { TriggerDataQueries } from "../domain/trigger-evaluation";
+
+/**
+ * The data service's answers to trigger evaluation, asked as the compute service acting in one
+ * org: file patterns go to its dataset file listing, conditions to its own query engine (so a
+ * trigger condition means what the same condition means in query_datasets and query_files).
+ */
+export function dataServiceQueries(context: ServiceContext, orgId: string): TriggerDataQueries {
+  const data = peerClient({
+    service: DataService,
+    peer: "data",
+    locate: context.runtime.locate,
+    caller: "compute",
+    orgId,
+    internalAuthSecret: context.runtime.internalAuthSecret,
+  });
+  const conditionOn = (field: string, id: string, condition: JsonValue) =>
+    fromJson(ValueSchema, { operator: "AND", conditions: [{ field, comparator: "EQUALS", value: id }, condition] });
+
+  return {
+    async anyFileMatches(datasetId, pattern) {
+      const page = await data.queryDatasetFiles({ datasetId, includePatterns: [pattern], limit: 1n });
+      return page.items.length > 0;
+    },
+
+    async filesMatching(datasetId, patterns, fileIds) {
+      const found = new Set<string>();
+      let pageToken: string | undefined;
+      // Stops as soon as every file asked about has turned up.
+      do {
+        const page = await data.queryDatasetFiles({ datasetId, includePatterns: patterns, limit: BigInt(MAX_LIMIT), ...(pageToken ? { pageToken } : {}) });
+        for (const file of page.items) if (fileIds.has(file.fileId)) found.add(file.fileId);
+        pageToken = page.nextToken;
+      } while (pageToken && found.size < fileIds.size);
+      return found;
+    },
+
+    async datasetMeets(datasetId, condition) {
+      const page = await data.queryDatasets({ query: { condition: conditionOn("dataset_id", datasetId, condition), limit: 1n } });
+      return page.items.length > 0;
+    },
+
+    async fileMeets(fileId, condition) {
+      const page = await data.queryFiles({ query: { condition: conditionOn("file_id", fileId, condition), limit: 1n } });
+      return page.items.length > 0;
+    },
+  };
+}

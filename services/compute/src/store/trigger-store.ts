@@ -1,0 +1,108 @@
+import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import { rawSql, sql, type EntityManager, type SearchPlan, type SqlFragment } from "@hangar/shared";
+import type { CompletedUpload, EvaluationOutcome, EvaluationPage } from "../domain/trigger-evaluation";
+import { Invocation } from "./entities";
+import { Trigger, TriggerEvaluation, type TriggerEvaluationRow, type TriggerRow } from "./trigger-entities";
+
+/** Whose evaluations a listing shows: one trigger's, or those made for one dataset of an org. */
+export type EvaluationScope = { triggerId: string } | { orgId: string; datasetId: string };
+
+/** Reads and writes of triggers and their evaluations; the RPC layer never touches the ORM directly. */
+export class TriggerStore {
+  constructor(readonly em: EntityManager) {}
+
+  find(orgId: string, name: string): Promise<TriggerRow | null> {
+    return this.em.findOne(Trigger, { orgId, name });
+  }
+
+  /** Inserts a trigger; false, writing nothing, when the org already has one of that name. */
+  async insert(row: TriggerRow): Promise<boolean> {
+    try {
+      await this.em.insert(Trigger, row);
+      return true;
+    } catch (error) {
+      if (error instanceof UniqueConstraintViolationException) return false;
+      throw error;
+    }
+  }
+
+  remove(row: TriggerRow): void {
+    this.em.remove(row);
+  }
+
+  flush(): Promise<void> {
+    return this.em.flush();
+  }
+
+  /** Runs a search in the org: one page of triggers and the total number of matches. */
+  async search(orgId: string, search: SearchPlan): Promise<{ rows: TriggerRow[]; total: number }> {
+    const where = sql`t.org_id = ${orgId} and (${search.where})`;
+    const page = sql`select t.* from triggers t where ${where} order by ${search.orderBy} limit ${search.limit} offset ${search.offset}`;
+    const count = sql`select count(*) as total from triggers t where ${where}`;
+    const [rows, counts] = await Promise.all([
+      this.em.execute(page.sql, [...page.params]),
+      this.em.execute<{ total: string }[]>(count.sql, [...count.params]),
+    ]);
+    return { rows: rows.map((row) => this.em.map(Trigger, row)), total: Number(counts[0]!.total) };
+  }
+
+  /** The org's triggers that react to `cause`, enabled or not, oldest first. */
+  async reactingTo(orgId: string, cause: string): Promise<TriggerRow[]> {
+    const rows = await this.em.execute("select * from triggers where org_id = ? and ? = any(causes) order by created, trigger_id", [orgId, cause]);
+    return rows.map((row) => this.em.map(Trigger, row));
+  }
+
+  /** A page of evaluations, newest first, whether more follow, and how many the scope holds. */
+  async evaluations(scope: EvaluationScope, page: Pick<EvaluationPage, "limit" | "before">): Promise<{ rows: TriggerEvaluationRow[]; hasMore: boolean; total: number }> {
+    const where = "triggerId" in scope ? sql`trigger_id = ${scope.triggerId}` : sql`org_id = ${scope.orgId} and data_source_id = ${scope.datasetId}`;
+    const after: SqlFragment = page.before === undefined ? rawSql("true") : sql`trigger_evaluation_id < ${page.before}::bigint`;
+    const list = sql`select * from trigger_evaluations where ${where} and ${after} order by trigger_evaluation_id desc limit ${page.limit + 1}`;
+    const count = sql`select count(*) as total from trigger_evaluations where ${where}`;
+    const [rows, counts] = await Promise.all([
+      this.em.execute(list.sql, [...list.params]),
+      this.em.execute<{ total: string }[]>(count.sql, [...count.params]),
+    ]);
+    const mapped = rows.slice(0, page.limit).map((row) => this.em.map(TriggerEvaluation, row));
+    return { rows: mapped, hasMore: rows.length > page.limit, total: Number(counts[0]!.total) };
+  }
+
+  /** The ids among `idempotencyIds` that already name an invocation of the org. */
+  async invokedIdempotencyIds(orgId: string, idempotencyIds: string[]): Promise<Set<string>> {
+    if (idempotencyIds.length === 0) return new Set();
+    const rows = await this.em.find(Invocation, { orgId, idempotencyId: { $in: idempotencyIds } }, { fields: ["idempotencyId"] });
+    return new Set(rows.map((row) => row.idempotencyId!));
+  }
+
+  /**
+   * Records a pending evaluation of a trigger for an upload and returns its id. An upload is
+   * evaluated once per trigger: a pending or failed earlier attempt (a redelivered event) is
+   * reset to pending and reused; an evaluated one returns undefined, so nothing runs twice. So
+   * does a trigger deleted since it was listed.
+   */
+  async beginEvaluation(triggerId: string, upload: CompletedUpload, cause: string): Promise<string | undefined> {
+    const rows = await this.em.execute<{ trigger_evaluation_id: string }[]>(
+      `insert into trigger_evaluations (trigger_id, org_id, data_source_type, data_source_id, transaction_id, evaluation_start, status, cause)
+       select trigger_id, org_id, 'Dataset', ?, ?, now(), 'pending', ? from triggers where trigger_id = ?
+       on conflict (trigger_id, transaction_id) where transaction_id is not null do update
+         set status = 'pending', evaluation_start = now(), evaluation_end = null, status_detail = null, outcome = null, outcome_reason = null
+         where trigger_evaluations.status <> 'evaluated'
+       returning trigger_evaluation_id`,
+      [upload.datasetId, upload.transactionId, cause, triggerId],
+    );
+    return rows[0] ? String(rows[0].trigger_evaluation_id) : undefined;
+  }
+
+  async finishEvaluation(triggerEvaluationId: string, result: EvaluationOutcome): Promise<void> {
+    await this.em.execute(
+      "update trigger_evaluations set status = 'evaluated', evaluation_end = now(), outcome = ?, outcome_reason = ? where trigger_evaluation_id = ?",
+      [result.outcome, result.reason, triggerEvaluationId],
+    );
+  }
+
+  async failEvaluation(triggerEvaluationId: string, detail: string): Promise<void> {
+    await this.em.execute(
+      "update trigger_evaluations set status = 'failed', evaluation_end = now(), status_detail = ? where trigger_evaluation_id = ?",
+      [detail, triggerEvaluationId],
+    );
+  }
+}

@@ -1,0 +1,487 @@
+import {
+  createDataset,
+  createTenant,
+  expectBadRequest,
+  expectError,
+  startTestPlatform,
+  uploadFiles,
+  waitFor,
+  type ApiClient,
+  type TestPlatform,
+  type TestTenant,
+} from "@hangar/test-harness";
+
+// Triggers through the gateway: create_trigger (POST /v1/triggers) and the client SDK's get, update
+// and delete (GET|PUT|DELETE /v1/triggers/{name}), query_triggers (POST /v1/triggers/query, next
+// page via body `after`), and the evaluation listings of a trigger (GET /v1/triggers/{name}/evaluations)
+// and of a dataset (GET /v1/triggers/dataset/id/{dataset_id}/evaluations), paged with `limit` and
+// `page_token`. Evaluation itself is covered by trigger-evaluation.e2e.ts.
+
+let t: TestPlatform;
+let alice: TestTenant;
+let bob: TestTenant;
+let plain: { name: string; digest: string };
+let tunable: { name: string; digest: string };
+
+beforeAll(async () => {
+  t = await startTestPlatform();
+  alice = await createTenant(t, "alice");
+  bob = await createTenant(t, "bob");
+  plain = await createAction(alice.client, { name: "plain" });
+  tunable = await createAction(alice.client, {
+    name: "tunable",
+    parameters: [{ name: "threshold", default: "0.5" }, { name: "mode", required: true }],
+  });
+});
+afterAll(() => t?.close());
+
+const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+
+let counter = 0;
+/** A trigger name no other test uses. */
+function unique(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${counter}`;
+}
+
+async function createAction(client: ApiClient, body: Record<string, unknown>): Promise<{ name: string; digest: string }> {
+  const res = await client.post("/v1/actions", body);
+  expect({ status: res.status, error: res.body.error }).toEqual({ status: 200, error: undefined });
+  return res.body.data;
+}
+
+/** The smallest valid create request. */
+function minimal(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { name, action_name: plain.name, for_each: "dataset", required_inputs: ["*.bag"], ...extra };
+}
+
+async function createTrigger(client: ApiClient, body: Record<string, unknown>): Promise<any> {
+  const res = await client.post("/v1/triggers", body);
+  expect({ status: res.status, error: res.body.error }).toEqual({ status: 200, error: undefined });
+  return res.body.data;
+}
+
+async function triggerCount(client: ApiClient): Promise<number> {
+  return (await client.post("/v1/triggers/query", {})).body.data.total_count;
+}
+
+/** The record of `minimal(name)` created by alice. */
+function minimalRecord(name: string): Record<string, unknown> {
+  return {
+    trigger_id: expect.stringMatching(/^tr_[0-9a-z]{20}$/),
+    name,
+    org_id: alice.orgId,
+    created: ISO,
+    created_by: alice.userId,
+    modified: ISO,
+    modified_by: alice.userId,
+    action: { name: plain.name, digest: null, owner: alice.orgId },
+    required_inputs: ["*.bag"],
+    service_user_id: alice.userId,
+    for_each: "dataset",
+    enabled: true,
+    parameter_values: {},
+    additional_inputs: [],
+    causes: ["file_upload"],
+    compute_requirement_overrides: null,
+    container_parameter_overrides: null,
+    condition: null,
+    timeout: null,
+  };
+}
+
+const FULL_CONDITION = { operator: "AND", conditions: [{ field: "metadata.vehicle", comparator: "EQUALS", value: "v1" }, { field: "tags", comparator: "CONTAINS", value: "field" }] };
+
+/** A create request that sets every field, with the client SDK's names for the overrides. */
+function full(name: string): Record<string, unknown> {
+  return {
+    name,
+    action_name: tunable.name,
+    action_digest: tunable.digest,
+    action_owner_id: alice.orgId,
+    for_each: "dataset_file",
+    required_inputs: ["*.bag", "logs/"],
+    additional_inputs: ["calibration.yaml"],
+    causes: ["file_upload", "file_ingest"],
+    condition: FULL_CONDITION,
+    compute_requirement_overrides: { vCPU: 1024, memory: 4096 },
+    container_parameter_overrides: { command: ["python", "run.py"], env_vars: { MODE: "fast" } },
+    enabled: false,
+    parameter_values: { mode: "strict" },
+    service_user_id: "robot-service@example.com",
+    timeout: 600,
+  };
+}
+
+function fullRecord(name: string): Record<string, unknown> {
+  return {
+    ...minimalRecord(name),
+    action: { name: tunable.name, digest: tunable.digest, owner: alice.orgId },
+    required_inputs: ["*.bag", "logs/"],
+    service_user_id: "robot-service@example.com",
+    for_each: "dataset_file",
+    enabled: false,
+    parameter_values: { mode: "strict" },
+    additional_inputs: ["calibration.yaml"],
+    causes: ["file_upload", "file_ingest"],
+    compute_requirement_overrides: { vCPU: 1024, memory: 4096, gpu: false, storage: 21 },
+    container_parameter_overrides: { command: ["python", "run.py"], entry_point: [], env_vars: { MODE: "fast" }, workdir: null },
+    condition: FULL_CONDITION,
+    timeout: 600,
+  };
+}
+
+describe("create_trigger and get_trigger", () => {
+  test("creates a trigger from the required fields with every default, and reads it back", async () => {
+    const name = unique("minimal");
+    const created = await createTrigger(alice.client, minimal(name));
+    expect(created).toEqual(minimalRecord(name));
+    expect(created.modified).toBe(created.created);
+    expect(await alice.client.get(`/v1/triggers/${name}`)).toMatchObject({ status: 200, body: { data: created } });
+  });
+
+  test("every field is stored and returned: pinned digest, overrides completed with the defaults, condition", async () => {
+    const name = unique("full");
+    const created = await createTrigger(alice.client, full(name));
+    expect(created).toEqual(fullRecord(name));
+    expect((await alice.client.get(`/v1/triggers/${name}`)).body).toEqual({ data: created });
+  });
+
+  test("the spec's names for the overrides (compute_requirements with memory_MiB, container_parameters) are accepted", async () => {
+    const created = await createTrigger(
+      alice.client,
+      minimal(unique("spec-names"), { compute_requirements: { vCPU: 2048, memory_MiB: 8192, storage_GiB: 40 }, container_parameters: { workdir: "/app" } }),
+    );
+    expect(created.compute_requirement_overrides).toEqual({ vCPU: 2048, memory: 8192, gpu: false, storage: 40 });
+    expect(created.container_parameter_overrides).toEqual({ command: [], entry_point: [], env_vars: {}, workdir: "/app" });
+  });
+
+  test("null for every optional field means its default (clients send full models)", async () => {
+    const name = unique("nulls");
+    const nulls = {
+      action_digest: null, action_owner_id: null, additional_inputs: null, causes: null, condition: null, compute_requirement_overrides: null,
+      container_parameter_overrides: null, enabled: null, parameter_values: null, service_user_id: null, timeout: null,
+    };
+    expect(await createTrigger(alice.client, minimal(name, nulls))).toEqual(minimalRecord(name));
+  });
+
+  test("a name of 256 characters of letters, digits, '_' and '-' is accepted", async () => {
+    const name = `${"a".repeat(250)}_b-c-9`;
+    expect(name).toHaveLength(256);
+    expect((await createTrigger(alice.client, minimal(name))).name).toBe(name);
+  });
+
+  test.each([
+    ["a name with a space", { name: "has space" }, "name"],
+    ["a name of 257 characters", { name: "n".repeat(257) }, "name"],
+    ["an empty name", { name: "" }, "name"],
+    ["no name", { name: undefined }, "name"],
+    ["no action_name", { action_name: undefined }, "action_name"],
+    ["an unknown for_each", { for_each: "topic" }, "for_each"],
+    ["no for_each", { for_each: undefined }, "for_each"],
+    ["empty required_inputs", { required_inputs: [] }, "required_inputs"],
+    ["no required_inputs", { required_inputs: undefined }, "required_inputs"],
+    ["a blank required pattern", { required_inputs: ["*.bag", "  "] }, "required_inputs[1]"],
+    ["a negated required pattern", { required_inputs: ["!*.tmp"] }, "required_inputs[0]"],
+    ["a blank additional pattern", { additional_inputs: [""] }, "additional_inputs[0]"],
+    ["a condition that is not an object", { condition: "name = 'x'" }, "condition"],
+    ["a condition with an unknown comparator", { condition: { field: "name", comparator: "EQ", value: "x" } }, "condition.comparator"],
+    ["an unknown cause", { causes: ["file_upload", "dataset_deleted"] }, "causes[1]"],
+    ["the scheduled triggers' cause", { causes: ["recurring_schedule"] }, "causes[0]"],
+    ["a timeout of 0", { timeout: 0 }, "timeout"],
+    ["an unsupported vCPU", { compute_requirement_overrides: { vCPU: 3 } }, "compute_requirement_overrides.vCPU"],
+    ["both names of the compute overrides", { compute_requirements: { vCPU: 512 }, compute_requirement_overrides: { vCPU: 512 } }, "compute_requirements"],
+    ["an unknown parameter", { parameter_values: { bogus: 1 } }, "parameter_values.bogus"],
+  ])("%s is a 400 naming the field, and nothing is written", async (_label, change, field) => {
+    const before = await triggerCount(alice.client);
+    const body = { ...minimal(unique("bad")), ...change };
+    expectBadRequest(await alice.client.post("/v1/triggers", body), field);
+    expect(await triggerCount(alice.client)).toBe(before);
+  });
+
+  test("parameter values are checked against the action's parameters: a required one must be given", async () => {
+    const base = { ...full(unique("params")), parameter_values: {} };
+    expectBadRequest(await alice.client.post("/v1/triggers", base), "parameter_values.mode");
+    expectBadRequest(await alice.client.post("/v1/triggers", { ...base, parameter_values: { mode: "x", bogus: "y" } }), "parameter_values.bogus");
+  });
+
+  test("a name already used in the org is a 409; another org may use it", async () => {
+    const name = unique("taken");
+    await createTrigger(alice.client, minimal(name));
+    expectError(await alice.client.post("/v1/triggers", minimal(name)), 409, new RegExp(`^name: a trigger named '${name}' already exists`));
+    const bobs = await createAction(bob.client, { name: plain.name });
+    expect((await createTrigger(bob.client, minimal(name, { action_name: bobs.name }))).org_id).toBe(bob.orgId);
+  });
+
+  test("an unknown action, an unknown digest of it, or another org's private action is a 404, and nothing is written", async () => {
+    const before = await triggerCount(alice.client);
+    expectError(await alice.client.post("/v1/triggers", minimal(unique("x"), { action_name: "no-such-action" })), 404, "action 'no-such-action' not found");
+    expect((await alice.client.post("/v1/triggers", minimal(unique("x"), { action_digest: "0".repeat(32) }))).status).toBe(404);
+    const bobsPrivate = await createAction(bob.client, { name: unique("private") });
+    expect((await alice.client.post("/v1/triggers", minimal(unique("x"), { action_name: bobsPrivate.name, action_owner_id: bob.orgId }))).status).toBe(404);
+    expect(await triggerCount(alice.client)).toBe(before);
+  });
+
+  test("an Action Hub action of another org may be triggered; the record names its owner", async () => {
+    const hub = await createAction(bob.client, { name: unique("hub") });
+    expect((await bob.client.put(`/v1/actions/${hub.name}/accessibility`, { accessibility: "action_hub" })).status).toBe(200);
+    const created = await createTrigger(alice.client, minimal(unique("hub-trigger"), { action_name: hub.name, action_owner_id: bob.orgId }));
+    expect(created.action).toEqual({ name: hub.name, digest: null, owner: bob.orgId });
+  });
+
+  test("another org's trigger is a 404 on get, update and delete, and stays unchanged", async () => {
+    const name = unique("alices");
+    const created = await createTrigger(alice.client, minimal(name));
+    expectError(await bob.client.get(`/v1/triggers/${name}`), 404, `trigger '${name}' not found`);
+    expect((await bob.client.put(`/v1/triggers/${name}`, { enabled: false })).status).toBe(404);
+    expect((await bob.client.delete(`/v1/triggers/${name}`)).status).toBe(404);
+    expect((await bob.client.get(`/v1/triggers/${name}`, { "X-Service-Resource-Owner-Id": alice.orgId })).status).toBe(404);
+    expect((await alice.client.get(`/v1/triggers/${name}`)).body.data).toEqual(created);
+  });
+});
+
+describe("update_trigger", () => {
+  test("omitted fields stay as they are; the modifier and time are recorded", async () => {
+    const name = unique("upd");
+    const created = await createTrigger(alice.client, full(name));
+    const res = await alice.client.put(`/v1/triggers/${name}`, { enabled: true, required_inputs: ["*.mcap"] });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ ...created, enabled: true, required_inputs: ["*.mcap"], modified: ISO });
+    expect(Date.parse(res.body.data.modified)).toBeGreaterThanOrEqual(Date.parse(created.modified));
+    expect((await alice.client.get(`/v1/triggers/${name}`)).body.data).toEqual(res.body.data);
+  });
+
+  test("null clears each clearable field to its default; null on a required one leaves it unchanged", async () => {
+    const name = unique("clear");
+    await createTrigger(alice.client, { ...full(name), action_name: plain.name, action_digest: plain.digest, parameter_values: {} });
+    const res = await alice.client.put(`/v1/triggers/${name}`, {
+      action_digest: null, action_owner_id: null, additional_inputs: null, causes: null, condition: null, compute_requirement_overrides: null,
+      container_parameter_overrides: null, parameter_values: null, service_user_id: null, timeout: null,
+      action_name: null, for_each: null, required_inputs: null, enabled: null,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ ...minimalRecord(name), required_inputs: ["*.bag", "logs/"], for_each: "dataset_file", enabled: false });
+  });
+
+  test("the overrides, condition, action and parameters can be replaced, with the same checks as create", async () => {
+    const name = unique("replace");
+    await createTrigger(alice.client, minimal(name));
+    const res = await alice.client.put(`/v1/triggers/${name}`, {
+      action_name: tunable.name,
+      parameter_values: { mode: "loose" },
+      compute_requirement_overrides: { vCPU: 4096, memory_MiB: 16384 },
+      container_parameter_overrides: { entry_point: ["/bin/sh"] },
+      condition: { field: "name", comparator: "BEGINS_WITH", value: "run" },
+      causes: ["dataset_metadata_update"],
+      timeout: 120,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({
+      action: { name: tunable.name, digest: null, owner: alice.orgId },
+      parameter_values: { mode: "loose" },
+      compute_requirement_overrides: { vCPU: 4096, memory: 16384, gpu: false, storage: 21 },
+      container_parameter_overrides: { command: [], entry_point: ["/bin/sh"], env_vars: {}, workdir: null },
+      condition: { field: "name", comparator: "BEGINS_WITH", value: "run" },
+      causes: ["dataset_metadata_update"],
+      timeout: 120,
+    });
+  });
+
+  test.each([
+    [{ required_inputs: [] }, "required_inputs"],
+    [{ required_inputs: "*.bag" }, "required_inputs"],
+    [{ for_each: "device" }, "for_each"],
+    [{ enabled: "yes" }, "enabled"],
+    [{ condition: { operator: "XOR", conditions: [] } }, "condition.operator"],
+    [{ parameter_values: { bogus: 1 } }, "parameter_values.bogus"],
+    [{ compute_requirement_overrides: { vCPU: 1 } }, "compute_requirement_overrides.vCPU"],
+    [{ compute_requirement_overrides: "big" }, "compute_requirement_overrides"],
+    [{ timeout: 1.5 }, "timeout"],
+    [{ causes: ["recurring_schedule"] }, "causes[0]"],
+  ])("%j is a 400 naming %s, and the trigger is unchanged", async (body, field) => {
+    const name = unique("bad-upd");
+    const created = await createTrigger(alice.client, minimal(name));
+    expectBadRequest(await alice.client.put(`/v1/triggers/${name}`, body), field);
+    expect((await alice.client.get(`/v1/triggers/${name}`)).body.data).toEqual(created);
+  });
+
+  test("switching to an unknown action is a 404; an unknown trigger is a 404", async () => {
+    const name = unique("upd-404");
+    await createTrigger(alice.client, minimal(name));
+    expect((await alice.client.put(`/v1/triggers/${name}`, { action_name: "no-such-action" })).status).toBe(404);
+    expectError(await alice.client.put("/v1/triggers/no-such-trigger", { enabled: false }), 404, "trigger 'no-such-trigger' not found");
+  });
+});
+
+describe("delete_trigger", () => {
+  test("answers data null; the trigger is gone and its name free again", async () => {
+    const name = unique("del");
+    await createTrigger(alice.client, minimal(name));
+    expect(await alice.client.delete(`/v1/triggers/${name}`)).toMatchObject({ status: 200, body: { data: null } });
+    expect((await alice.client.get(`/v1/triggers/${name}`)).status).toBe(404);
+    expect((await alice.client.delete(`/v1/triggers/${name}`)).status).toBe(404);
+    await createTrigger(alice.client, minimal(name));
+  });
+});
+
+describe("query_triggers", () => {
+  let carol: TestTenant;
+  let action: { name: string };
+  beforeAll(async () => {
+    carol = await createTenant(t, "carol");
+    action = await createAction(carol.client, { name: "carols-action" });
+    for (const [name, forEach, enabled] of [["q-a", "dataset", true], ["q-b", "dataset_file", true], ["q-c", "dataset_file", false]] as const) {
+      await createTrigger(carol.client, { name, action_name: action.name, for_each: forEach, required_inputs: ["*"], enabled });
+    }
+  });
+
+  async function names(spec: unknown): Promise<{ names: string[]; total: number; next: string | null }> {
+    const res = await carol.client.post("/v1/triggers/query", spec);
+    expect(res.status).toBe(200);
+    return { names: res.body.data.items.map((i: { name: string }) => i.name), total: res.body.data.total_count, next: res.body.data.next_token };
+  }
+
+  test("an empty specification lists the org's triggers newest first, as full records", async () => {
+    const res = await carol.client.post("/v1/triggers/query", {});
+    expect(res.body.data).toEqual({ items: [expect.objectContaining({ name: "q-c", enabled: false }), expect.anything(), expect.anything()], next_token: null, total_count: 3 });
+    expect(res.body.data.items.map((i: { name: string }) => i.name)).toEqual(["q-c", "q-b", "q-a"]);
+    expect(res.body.data.items[0]).toEqual((await carol.client.get("/v1/triggers/q-c")).body.data);
+  });
+
+  test.each([
+    [{ field: "for_each", comparator: "EQUALS", value: "dataset_file" }, ["q-b", "q-c"]],
+    [{ field: "enabled", comparator: "EQUALS", value: false }, ["q-c"]],
+    [{ field: "name", comparator: "BEGINS_WITH", value: "q-a" }, ["q-a"]],
+    [{ field: "action_name", comparator: "EQUALS", value: "carols-action" }, ["q-a", "q-b", "q-c"]],
+    [{ field: "action.name", comparator: "EQUALS", value: "other" }, []],
+    [{ operator: "AND", conditions: [{ field: "for_each", comparator: "EQUALS", value: "dataset_file" }, { field: "enabled", comparator: "EQUALS", value: true }] }, ["q-b"]],
+  ])("condition %j selects %j", async (condition, expected) => {
+    const result = await names({ condition, sort_by: "name", sort_direction: "ASC" });
+    expect({ names: result.names, total: result.total }).toEqual({ names: expected, total: expected.length });
+  });
+
+  test("created_by selects the creator's triggers", async () => {
+    expect((await names({ condition: { field: "created_by", comparator: "EQUALS", value: carol.userId } })).total).toBe(3);
+  });
+
+  test("pages with limit and after until next_token is null", async () => {
+    const first = await names({ limit: 2, sort_by: "name", sort_direction: "ASC" });
+    expect(first).toEqual({ names: ["q-a", "q-b"], total: 3, next: expect.any(String) });
+    const second = await names({ limit: 2, sort_by: "name", sort_direction: "ASC", after: first.next });
+    expect(second).toEqual({ names: ["q-c"], total: 3, next: null });
+  });
+
+  test("bad specifications are 400s naming the field", async () => {
+    expectBadRequest(await carol.client.post("/v1/triggers/query", { condition: { field: "colour", comparator: "EQUALS", value: "x" } }), "condition.field");
+    expectBadRequest(await carol.client.post("/v1/triggers/query", { sort_by: "colour" }), "sort_by");
+    expectBadRequest(await carol.client.post("/v1/triggers/query", { limit: 0 }), "limit");
+    expectBadRequest(await carol.client.post("/v1/triggers/query", { after: "not-a-token" }), "after");
+  });
+
+  test("another org sees none of them, also when naming the org as resource owner", async () => {
+    expect((await bob.client.post("/v1/triggers/query", { condition: { field: "action_name", comparator: "EQUALS", value: "carols-action" } })).body.data).toEqual({
+      items: [],
+      next_token: null,
+      total_count: 0,
+    });
+    expect((await bob.client.post("/v1/triggers/query", {}, { "X-Service-Resource-Owner-Id": carol.orgId })).body.data.items).toEqual([]);
+  });
+});
+
+describe("trigger evaluations", () => {
+  let name: string;
+  let trigger: { trigger_id: string };
+  let datasetId: string;
+  const transactions: string[] = [];
+
+  beforeAll(async () => {
+    name = unique("evals");
+    trigger = await createTrigger(alice.client, minimal(name, { required_inputs: ["*.csv"] }));
+    datasetId = await createDataset(alice.client, "evaluated");
+    // One upload at a time, each evaluated before the next, so each sees the files before it.
+    for (const file of ["a.txt", "b.csv", "c.csv"]) {
+      transactions.push((await uploadFiles(alice.client, datasetId, { [file]: file })).transactionId);
+      await waitFor(`evaluation ${transactions.length}`, async () => {
+        const items = (await alice.client.get(`/v1/triggers/${name}/evaluations`)).body.data.items as { status: string }[];
+        return items.length === transactions.length && items.every((e) => e.status !== "pending") ? true : undefined;
+      });
+    }
+  });
+
+  function evaluation(transactionId: string, outcome: string, reason: string | null): Record<string, unknown> {
+    return {
+      trigger_evaluation_id: expect.any(Number),
+      trigger_id: trigger.trigger_id,
+      data_source: { data_source_type: "Dataset", data_source_id: datasetId },
+      data_constraint: { transaction_id: transactionId, file_id: null },
+      evaluation_start: ISO,
+      evaluation_end: ISO,
+      status: "evaluated",
+      status_detail: null,
+      outcome,
+      outcome_reason: reason,
+      cause: "file_upload",
+    };
+  }
+
+  test("a trigger's evaluations are listed newest first, one per upload, with their outcomes", async () => {
+    const res = await alice.client.get(`/v1/triggers/${name}/evaluations`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({
+      items: [
+        evaluation(transactions[2]!, "skipped", "already_run"),
+        evaluation(transactions[1]!, "invoked_action", null),
+        evaluation(transactions[0]!, "skipped", "no_matching_files"),
+      ],
+      next_token: null,
+      total_count: 3,
+    });
+    const ids = res.body.data.items.map((e: { trigger_evaluation_id: number }) => e.trigger_evaluation_id);
+    expect([...ids].sort((a, b) => b - a)).toEqual(ids);
+  });
+
+  test("pages with limit and page_token until next_token is null", async () => {
+    const all = (await alice.client.get(`/v1/triggers/${name}/evaluations`)).body.data.items;
+    const first = (await alice.client.get(`/v1/triggers/${name}/evaluations?limit=2`)).body.data;
+    expect(first).toEqual({ items: all.slice(0, 2), next_token: expect.any(String), total_count: 3 });
+    const second = (await alice.client.get(`/v1/triggers/${name}/evaluations?limit=2&page_token=${first.next_token}`)).body.data;
+    expect(second).toEqual({ items: all.slice(2), next_token: null, total_count: 3 });
+    expect((await alice.client.get(`/v1/triggers/${name}/evaluations?page_token=None`)).body.data.items).toEqual(all);
+  });
+
+  test("a dataset's evaluations list every trigger's evaluations made for it, newest first", async () => {
+    const res = await alice.client.get(`/v1/triggers/dataset/id/${datasetId}/evaluations`);
+    expect(res.status).toBe(200);
+    const mine = res.body.data.items.filter((e: { trigger_id: string }) => e.trigger_id === trigger.trigger_id);
+    expect(mine).toEqual((await alice.client.get(`/v1/triggers/${name}/evaluations`)).body.data.items);
+    const page = (await alice.client.get(`/v1/triggers/dataset/id/${datasetId}/evaluations?limit=1`)).body.data;
+    expect(page).toEqual({ items: [res.body.data.items[0]], next_token: expect.any(String), total_count: res.body.data.total_count });
+  });
+
+  test("bad listing parameters are 400s naming them", async () => {
+    expectBadRequest(await alice.client.get(`/v1/triggers/${name}/evaluations?limit=0`), "limit");
+    expectBadRequest(await alice.client.get(`/v1/triggers/${name}/evaluations?limit=many`), "limit");
+    expectBadRequest(await alice.client.get(`/v1/triggers/${name}/evaluations?page_token=garbage!`), "page_token");
+    expectBadRequest(await alice.client.get(`/v1/triggers/dataset/id/${datasetId}/evaluations?limit=-1`), "limit");
+    expectBadRequest(await alice.client.get(`/v1/triggers/${name}/evaluations?trigger_type=cron`), "trigger_type");
+    const datasetToken = (await alice.client.get(`/v1/triggers/dataset/id/${datasetId}/evaluations?limit=1`)).body.data.next_token;
+    expectBadRequest(await alice.client.get(`/v1/triggers/${name}/evaluations?page_token=${datasetToken}`), "page_token");
+  });
+
+  test("trigger_type event_driven lists the same; scheduled names no trigger here (404)", async () => {
+    const all = (await alice.client.get(`/v1/triggers/${name}/evaluations`)).body.data;
+    expect((await alice.client.get(`/v1/triggers/${name}/evaluations?trigger_type=event_driven`)).body.data).toEqual(all);
+    expect((await alice.client.get(`/v1/triggers/${name}/evaluations?trigger_type=scheduled`)).status).toBe(404);
+  });
+
+  test("another org: the trigger's listing is a 404 and the dataset's is empty", async () => {
+    expect((await bob.client.get(`/v1/triggers/${name}/evaluations`)).status).toBe(404);
+    expect((await bob.client.get(`/v1/triggers/dataset/id/${datasetId}/evaluations`)).body.data).toEqual({ items: [], next_token: null, total_count: 0 });
+  });
+
+  test("deleting a trigger deletes its evaluations", async () => {
+    expect((await alice.client.delete(`/v1/triggers/${name}`)).status).toBe(200);
+    const left = (await alice.client.get(`/v1/triggers/dataset/id/${datasetId}/evaluations`)).body.data.items;
+    expect(left.filter((e: { trigger_id: string }) => e.trigger_id === trigger.trigger_id)).toEqual([]);
+  });
+});
