@@ -1,4 +1,4 @@
-import { fromJson, toJson, type DescMessage, type JsonObject, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import { fromJson, toJson, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import { invalidArgument, nullableString } from "@hangar/shared";
 import {
@@ -9,8 +9,6 @@ import {
   type ActionParameterChangeset,
   type ActionReference,
   type ActionSchema,
-  type ComputeRequirements,
-  type ContainerParameters,
   type CreateActionRequest,
   type UpdateActionRequest,
 } from "@hangar/shared/proto/compute";
@@ -26,6 +24,7 @@ import {
   type ParameterChanges,
 } from "../domain/actions";
 import type { ActionDefinition, ActionRow } from "../store/entities";
+import { computeRequirementsJson, containerParametersJson } from "./wire-json";
 import { computeRequirementsToProto, containerParametersToProto } from "./invocation-mappers";
 
 type ActionInit = MessageInitShape<typeof ActionSchema>;
@@ -134,22 +133,6 @@ function parameterFromProto(parameter: ActionParameter): ActionParameterDef {
     required: parameter.required,
     description: parameter.description ?? null,
     default: parameterDefault(parameter.default ? toJson(ValueSchema, parameter.default) : undefined),
-  };
-}
-
-// Only the keys the request sets: the defaults are filled in when the requirements are checked.
-function computeRequirementsJson(requirements: ComputeRequirements): JsonObject {
-  const { vCPU, memory, gpu, storage } = requirements;
-  return Object.fromEntries(Object.entries({ vCPU, memory, gpu, storage }).filter(([, v]) => v !== undefined)) as JsonObject;
-}
-
-// Empty lists and maps mean unset on the wire (proto3 cannot tell them apart) and are stored as null.
-function containerParametersJson(parameters: ContainerParameters): JsonObject {
-  return {
-    command: parameters.command.length > 0 ? parameters.command : null,
-    entry_point: parameters.entryPoint.length > 0 ? parameters.entryPoint : null,
-    env_vars: Object.keys(parameters.envVars).length > 0 ? parameters.envVars : null,
-    workdir: parameters.workdir ?? null,
   };
 }
 

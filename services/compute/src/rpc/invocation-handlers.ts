@@ -1,8 +1,7 @@
-import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { timestampFromDate, type Value } from "@bufbuild/protobuf/wkt";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client, type ServiceImpl } from "@connectrpc/connect";
-import { callerOf, conditionOfValue, notFound, parseIsoTimestamp, peerClient, readableOrg, requireOrg, type Principal, type ServiceContext } from "@hangar/shared";
-import type { ComputeRequirements, ComputeService, ContainerParameters } from "@hangar/shared/proto/compute";
+import { callerOf, notFound, parseIsoTimestamp, peerClient, readableOrg, requireOrg, type Principal, type ServiceContext } from "@hangar/shared";
+import type { ComputeService } from "@hangar/shared/proto/compute";
 import { DataService } from "@hangar/shared/proto/data";
 import { concurrencyLimit } from "../domain/compute-defaults";
 import { activityBuckets, planActivity } from "../domain/invocation-activity";
@@ -17,6 +16,7 @@ import { createInvocation } from "../domain/invoke";
 import type { InvocationLogRow, InvocationRow } from "../store/entities";
 import { InvocationStore, type RunSummaryRow } from "../store/invocation-store";
 import { invocationToProto } from "./invocation-mappers";
+import { computeRequirementsJson, containerParametersJson, valueJson } from "./wire-json";
 
 type InvocationHandlers = Pick<
   ServiceImpl<typeof ComputeService>,
@@ -84,7 +84,7 @@ export function createInvocationHandlers(context: ServiceContext): InvocationHan
       const orgId = requireOrg(caller);
       const dataSourceType = checkDataSourceType(req.dataSourceType);
       const source = invocationSource(req.invocationSource, req.invocationSourceId, caller.subject);
-      const destination = parseUploadDestination(jsonOf(req.uploadDestination));
+      const destination = parseUploadDestination(valueJson(req.uploadDestination));
       await datasets.require(orgId, req.dataSourceId);
       if (destination && "datasetId" in destination) await datasets.require(orgId, destination.datasetId);
       const { row } = await createInvocation(context.orm.em.fork(), {
@@ -94,7 +94,7 @@ export function createInvocationHandlers(context: ServiceContext): InvocationHan
         action: { name: req.name, ownerOrgId: caller.resourceOwnerId ?? orgId, digest: req.digest || undefined },
         dataSource: { type: dataSourceType, id: req.dataSourceId },
         inputData: req.inputData,
-        richInputData: jsonOf(req.richInputData) ?? null,
+        richInputData: valueJson(req.richInputData) ?? null,
         uploadDestination: destination ? storedUploadDestination(destination) : null,
         idempotencyId: req.idempotencyId || undefined,
         computeRequirementOverrides: req.computeRequirementOverrides ? computeRequirementsJson(req.computeRequirementOverrides) : null,
@@ -235,7 +235,7 @@ export function createInvocationHandlers(context: ServiceContext): InvocationHan
     async activityBuckets(req, ctx) {
       const orgId = requireOrg(callerOf(ctx));
       const plan = planActivity(isoWindow(req.startTime, req.endTime), req.period);
-      const sources = await store().activitySources(orgId, plan.window, invocationCondition(jsonOf(req.condition)));
+      const sources = await store().activitySources(orgId, plan.window, invocationCondition(valueJson(req.condition)));
       return {
         period: plan.period,
         startTime: timestampFromDate(plan.window.start),
@@ -253,7 +253,7 @@ export function createInvocationHandlers(context: ServiceContext): InvocationHan
     async groupInvocations(req, ctx) {
       const orgId = requireOrg(callerOf(ctx));
       const spec = checkGroupSpec(req.statuses, req.groupBy, req.limit);
-      const { groups, total } = await store().groups(orgId, spec, invocationCondition(jsonOf(req.condition)));
+      const { groups, total } = await store().groups(orgId, spec, invocationCondition(valueJson(req.condition)));
       return {
         groups: groups.map((g) => ({
           ...definedOnly({ actionOrgId: g.actionOrgId, actionName: g.actionName, sourceType: g.sourceType, sourceId: g.sourceId, triggerName: g.triggerName, submitter: g.submitter }),
@@ -297,26 +297,6 @@ function datasetChecker(context: ServiceContext) {
       }
     },
   };
-}
-
-// The domain reads plain JSON; a Value without a kind (possible from a gRPC client) means absent.
-function jsonOf(value: Value | undefined): JsonValue | undefined {
-  return conditionOfValue(value) as JsonValue | undefined;
-}
-
-// Stored with the SDK's keys; fields left unset are absent, so the action's values apply.
-function computeRequirementsJson(message: ComputeRequirements): JsonObject {
-  return definedOnly({ vCPU: message.vCPU, memory: message.memory, gpu: message.gpu, storage: message.storage });
-}
-
-// proto3 cannot tell an empty list or map from an absent one: both leave the action's value in place.
-function containerParametersJson(message: ContainerParameters): JsonObject {
-  return definedOnly({
-    command: message.command.length > 0 ? message.command : undefined,
-    entry_point: message.entryPoint.length > 0 ? message.entryPoint : undefined,
-    env_vars: Object.keys(message.envVars).length > 0 ? message.envVars : undefined,
-    workdir: message.workdir,
-  });
 }
 
 function definedOnly<T extends Record<string, unknown>>(record: T): { [K in keyof T]: Exclude<T[K], undefined | null> } {

@@ -1,11 +1,10 @@
-import { fromJson, toJson, type DescMessage, type JsonObject, type JsonValue, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import { fromJson, type DescMessage, type JsonObject, type JsonValue, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import { invalidArgument, nullableString } from "@hangar/shared";
 import {
   ComputeRequirementsSchema,
   ContainerParametersSchema,
   type ComputeRequirements,
-  type ContainerParameters,
   type CreateTriggerRequest,
   type TriggerEvaluationSchema,
   type TriggerSchema,
@@ -16,6 +15,7 @@ import { resolveComputeRequirements } from "../domain/compute-defaults";
 import type { TriggerChanges } from "../domain/triggers";
 import type { TriggerEvaluationRow, TriggerRow } from "../store/trigger-entities";
 import { computeRequirementsToProto, containerParametersToProto } from "./invocation-mappers";
+import { computeRequirementsJson, containerParametersJson, valueJson } from "./wire-json";
 
 /** Trigger row to its wire record (the client SDK's TriggerRecord). */
 export function triggerToProto(row: TriggerRow): MessageInitShape<typeof TriggerSchema> {
@@ -75,9 +75,9 @@ export function createChangesFromProto(req: CreateTriggerRequest): TriggerChange
     requiredInputs: req.requiredInputs,
     additionalInputs: req.additionalInputs,
     causes: req.causes,
-    condition: jsonOf(req.condition) ?? null,
+    condition: valueJson(req.condition) ?? null,
     computeRequirementOverrides: compute ? computeOverrides(compute.value, compute.field) : null,
-    containerParameterOverrides: container ? containerOverrides(container.value) : null,
+    containerParameterOverrides: container ? containerParametersJson(container.value) : null,
     enabled: req.enabled ?? true,
     parameterValues: req.parameterValues ?? null,
     serviceUserId: req.serviceUserId || null,
@@ -106,12 +106,12 @@ export function updateChangesFromProto(req: UpdateTriggerRequest): TriggerChange
     requiredInputs: readJson(req.requiredInputs, (json) => stringList(json, "required_inputs")) ?? undefined,
     additionalInputs: readJson(req.additionalInputs, (json) => stringList(json, "additional_inputs")),
     causes: readJson(req.causes, (json) => stringList(json, "causes")),
-    condition: jsonOf(req.condition),
+    condition: valueJson(req.condition),
     computeRequirementOverrides: readJson(req.computeRequirementOverrides, (json) =>
       computeOverrides(messageOf(ComputeRequirementsSchema, json, "compute_requirement_overrides"), "compute_requirement_overrides"),
     ),
     containerParameterOverrides: readJson(req.containerParameterOverrides, (json) =>
-      containerOverrides(messageOf(ContainerParametersSchema, json, "container_parameter_overrides")),
+      containerParametersJson(messageOf(ContainerParametersSchema, json, "container_parameter_overrides")),
     ),
     enabled: nullableBoolean(req.enabled, "enabled") ?? undefined,
     parameterValues: readJson(req.parameterValues, (json) => jsonObject(json, "parameter_values")),
@@ -123,29 +123,11 @@ export function updateChangesFromProto(req: UpdateTriggerRequest): TriggerChange
 
 /** Complete, checked compute requirements: the keys given over the SDK's defaults, as its model fills them. */
 function computeOverrides(requirements: ComputeRequirements, field: string): JsonObject {
-  const { vCPU, memory, gpu, storage } = requirements;
-  const given = Object.fromEntries(Object.entries({ vCPU, memory, gpu, storage }).filter(([, v]) => v !== undefined)) as JsonObject;
-  return resolveComputeRequirements(null, given, field);
-}
-
-// Only what is set: an empty list or map is unset on the wire, and unset keys stay the action's.
-function containerOverrides(parameters: ContainerParameters): JsonObject {
-  const set: JsonObject = {};
-  if (parameters.command.length > 0) set.command = parameters.command;
-  if (parameters.entryPoint.length > 0) set.entry_point = parameters.entryPoint;
-  if (Object.keys(parameters.envVars).length > 0) set.env_vars = parameters.envVars;
-  if (parameters.workdir !== undefined) set.workdir = parameters.workdir;
-  return set;
-}
-
-/** A Value field as JSON: undefined when omitted, null for JSON null. */
-function jsonOf(value: Value | undefined): JsonValue | undefined {
-  if (value === undefined) return undefined;
-  return value.kind.case === undefined ? null : toJson(ValueSchema, value);
+  return resolveComputeRequirements(null, computeRequirementsJson(requirements), field);
 }
 
 function readJson<T>(value: Value | undefined, read: (json: JsonValue) => T): T | null | undefined {
-  const json = jsonOf(value);
+  const json = valueJson(value);
   return json === undefined || json === null ? json : read(json);
 }
 
