@@ -3,6 +3,7 @@
 # One image for every Hangar component; the command chooses which one runs:
 #   node services/admin/dist/main.js      (also data, compute, assistant, registry: gRPC on RPC_PORT, 50051)
 #   node gateway/dist/main.js             (HTTP JSON API on PORT, 8080)
+#   node runner/dist/main.js              (a runner: claims invocations from compute, runs them)
 # Configuration comes from the environment (DATABASE_URL, KAFKA_BROKERS, INTERNAL_AUTH_SECRET, ...),
 # see deploy/README.md.
 #
@@ -27,6 +28,7 @@ COPY services/assistant/package.json services/assistant/
 COPY services/registry/package.json services/registry/
 COPY services/embedded/package.json services/embedded/
 COPY gateway/package.json gateway/
+COPY runner/package.json runner/
 COPY test/package.json test/
 # `npm install` against the lockfile, as .ci/run does: npm 11 lockfiles written on our machines lack
 # other platforms' optional packages, which `npm ci` rejects.
@@ -34,10 +36,11 @@ RUN --mount=type=cache,target=/root/.npm npm install --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.build.json ./
 COPY services/ services/
 COPY gateway/ gateway/
+COPY runner/ runner/
 RUN npm run build
 
 # ---- deps: production dependencies of the components that run in containers ----
-# Only the five services, their shared library and the gateway: the embedded single-process mode
+# Only the five services, their shared library, the gateway and the runner: the embedded single-process mode
 # (and its PostgreSQL binaries) and the test harness stay out of the image. No install scripts are
 # needed by these dependencies, so none run.
 FROM ${NODE_IMAGE} AS deps
@@ -51,11 +54,12 @@ COPY services/assistant/package.json services/assistant/
 COPY services/registry/package.json services/registry/
 COPY services/embedded/package.json services/embedded/
 COPY gateway/package.json gateway/
+COPY runner/package.json runner/
 COPY test/package.json test/
 RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --ignore-scripts --no-audit --no-fund \
       --workspace=services/shared --workspace=services/admin --workspace=services/data \
       --workspace=services/compute --workspace=services/assistant --workspace=services/registry \
-      --workspace=gateway
+      --workspace=gateway --workspace=runner
 
 # ---- runtime: production files only, run as a non-root user ----
 FROM ${NODE_IMAGE} AS runtime
@@ -80,6 +84,8 @@ COPY --from=build /src/services/registry/package.json services/registry/
 COPY --from=build /src/services/registry/dist/ services/registry/dist/
 COPY --from=build /src/gateway/package.json gateway/
 COPY --from=build /src/gateway/dist/ gateway/dist/
+COPY --from=build /src/runner/package.json runner/
+COPY --from=build /src/runner/dist/ runner/dist/
 # The admin CLI (dependency-free), e.g. kubectl exec deploy/gateway -- node scripts/hangarctl.mjs whoami
 COPY scripts/hangarctl.mjs scripts/
 # The image's files stay owned by root and read-only to the process: it runs as the `node` user

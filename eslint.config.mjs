@@ -5,7 +5,7 @@ import tseslint from "typescript-eslint";
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/gen/**", "node_modules/**", ".cache/**", "**/*.mjs", "**/*.js"] },
   {
-    files: ["services/*/src/**/*.ts", "gateway/src/**/*.ts", "test/**/*.ts"],
+    files: ["services/*/src/**/*.ts", "gateway/src/**/*.ts", "runner/src/**/*.ts", "test/**/*.ts"],
     languageOptions: {
       parser: tseslint.parser,
       parserOptions: { project: "./tsconfig.json", tsconfigRootDir: import.meta.dirname },

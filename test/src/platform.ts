@@ -4,8 +4,10 @@ import type { Route } from "@hangar/gateway";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { ComputeServiceOptions } from "@hangar/compute";
 import { openObjectStore, type ObjectStore } from "@hangar/data";
 import { startPlatform, type Platform } from "@hangar/embedded";
+import { startRunner, type Runner } from "@hangar/runner";
 import { createInProcessTransport, createKafkaTransport, createLogger, type EventTransport, type S3Config } from "@hangar/shared";
 import { createTestDatabase, requiredEnv } from "./database";
 import { apiClient, type ApiClient } from "./http";
@@ -25,6 +27,8 @@ export interface TestPlatform {
   objectStore: ObjectStore;
   /** Kafka topic and group prefix of this platform (with `kafka`). */
   namespace: string | undefined;
+  /** The process runner (with `runner`). */
+  runner: Runner | undefined;
   close(): Promise<void>;
 }
 
@@ -36,6 +40,10 @@ export interface TestPlatformOptions {
   s3?: boolean;
   /** Reuse an existing database and Kafka namespace: a restart of an earlier platform. */
   restartOf?: Pick<TestPlatform, "databaseUrl" | "namespace" | "adminToken" | "internalAuthSecret">;
+  /** Start a process runner against the platform, which runs the actions invoked through it. */
+  runner?: boolean;
+  /** Options of the compute service, such as shorter runner leases. */
+  compute?: ComputeServiceOptions;
 }
 
 /**
@@ -66,7 +74,19 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     development: false,
     logger,
     onServed: logRoute,
+    ...(options.compute ? { compute: options.compute } : {}),
   });
+  const runner = options.runner
+    ? await startRunner({
+        computeUrl: platform.services.compute.url,
+        gatewayUrl: platform.gateway.url,
+        internalAuthSecret,
+        workDir: path.join(dataDir, "runner"),
+        pollIntervalMs: 100,
+        killGraceMs: 2000,
+        logger: logger.child({ component: "runner" }),
+      })
+    : undefined;
   return {
     platform,
     url: platform.gateway.url,
@@ -77,7 +97,9 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     transport,
     namespace,
     objectStore,
+    runner,
     async close() {
+      await runner?.stop();
       await platform.close();
       await transport.close();
       await objectStore.close();

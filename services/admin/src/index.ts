@@ -22,7 +22,7 @@ export function adminService(options: AdminServiceOptions = {}): ServiceDefiniti
     name: "admin",
     entities: adminEntities,
     migrations: adminMigrations,
-    routes: (router, { orm }) => router.service(AdminService, createAdminServiceImpl({ orm })),
+    routes: (router, { orm, runtime }) => router.service(AdminService, createAdminServiceImpl({ orm, internalAuthSecret: runtime.internalAuthSecret })),
     consumers: () => [usageConsumer],
     async onStart({ orm, runtime }) {
       const result = await bootstrapIdentity(orm, options.bootstrapToken, runtime.logger);

@@ -1,5 +1,8 @@
 import type { ServiceDefinition } from "@hangar/shared";
 import { ComputeService } from "@hangar/shared/proto/compute";
+import { leaseSettings, type LeaseSettings } from "./domain/leases";
+import { startSweeper, type Sweeper } from "./domain/sweeper";
+import { uploadCompletedConsumer } from "./events/upload-completed-consumer";
 import { createActionHandlers } from "./rpc/action-handlers";
 import { createInvocationHandlers } from "./rpc/invocation-handlers";
 import { createRunnerHandlers } from "./rpc/runner-handlers";
@@ -7,8 +10,16 @@ import { createTriggerHandlers } from "./rpc/trigger-handlers";
 import { computeEntities } from "./store/entities";
 import { computeMigrations } from "./store/migrations";
 
-/** The compute service: actions, invocations, triggers and the runner protocol. */
-export function computeService(): ServiceDefinition {
+/** Options of the compute service. */
+export interface ComputeServiceOptions {
+  /** Runner lease timings; unset ones come from the environment (`RUNNER_LEASE_SECONDS`, ...) or the defaults. */
+  leases?: Partial<LeaseSettings>;
+}
+
+/** The compute service: actions, invocations, triggers and the runner protocol (with its sweeper). */
+export function computeService(options: ComputeServiceOptions = {}): ServiceDefinition {
+  const leases = leaseSettings(options.leases);
+  let sweeper: Sweeper | undefined;
   return {
     name: "compute",
     entities: [...computeEntities],
@@ -18,7 +29,12 @@ export function computeService(): ServiceDefinition {
         ...createActionHandlers(context),
         ...createInvocationHandlers(context),
         ...createTriggerHandlers(context),
-        ...createRunnerHandlers(context),
+        ...createRunnerHandlers(context, leases),
       }),
+    consumers: (context) => [uploadCompletedConsumer(context)],
+    async onStart({ orm, runtime }) {
+      sweeper = startSweeper({ orm, settings: leases, logger: runtime.logger });
+    },
+    onStop: async () => sweeper?.stop(),
   };
 }

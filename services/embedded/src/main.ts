@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { startGateway } from "@hangar/gateway";
-import { createLogger, initTelemetry, loadConfig } from "@hangar/shared";
+import { startRunner, type Runner } from "@hangar/runner";
+import { createLogger, initTelemetry, loadConfig, type Logger } from "@hangar/shared";
 import { startEmbeddedPostgres } from "./embedded-postgres";
 import { gatewayOptions } from "./platform";
 import { startServicesInWorker } from "./services-in-worker";
@@ -38,9 +39,17 @@ async function main(): Promise<void> {
   };
   const gateway = await startGateway(gatewayOptions(platformOptions, services.urls));
   logger.info({ services: services.urls }, "services listening");
+  const runner = await startEmbeddedRunner(process.env.RUNNER ?? "process", {
+    computeUrl: services.urls.compute,
+    gatewayUrl: gateway.url,
+    internalAuthSecret,
+    workDir: path.join(config.dataDir, "runner"),
+    logger,
+  });
   printBanner(gateway.url, services.objectStoreEndpoint, services.bootstrap);
   const shutdown = async () => {
     logger.info("shutting down");
+    await runner?.stop();
     await gateway.close();
     await services.close();
     await postgres?.stop();
@@ -48,6 +57,20 @@ async function main(): Promise<void> {
   };
   process.once("SIGINT", () => void shutdown());
   process.once("SIGTERM", () => void shutdown());
+}
+
+/**
+ * The runner of the single-process platform (`RUNNER`): `process` (the default) runs actions as
+ * processes on this host, for trusted actions only; `container` runs their images with docker or
+ * podman; `none` runs nothing, for deployments whose runners run elsewhere.
+ */
+async function startEmbeddedRunner(
+  kind: string,
+  options: { computeUrl: string; gatewayUrl: string; internalAuthSecret: string; workDir: string; logger: Logger },
+): Promise<Runner | undefined> {
+  if (kind === "none") return undefined;
+  if (kind !== "process" && kind !== "container") throw new Error(`RUNNER must be process, container or none, got '${kind}'`);
+  return startRunner({ ...options, executors: [kind], logger: options.logger.child({ component: "runner" }) });
 }
 
 function printBanner(url: string, objectStore: string | undefined, bootstrap: { orgId: string; userId: string; token: string } | undefined): void {

@@ -1,6 +1,6 @@
 import { adminService, type BootstrapResult } from "@hangar/admin";
 import { assistantService } from "@hangar/assistant";
-import { computeService } from "@hangar/compute";
+import { computeService, type ComputeServiceOptions } from "@hangar/compute";
 import { dataService, type ObjectStore } from "@hangar/data";
 import { startGateway, type Gateway, type GatewayOptions } from "@hangar/gateway";
 import { registryService } from "@hangar/registry";
@@ -22,6 +22,8 @@ export interface PlatformOptions {
   objectStore: ObjectStore;
   /** Passed to the gateway: called after each routed request with its status. */
   onServed?: GatewayOptions["onServed"];
+  /** Options of the compute service (runner lease timings). */
+  compute?: ComputeServiceOptions;
 }
 
 /** The running platform. */
@@ -56,7 +58,7 @@ export async function startServices(options: Omit<PlatformOptions, "port" | "hos
   const definitions = [
     adminService({ ...(options.bootstrapToken ? { bootstrapToken: options.bootstrapToken } : {}), onBootstrap: (r) => (bootstrap = r) }),
     dataService({ objectStore: options.objectStore }),
-    computeService(),
+    computeService(options.compute),
     assistantService(),
     registryService(),
   ];

@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { callerOf, conflict, invalidArgument, newId, notFound, requireOrg, unauthenticated, type Orm } from "@hangar/shared";
+import { callerOf, conflict, invalidArgument, isInvocationToken, newId, notFound, requireOrg, unauthenticated, verifyInvocationToken, type Orm } from "@hangar/shared";
 import { AdminService } from "@hangar/shared/proto/admin";
 import { editRoles, parseRoles } from "../domain/roles";
 import { expiryFrom, hashSecret, isUsable, newTokenSecret } from "../domain/tokens";
@@ -10,7 +10,7 @@ import { orgToProto, tokenToProto, userToProto } from "./mappers";
 const MAX_NAME_LENGTH = 256;
 
 /** Implements hangar.admin.v1.AdminService over the admin schema. */
-export function createAdminServiceImpl(deps: { orm: Orm }): ServiceImpl<typeof AdminService> {
+export function createAdminServiceImpl(deps: { orm: Orm; internalAuthSecret: string }): ServiceImpl<typeof AdminService> {
   const store = () => new IdentityStore(deps.orm.em.fork());
   return {
     async createOrg(req, ctx) {
@@ -179,6 +179,7 @@ export function createAdminServiceImpl(deps: { orm: Orm }): ServiceImpl<typeof A
     async authenticateToken(req, ctx) {
       requireService(callerOf(ctx));
       const s = store();
+      if (isInvocationToken(req.secret)) return authenticateInvocationToken(s, req.secret, deps.internalAuthSecret);
       const token = await s.findTokenByHash(hashSecret(req.secret));
       if (!token || !isUsable(token)) throw unauthenticated("invalid, expired or revoked API token");
       const user = await s.findUser(token.userId);
@@ -203,6 +204,17 @@ export function createAdminServiceImpl(deps: { orm: Orm }): ServiceImpl<typeof A
       return { userId: user.userId, isSystemAdmin: user.isSystemAdmin, memberships: memberships.map((m) => ({ orgId: m.orgId, roles: m.roles })) };
     },
   };
+}
+
+/**
+ * An invocation-scoped token (minted by the compute service for a running action) acts as the
+ * invocation's user in the invocation's org only, and only while that user is still a member.
+ */
+async function authenticateInvocationToken(s: IdentityStore, secret: string, internalAuthSecret: string) {
+  const claims = verifyInvocationToken(secret, internalAuthSecret);
+  const membership = await s.findMembership(claims.orgId, claims.userId);
+  if (!membership) throw unauthenticated(`the invocation's user is no longer a member of org '${claims.orgId}'`);
+  return { userId: claims.userId, tokenId: "", isSystemAdmin: false, memberships: [{ orgId: membership.orgId, roles: membership.roles }], apiScopes: [] };
 }
 
 function checkName(value: string, field: string): string {

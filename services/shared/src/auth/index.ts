@@ -1,2 +1,3 @@
 export * from "./principal";
 export * from "./context";
+export * from "./invocation-token";

@@ -44,6 +44,8 @@ export interface ServiceDefinition {
   consumers?(context: ServiceContext): ConsumerDefinition[];
   /** Runs after migrations and before the server accepts calls. */
   onStart?(context: ServiceContext): Promise<void>;
+  /** Runs on close, after the server stops taking calls and before the database closes (stops background loops). */
+  onStop?(): Promise<void>;
 }
 
 /** A started service. */
@@ -93,6 +95,7 @@ export async function runService(definition: ServiceDefinition, runtime: Service
     relay,
     async close() {
       await server.close();
+      await definition.onStop?.();
       await relay.stop();
       await orm.close();
     },

@@ -31,13 +31,24 @@ export function peerClient<S extends DescService>(options: {
     memberships: [{ orgId: options.orgId, roles: ["service"] }],
     isSystemAdmin: false,
   };
-  const sign: Interceptor = (next) => (req) => {
-    req.header.set(PRINCIPAL_HEADER, signPrincipal(principal, options.internalAuthSecret));
-    return next(req);
-  };
-  return createClient(options.service, transportFor(baseUrl, sign, options.timeoutMs ?? 30_000));
+  return signedClient({ service: options.service, baseUrl, principal, internalAuthSecret: options.internalAuthSecret, timeoutMs: options.timeoutMs });
 }
 
-function transportFor(baseUrl: string, sign: Interceptor, timeoutMs: number) {
-  return createGrpcTransport({ baseUrl, interceptors: [sign], defaultTimeoutMs: timeoutMs });
+/**
+ * A gRPC client that signs every call with `principal` (freshly, as signatures expire within a
+ * minute). peerClient builds on it; platform components outside the services (runners) use it
+ * directly with a service principal of their own.
+ */
+export function signedClient<S extends DescService>(options: {
+  service: S;
+  baseUrl: string;
+  principal: Principal;
+  internalAuthSecret: string;
+  timeoutMs?: number | undefined;
+}): Client<S> {
+  const sign: Interceptor = (next) => (req) => {
+    req.header.set(PRINCIPAL_HEADER, signPrincipal(options.principal, options.internalAuthSecret));
+    return next(req);
+  };
+  return createClient(options.service, createGrpcTransport({ baseUrl: options.baseUrl, interceptors: [sign], defaultTimeoutMs: options.timeoutMs ?? 30_000 }));
 }

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hangar/compute/v1/runner.proto.
  */
 export const file_hangar_compute_v1_runner: GenFile = /*@__PURE__*/
-  fileDesc("Ch5oYW5nYXIvY29tcHV0ZS92MS9ydW5uZXIucHJvdG8SEWhhbmdhci5jb21wdXRlLnYxIsEBCgtSdW5uZXJMZWFzZRIQCghsZWFzZV9pZBgBIAEoCRIxCgppbnZvY2F0aW9uGAIgASgLMh0uaGFuZ2FyLmNvbXB1dGUudjEuSW52b2NhdGlvbhIpCgZhY3Rpb24YAyABKAsyGS5oYW5nYXIuY29tcHV0ZS52MS5BY3Rpb24SMQoNbGVhc2VfZXhwaXJlcxgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYXBpX2tleRgFIAEoCSJeChZDbGFpbUludm9jYXRpb25SZXF1ZXN0EhEKCXJ1bm5lcl9pZBgBIAEoCRIRCglleGVjdXRvcnMYAiADKAkSEwoGb3JnX2lkGAMgASgJSACIAQFCCQoHX29yZ19pZCJIChdDbGFpbUludm9jYXRpb25SZXNwb25zZRItCgVsZWFzZRgBIAEoCzIeLmhhbmdhci5jb21wdXRlLnYxLlJ1bm5lckxlYXNlIiUKEVJlbmV3TGVhc2VSZXF1ZXN0EhAKCGxlYXNlX2lkGAEgASgJImEKElJlbmV3TGVhc2VSZXNwb25zZRIxCg1sZWFzZV9leHBpcmVzGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIYChBjYW5jZWxfcmVxdWVzdGVkGAIgASgIIl0KDlJ1bm5lckxvZ0VudHJ5Eg8KB3Byb2Nlc3MYASABKAkSCwoDbG9nGAIgASgJEi0KCXRpbWVzdGFtcBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiWQoRQXBwZW5kTG9nc1JlcXVlc3QSEAoIbGVhc2VfaWQYASABKAkSMgoHZW50cmllcxgCIAMoCzIhLmhhbmdhci5jb21wdXRlLnYxLlJ1bm5lckxvZ0VudHJ5IhQKEkFwcGVuZExvZ3NSZXNwb25zZSJHChNSZXBvcnRTdGF0dXNSZXF1ZXN0EhAKCGxlYXNlX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoBRIOCgZkZXRhaWwYAyABKAkiSQoUUmVwb3J0U3RhdHVzUmVzcG9uc2USMQoKaW52b2NhdGlvbhgBIAEoCzIdLmhhbmdhci5jb21wdXRlLnYxLkludm9jYXRpb25iBnByb3RvMw", [file_google_protobuf_timestamp, file_hangar_compute_v1_action, file_hangar_compute_v1_invocation]);
+  fileDesc("Ch5oYW5nYXIvY29tcHV0ZS92MS9ydW5uZXIucHJvdG8SEWhhbmdhci5jb21wdXRlLnYxItwBCgtSdW5uZXJMZWFzZRIQCghsZWFzZV9pZBgBIAEoCRIxCgppbnZvY2F0aW9uGAIgASgLMh0uaGFuZ2FyLmNvbXB1dGUudjEuSW52b2NhdGlvbhIpCgZhY3Rpb24YAyABKAsyGS5oYW5nYXIuY29tcHV0ZS52MS5BY3Rpb24SMQoNbGVhc2VfZXhwaXJlcxgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYXBpX2tleRgFIAEoCRIZChFyZW5ld19pbnRlcnZhbF9tcxgGIAEoAyJeChZDbGFpbUludm9jYXRpb25SZXF1ZXN0EhEKCXJ1bm5lcl9pZBgBIAEoCRIRCglleGVjdXRvcnMYAiADKAkSEwoGb3JnX2lkGAMgASgJSACIAQFCCQoHX29yZ19pZCJIChdDbGFpbUludm9jYXRpb25SZXNwb25zZRItCgVsZWFzZRgBIAEoCzIeLmhhbmdhci5jb21wdXRlLnYxLlJ1bm5lckxlYXNlIjwKEVJlbmV3TGVhc2VSZXF1ZXN0EhAKCGxlYXNlX2lkGAEgASgJEhUKDWludm9jYXRpb25faWQYAiABKAkiYQoSUmVuZXdMZWFzZVJlc3BvbnNlEjEKDWxlYXNlX2V4cGlyZXMYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhgKEGNhbmNlbF9yZXF1ZXN0ZWQYAiABKAgiXQoOUnVubmVyTG9nRW50cnkSDwoHcHJvY2VzcxgBIAEoCRILCgNsb2cYAiABKAkSLQoJdGltZXN0YW1wGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJZChFBcHBlbmRMb2dzUmVxdWVzdBIQCghsZWFzZV9pZBgBIAEoCRIyCgdlbnRyaWVzGAIgAygLMiEuaGFuZ2FyLmNvbXB1dGUudjEuUnVubmVyTG9nRW50cnkiFAoSQXBwZW5kTG9nc1Jlc3BvbnNlIkcKE1JlcG9ydFN0YXR1c1JlcXVlc3QSEAoIbGVhc2VfaWQYASABKAkSDgoGc3RhdHVzGAIgASgFEg4KBmRldGFpbBgDIAEoCSJJChRSZXBvcnRTdGF0dXNSZXNwb25zZRIxCgppbnZvY2F0aW9uGAEgASgLMh0uaGFuZ2FyLmNvbXB1dGUudjEuSW52b2NhdGlvbmIGcHJvdG8z", [file_google_protobuf_timestamp, file_hangar_compute_v1_action, file_hangar_compute_v1_invocation]);
 
 /**
  * RunnerLease is a claimed invocation and what a runner needs to run it.
@@ -47,11 +47,19 @@ export type RunnerLease = Message<"hangar.compute.v1.RunnerLease"> & {
   leaseExpires?: Timestamp | undefined;
 
   /**
-   * An API token that acts for the invocation's user in its org until the invocation ends.
+   * An API token that acts for the invocation's user in its org until the invocation's timeout
+   * has passed (plus a grace period for uploads).
    *
    * @generated from field: string api_key = 5;
    */
   apiKey: string;
+
+  /**
+   * How often to renew the lease: a third of its length, so that one lost renewal does not lose it.
+   *
+   * @generated from field: int64 renew_interval_ms = 6;
+   */
+  renewIntervalMs: bigint;
 };
 
 /**
@@ -123,6 +131,14 @@ export type RenewLeaseRequest = Message<"hangar.compute.v1.RenewLeaseRequest"> &
    * @generated from field: string lease_id = 1;
    */
   leaseId: string;
+
+  /**
+   * The leased invocation: once it has ended (a user cancelled it, it timed out) the lease is gone,
+   * and the invocation tells the runner to stop rather than that the lease was lost.
+   *
+   * @generated from field: string invocation_id = 2;
+   */
+  invocationId: string;
 };
 
 /**
@@ -133,7 +149,8 @@ export const RenewLeaseRequestSchema: GenMessage<RenewLeaseRequest> = /*@__PURE_
   messageDesc(file_hangar_compute_v1_runner, 3);
 
 /**
- * RenewLeaseResponse says until when the lease holds and whether the invocation was cancelled.
+ * RenewLeaseResponse says until when the lease holds, or that the invocation has ended (cancelled
+ * by a user, failed by a timeout) and the runner must stop the action.
  *
  * @generated from message hangar.compute.v1.RenewLeaseResponse
  */

@@ -1,0 +1,4 @@
+export * from "./executor";
+export * from "./process-executor";
+export * from "./container-executor";
+export * from "./launch";

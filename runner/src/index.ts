@@ -1,0 +1,3 @@
+export * from "./runner";
+export * from "./runner-options";
+export * from "./executors";

@@ -1,0 +1,95 @@
+import { failedPrecondition, invalidArgument, mintInvocationToken, newId } from "@hangar/shared";
+import type { InvocationRow } from "../store/entities";
+import { moveInvocation } from "./invocation-lifecycle";
+import { InvocationStatus, isTerminal } from "./invocation-status";
+
+/** Timings of the runner protocol; every one can be shortened for tests. */
+export interface LeaseSettings {
+  /** How long a claim or a renewal holds the invocation (`RUNNER_LEASE_SECONDS`, default 30). */
+  leaseMs: number;
+  /** How long a running invocation without a lease may go without a heartbeat (`RUNNER_HEARTBEAT_TIMEOUT_SECONDS`, default 120). */
+  heartbeatTimeoutMs: number;
+  /** How often the sweeper looks for lapsed leases, timeouts and silent invocations (`RUNNER_SWEEP_INTERVAL_MS`, default 1000). */
+  sweepIntervalMs: number;
+  /** Claims an invocation may get before a lost lease fails it rather than queueing it again (3). */
+  maxAttempts: number;
+}
+
+/** Extra life of an invocation's API token past its timeout, for the uploads that follow the action. */
+const API_KEY_GRACE_SECONDS = 10 * 60;
+
+/** The lease settings: explicit values first, then the environment, then the defaults. */
+export function leaseSettings(overrides: Partial<LeaseSettings> = {}, env: Record<string, string | undefined> = process.env): LeaseSettings {
+  const positive = (name: string, fallback: number) => {
+    const value = Number(env[name]);
+    return env[name] && value > 0 ? value : fallback;
+  };
+  return {
+    leaseMs: positive("RUNNER_LEASE_SECONDS", 30) * 1000,
+    heartbeatTimeoutMs: positive("RUNNER_HEARTBEAT_TIMEOUT_SECONDS", 120) * 1000,
+    sweepIntervalMs: positive("RUNNER_SWEEP_INTERVAL_MS", 1000),
+    maxAttempts: 3,
+    ...overrides,
+  };
+}
+
+/** The executors a runner may offer: `process` runs a command on the host, `container` runs the action's image. */
+export const EXECUTORS = ["process", "container"] as const;
+export type Executor = (typeof EXECUTORS)[number];
+
+/** Checks a claim's runner id and executors. */
+export function checkClaim(runnerId: string, executors: string[]): Executor[] {
+  if (runnerId.trim() === "") throw invalidArgument("runner_id", "is required");
+  if (executors.length === 0) throw invalidArgument("executors", `must name at least one of ${EXECUTORS.join(", ")}`);
+  for (const [i, executor] of executors.entries()) {
+    if (!(EXECUTORS as readonly string[]).includes(executor)) {
+      throw invalidArgument(`executors[${i}]`, `must be one of ${EXECUTORS.join(", ")}, got '${executor}'`);
+    }
+  }
+  return executors as Executor[];
+}
+
+/**
+ * Hands a queued invocation to a runner: Scheduled, under a fresh lease, one more attempt, and its
+ * timeout running from the first claim.
+ */
+export function grantLease(row: InvocationRow, runnerId: string, settings: LeaseSettings, now = new Date()): void {
+  moveInvocation(row, InvocationStatus.Scheduled, `claimed by runner ${runnerId}`, now);
+  row.leaseId = newId("ls");
+  row.leaseRunner = runnerId;
+  row.leaseExpires = new Date(now.getTime() + settings.leaseMs);
+  row.started ??= now;
+  row.attempts += 1;
+}
+
+/** Whether `leaseId` is the invocation's lease and still holds at `now`. */
+export function holdsLease(row: InvocationRow, leaseId: string, now = new Date()): boolean {
+  return row.leaseId === leaseId && row.leaseExpires !== null && row.leaseExpires > now;
+}
+
+/** Refuses a runner call made under a lease that lapsed, ended or was never granted. */
+export function requireLease(row: InvocationRow | null, leaseId: string, now = new Date()): InvocationRow {
+  if (!row || !holdsLease(row, leaseId, now)) throw failedPrecondition(`lease lost: lease '${leaseId}' has lapsed or was taken back`);
+  return row;
+}
+
+/**
+ * Renews a lease and records the heartbeat. An invocation that has ended answers `cancelRequested`
+ * instead (its lease went with it): a user cancelled it, it timed out, or another runner finished it.
+ */
+export function renewLease(row: InvocationRow | null, leaseId: string, settings: LeaseSettings, now = new Date()): { cancelRequested: boolean } {
+  if (row && isTerminal(row.lastStatus)) return { cancelRequested: true };
+  requireLease(row, leaseId, now);
+  row!.leaseExpires = new Date(now.getTime() + settings.leaseMs);
+  row!.lastHeartbeat = now;
+  return { cancelRequested: false };
+}
+
+/** The API token an action gets: the invocation's submitter in its org, until its timeout has passed. */
+export function invocationApiKey(row: InvocationRow, internalAuthSecret: string): string {
+  const started = Math.floor((row.started ?? row.created).getTime() / 1000);
+  return mintInvocationToken(
+    { orgId: row.orgId, userId: row.createdBy, invocationId: row.invocationId, exp: started + row.timeout + API_KEY_GRACE_SECONDS },
+    internalAuthSecret,
+  );
+}

@@ -1,0 +1,88 @@
+import type { Logger, Orm } from "@hangar/shared";
+import type { InvocationRow } from "../store/entities";
+import { LeaseStore } from "../store/lease-store";
+import { isRunning, moveInvocation } from "./invocation-lifecycle";
+import { InvocationStatus, isTerminal } from "./invocation-status";
+import type { LeaseSettings } from "./leases";
+
+/** Invocations one sweep looks at, at most; the next sweep takes the rest. */
+const SWEEP_BATCH = 100;
+
+/**
+ * Applies the first sweeper rule that holds for an unfinished invocation, returning whether one did:
+ * past its timeout it fails; a lapsed lease sends it back to the queue (Failed, then Queued) until
+ * it has been claimed `maxAttempts` times, then fails it; running without a lease and without a
+ * heartbeat for `heartbeatTimeoutMs` it fails.
+ */
+export function sweepInvocation(row: InvocationRow, settings: LeaseSettings, now = new Date()): boolean {
+  if (isTerminal(row.lastStatus)) return false;
+  if (row.started && row.started.getTime() + row.timeout * 1000 < now.getTime()) {
+    moveInvocation(row, InvocationStatus.Failed, `timed out after ${row.timeout} s`, now);
+    return true;
+  }
+  if (row.leaseId && row.leaseExpires && row.leaseExpires < now) {
+    requeueOrFail(row, settings, now);
+    return true;
+  }
+  const lastSign = row.lastHeartbeat ?? row.started ?? row.created;
+  if (!row.leaseId && isRunning(row.lastStatus) && lastSign.getTime() < now.getTime() - settings.heartbeatTimeoutMs) {
+    moveInvocation(row, InvocationStatus.Failed, `no heartbeat since ${lastSign.toISOString()}`, now);
+    return true;
+  }
+  return false;
+}
+
+function requeueOrFail(row: InvocationRow, settings: LeaseSettings, now: Date): void {
+  if (row.attempts >= settings.maxAttempts) {
+    moveInvocation(row, InvocationStatus.Failed, `lost its runner ${row.attempts} times`, now);
+    return;
+  }
+  moveInvocation(row, InvocationStatus.Failed, `runner ${row.leaseRunner} lost its lease`, now);
+  moveInvocation(row, InvocationStatus.Queued, `retry ${row.attempts}`, now);
+}
+
+/** Applies the sweeper rules to every candidate once; each under its own row lock, so a runner's concurrent report wins or waits. */
+export async function sweepOnce(orm: Orm, settings: LeaseSettings, now = new Date()): Promise<number> {
+  const store = new LeaseStore(orm.em.fork());
+  const candidates = await store.sweepCandidates(now, new Date(now.getTime() - settings.heartbeatTimeoutMs), SWEEP_BATCH);
+  let moved = 0;
+  for (const invocationId of candidates) {
+    const swept = await store.transaction(async (tx) => {
+      const row = await tx.lock({ invocationId });
+      return row !== null && sweepInvocation(row, settings, now);
+    });
+    if (swept) moved += 1;
+  }
+  return moved;
+}
+
+/** A running sweeper loop. */
+export interface Sweeper {
+  /** Stops the loop, waiting for a sweep in progress. */
+  stop(): Promise<void>;
+}
+
+/** Sweeps every `sweepIntervalMs` until stopped; a failed sweep is logged and the loop goes on. */
+export function startSweeper(options: { orm: Orm; settings: LeaseSettings; logger: Logger }): Sweeper {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const tick = () => {
+    running = sweepOnce(options.orm, options.settings)
+      .then((moved) => {
+        if (moved > 0) options.logger.info({ moved }, "sweeper moved invocations");
+      })
+      .catch((error: unknown) => options.logger.error({ err: error }, "sweep failed"))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, options.settings.sweepIntervalMs);
+      });
+  };
+  timer = setTimeout(tick, options.settings.sweepIntervalMs);
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
