@@ -5,7 +5,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ComputeServiceOptions } from "@hangar/compute";
-import { openObjectStore, type ObjectStore } from "@hangar/data";
+import { openObjectStore, type DataServiceOptions, type ObjectStore } from "@hangar/data";
 import { startPlatform, type Platform } from "@hangar/embedded";
 import { startRunner, type Runner } from "@hangar/runner";
 import { createInProcessTransport, createKafkaTransport, createLogger, type EventTransport, type S3Config } from "@hangar/shared";
@@ -44,6 +44,8 @@ export interface TestPlatformOptions {
   runner?: boolean;
   /** Options of the compute service, such as shorter runner leases. */
   compute?: ComputeServiceOptions;
+  /** Options of the data service besides its object store, such as a short export retention. */
+  data?: Omit<DataServiceOptions, "objectStore">;
 }
 
 /**
@@ -75,6 +77,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     logger,
     onServed: logRoute,
     ...(options.compute ? { compute: options.compute } : {}),
+    ...(options.data ? { data: options.data } : {}),
   });
   const runner = options.runner
     ? await startRunner({

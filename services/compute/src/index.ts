@@ -1,7 +1,7 @@
-import type { ServiceDefinition } from "@hangar/shared";
+import type { PeriodicTask, ServiceDefinition } from "@hangar/shared";
 import { ComputeService } from "@hangar/shared/proto/compute";
 import { leaseSettings, type LeaseSettings } from "./domain/leases";
-import { startSweeper, type Sweeper } from "./domain/sweeper";
+import { startSweeper } from "./domain/sweeper";
 import { uploadCompletedConsumer } from "./events/upload-completed-consumer";
 import { createActionHandlers } from "./rpc/action-handlers";
 import { createInvocationHandlers } from "./rpc/invocation-handlers";
@@ -19,7 +19,7 @@ export interface ComputeServiceOptions {
 /** The compute service: actions, invocations, triggers and the runner protocol (with its sweeper). */
 export function computeService(options: ComputeServiceOptions = {}): ServiceDefinition {
   const leases = leaseSettings(options.leases);
-  let sweeper: Sweeper | undefined;
+  let sweeper: PeriodicTask | undefined;
   return {
     name: "compute",
     entities: [...computeEntities],

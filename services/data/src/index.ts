@@ -1,9 +1,10 @@
-import type { ServiceDefinition } from "@hangar/shared";
+import { startPeriodicTask, type PeriodicTask, type ServiceDefinition } from "@hangar/shared";
 import { DataService } from "@hangar/shared/proto/data";
 import type { ObjectStore } from "./object-store/object-store";
 import { createDatasetHandlers } from "./rpc/data-service";
 import { createDirectoryHandlers } from "./rpc/directory-handlers";
 import { createExportHandlers } from "./rpc/export-handlers";
+import { exportRetentionMs, sweepExpiredExports } from "./rpc/export-jobs";
 import { createFileHandlers } from "./rpc/file-handlers";
 import { createFileQueryHandlers } from "./rpc/file-query-handlers";
 import { createImportHandlers } from "./rpc/import-handlers";
@@ -21,10 +22,16 @@ export { openObjectStore, type ObjectStoreConfig } from "./object-store/open-obj
 export interface DataServiceOptions {
   /** Where file bytes live; its owner (the hosting process) closes it. */
   objectStore: ObjectStore;
+  /** How long finished exports are kept (default: `EXPORT_RETENTION_HOURS`, else 24 h). */
+  exportRetentionMs?: number;
+  /** How often expired exports are swept (default 10 minutes). */
+  exportSweepIntervalMs?: number;
 }
 
 /** The data service: datasets, files, directories and uploads (topics, events, sessions and devices follow). */
 export function dataService(options: DataServiceOptions): ServiceDefinition {
+  const retentionMs = options.exportRetentionMs ?? exportRetentionMs();
+  let exportSweep: PeriodicTask | undefined;
   return {
     name: "data",
     entities: [...dataEntities, ...fileEntities, ...exportEntities],
@@ -40,5 +47,14 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         ...createImportHandlers(context, options.objectStore),
         ...createExportHandlers(context, options.objectStore),
       }),
+    async onStart({ orm, runtime }) {
+      exportSweep = startPeriodicTask({
+        name: "export sweep",
+        intervalMs: options.exportSweepIntervalMs ?? 10 * 60_000,
+        run: () => sweepExpiredExports({ orm, objects: options.objectStore }, retentionMs),
+        logger: runtime.logger,
+      });
+    },
+    onStop: async () => exportSweep?.stop(),
   };
 }

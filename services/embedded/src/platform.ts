@@ -1,7 +1,7 @@
 import { adminService, type BootstrapResult } from "@hangar/admin";
 import { assistantService } from "@hangar/assistant";
 import { computeService, type ComputeServiceOptions } from "@hangar/compute";
-import { dataService, type ObjectStore } from "@hangar/data";
+import { dataService, type DataServiceOptions, type ObjectStore } from "@hangar/data";
 import { startGateway, type Gateway, type GatewayOptions } from "@hangar/gateway";
 import { registryService } from "@hangar/registry";
 import { runService, type EventTransport, type Logger, type RunningService, type ServiceName } from "@hangar/shared";
@@ -24,6 +24,8 @@ export interface PlatformOptions {
   onServed?: GatewayOptions["onServed"];
   /** Options of the compute service (runner lease timings). */
   compute?: ComputeServiceOptions;
+  /** Options of the data service besides its object store (export retention). */
+  data?: Omit<DataServiceOptions, "objectStore">;
 }
 
 /** The running platform. */
@@ -57,7 +59,7 @@ export async function startServices(options: Omit<PlatformOptions, "port" | "hos
   };
   const definitions = [
     adminService({ ...(options.bootstrapToken ? { bootstrapToken: options.bootstrapToken } : {}), onBootstrap: (r) => (bootstrap = r) }),
-    dataService({ objectStore: options.objectStore }),
+    dataService({ ...options.data, objectStore: options.objectStore }),
     computeService(options.compute),
     assistantService(),
     registryService(),

@@ -1,4 +1,4 @@
-import type { Logger, Orm } from "@hangar/shared";
+import { startPeriodicTask, type Logger, type Orm, type PeriodicTask } from "@hangar/shared";
 import type { InvocationRow } from "../store/entities";
 import { LeaseStore } from "../store/lease-store";
 import { isRunning, moveInvocation } from "./invocation-lifecycle";
@@ -56,33 +56,12 @@ export async function sweepOnce(orm: Orm, settings: LeaseSettings, now = new Dat
   return moved;
 }
 
-/** A running sweeper loop. */
-export interface Sweeper {
-  /** Stops the loop, waiting for a sweep in progress. */
-  stop(): Promise<void>;
-}
-
 /** Sweeps every `sweepIntervalMs` until stopped; a failed sweep is logged and the loop goes on. */
-export function startSweeper(options: { orm: Orm; settings: LeaseSettings; logger: Logger }): Sweeper {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const tick = () => {
-    running = sweepOnce(options.orm, options.settings)
-      .then((moved) => {
-        if (moved > 0) options.logger.info({ moved }, "sweeper moved invocations");
-      })
-      .catch((error: unknown) => options.logger.error({ err: error }, "sweep failed"))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, options.settings.sweepIntervalMs);
-      });
-  };
-  timer = setTimeout(tick, options.settings.sweepIntervalMs);
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+export function startSweeper(options: { orm: Orm; settings: LeaseSettings; logger: Logger }): PeriodicTask {
+  return startPeriodicTask({
+    name: "invocation sweep",
+    intervalMs: options.settings.sweepIntervalMs,
+    run: () => sweepOnce(options.orm, options.settings),
+    logger: options.logger,
+  });
 }

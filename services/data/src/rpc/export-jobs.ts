@@ -14,6 +14,33 @@ export const STALE_AFTER_MS = 2 * 60_000;
 /** The error a job interrupted by a stop of the service carries. */
 export const INTERRUPTED_ERROR = "the export was interrupted (the service stopped while building it); start a new export";
 
+/** How long a finished export's archive (and its status) is kept (`EXPORT_RETENTION_HOURS`, default 24). */
+export function exportRetentionMs(env: Record<string, string | undefined> = process.env): number {
+  const hours = Number(env.EXPORT_RETENTION_HOURS);
+  return (Number.isFinite(hours) && hours > 0 ? hours : 24) * 60 * 60 * 1000;
+}
+
+/** Exports removed per batch by the sweep. */
+const SWEEP_BATCH = 100;
+
+/**
+ * Removes the exports that finished more than `retentionMs` ago: their archives first, then the
+ * jobs, so a crash in between leaves a job to retry rather than an archive nobody will delete.
+ * After that get_export_status answers 404 for them. Returns how many jobs it removed.
+ */
+export async function sweepExpiredExports(deps: Pick<ExportDeps, "orm" | "objects">, retentionMs: number, now = new Date()): Promise<number> {
+  const before = new Date(now.getTime() - retentionMs);
+  let removed = 0;
+  for (;;) {
+    const store = new ExportStore(deps.orm.em.fork());
+    const jobs = await store.finishedBefore(before, SWEEP_BATCH);
+    if (jobs.length === 0) return removed;
+    await deps.objects.deleteObjects(jobs.map((job) => job.objectKey));
+    await store.deleteJobs(jobs.map((job) => job.exportJobId));
+    removed += jobs.length;
+  }
+}
+
 /** What a background export needs. */
 export interface ExportDeps {
   orm: Orm;

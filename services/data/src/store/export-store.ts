@@ -34,6 +34,16 @@ export class ExportStore {
     await this.em.nativeUpdate(ExportJob, { exportJobId, status: { $in: [...UNFINISHED] }, heartbeat: { $lt: before } }, { status: "failed", error, finished: new Date() });
   }
 
+  /** Up to `limit` finished (completed or failed) jobs that finished before `before`, oldest first. */
+  finishedBefore(before: Date, limit: number): Promise<ExportJobRow[]> {
+    return this.em.find(ExportJob, { status: { $in: ["completed", "failed"] }, finished: { $lt: before } }, { orderBy: { finished: "asc" }, limit });
+  }
+
+  /** Deletes jobs by id. */
+  async deleteJobs(exportJobIds: string[]): Promise<void> {
+    await this.em.nativeDelete(ExportJob, { exportJobId: { $in: exportJobIds } });
+  }
+
   /** The available nodes of the org among `nodeIds`. */
   nodes(orgId: string, nodeIds: string[]): Promise<FsNodeRow[]> {
     return this.em.find(FsNode, { orgId, nodeId: { $in: nodeIds }, status: "available" });

@@ -2,3 +2,4 @@ export * from "./rpc-server";
 export * from "./run-service";
 export * from "./service-main";
 export * from "./service-client";
+export * from "./periodic-task";
