@@ -1,13 +1,17 @@
 // Starts the real infrastructure once per test run: PostgreSQL (embedded binaries), a single-node
 // Kafka broker and an S3-compatible server (moto), unless DATABASE_URL / KAFKA_BROKERS / S3_ENDPOINT
-// point at running ones.
+// point at running ones; and installs the Python client SDK the SDK compatibility tests drive.
 import { startPostgres } from "./src/postgres.mjs";
 import { kafkaFromEnvOrStart } from "./src/kafka.mjs";
+import { robotoPython } from "./src/python-sdk.mjs";
 import { s3FromEnvOrStart } from "./src/s3.mjs";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 export default async function globalSetup() {
+  // The public Python client SDK (roboto) for test/e2e/sdk-compat.e2e.ts; first, so that a failed
+  // install leaves no servers behind.
+  process.env.HANGAR_TEST_ROBOTO_PYTHON = robotoPython();
   const started = [];
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {

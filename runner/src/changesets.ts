@@ -5,7 +5,8 @@ import { destinationPath, type OutputDestination } from "./outputs";
 /** One line of the file changeset file (the client SDK's FilesChangesetItem). */
 interface FileChangesetItem {
   relative_path: string;
-  update: { description?: string | null; metadata_changeset?: Record<string, unknown> | null };
+  /** The SDK's UpdateFileRecordRequest: `description`, `device_id`, `metadata_changeset`, `ingestion_complete`. */
+  update: Record<string, unknown>;
 }
 
 /** Applies the dataset changeset the action wrote, if any, to the invocation's dataset (`PUT /v1/datasets/{id}`). */
@@ -35,7 +36,7 @@ export async function applyFileChangesets(gateway: GatewayClient, file: string, 
     if (!fileIds.has(datasetPath)) fileIds.set(datasetPath, await fileIdAt(gateway, datasetPath, destination.datasetId, signal));
     const fileId = fileIds.get(datasetPath);
     if (!fileId) continue;
-    await gateway.call("PUT", `/v1/files/record/${encodeURIComponent(fileId)}`, definedUpdate(item.update), signal);
+    await gateway.call("PUT", `/v1/files/record/${encodeURIComponent(fileId)}`, setFields(item.update), signal);
     applied += 1;
   }
   return applied;
@@ -51,7 +52,14 @@ async function fileIdAt(gateway: GatewayClient, datasetPath: string, datasetId: 
   }
 }
 
-// The SDK writes unset fields as null; here null would clear the description.
-function definedUpdate(update: FileChangesetItem["update"]): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(update).filter(([, value]) => value !== null && value !== undefined));
+/**
+ * The fields of an update that the action set. The client SDK writes a field it leaves unset as
+ * its NotSet sentinel, which serializes as `{}` (`"description": {}`); `null` is a value
+ * (`set_description(path, None)` clears the description).
+ */
+export function setFields(update: FileChangesetItem["update"]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(update).filter(([, value]) => value !== undefined && !isNotSet(value)));
 }
+
+const isNotSet = (value: unknown): boolean =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;

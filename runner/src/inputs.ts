@@ -4,7 +4,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream } from "node:stream/web";
-import type { GatewayClient } from "./gateway-client";
+import { GatewayError, type GatewayClient } from "./gateway-client";
 import { pathWithin, type Workspace } from "./workspace";
 
 /** A file record as the data API returns it (the client SDK's FileRecord). */
@@ -41,6 +41,23 @@ export async function prepareInputs(gateway: GatewayClient, request: InputReques
   }
   await writeFile(workspace.inputsManifestFile, JSON.stringify({ files: entries, topics: [] }));
   return files;
+}
+
+/**
+ * Where S3 clients reach the platform's object store, as the dataset's read credentials name it
+ * (`endpoint`), or undefined for AWS's own endpoints or when the dataset is gone. The client SDK
+ * does not read that field: boto3 takes a custom endpoint from `AWS_ENDPOINT_URL_S3`.
+ */
+export async function objectStoreEndpoint(gateway: GatewayClient, datasetId: string, signal: AbortSignal): Promise<string | undefined> {
+  if (!datasetId) return undefined;
+  try {
+    const path = `/v1/datasets/id/${encodeURIComponent(datasetId)}/credentials?mode=ReadOnly`;
+    const [credentials] = await gateway.call<{ endpoint?: string }[]>("GET", path, undefined, signal);
+    return credentials?.endpoint || undefined;
+  } catch (error) {
+    if (error instanceof GatewayError && error.status === 404) return undefined;
+    throw error;
+  }
 }
 
 async function matchingFiles(gateway: GatewayClient, request: InputRequest, signal: AbortSignal): Promise<FileRecord[]> {

@@ -7,7 +7,7 @@ import type { ComputeClient } from "./compute-client";
 import { launch, NotRunnableError, type ActionExecutor } from "./executors";
 import { createGatewayClient, type GatewayClient } from "./gateway-client";
 import { startHeartbeat, type StopReason } from "./heartbeat";
-import { prepareInputs } from "./inputs";
+import { objectStoreEndpoint, prepareInputs } from "./inputs";
 import { createLogSink, type LogProcess, type LogSink } from "./log-sink";
 import { outputDestinationOf, uploadOutputs } from "./outputs";
 import type { ExecutorKind, ResolvedRunnerOptions } from "./runner-options";
@@ -88,9 +88,9 @@ export async function runLease(lease: RunnerLease, deps: RunDeps, shutdown: Abor
 async function execute(run: Run): Promise<Outcome> {
   try {
     await reportStatus(run, Status.Downloading);
-    await phase(run, "setup", "could not prepare the inputs", () => prepare(run));
+    const storeEndpoint = await phase(run, "setup", "could not prepare the inputs", () => prepare(run));
     await reportStatus(run, Status.Processing);
-    const failure = await runAction(run);
+    const failure = await runAction(run, storeEndpoint);
     if (failure) return failure;
     await reportStatus(run, Status.Uploading);
     await phase(run, "output_handler", "could not handle the outputs", () => handleOutputs(run));
@@ -103,9 +103,9 @@ async function execute(run: Run): Promise<Outcome> {
 }
 
 /** Runs one step of the run, turning its failure into a logged, prefixed reason. */
-async function phase(run: Run, process: LogProcess, failure: string, step: () => Promise<void>): Promise<void> {
+async function phase<T>(run: Run, process: LogProcess, failure: string, step: () => Promise<T>): Promise<T> {
   try {
-    await step();
+    return await step();
   } catch (error) {
     if (run.stop.signal.aborted) throw error;
     const detail = `${failure}: ${messageOf(error)}`;
@@ -114,22 +114,20 @@ async function phase(run: Run, process: LogProcess, failure: string, step: () =>
   }
 }
 
-async function prepare(run: Run): Promise<void> {
+/** Downloads the inputs and writes the runtime files; resolves with the object store's endpoint for the action. */
+async function prepare(run: Run): Promise<string | undefined> {
   const { invocation, workspace, logs } = run;
+  const datasetId = invocation.dataSource?.dataSourceId ?? "";
   const download = run.lease.action?.requiresDownloadedInputs !== false;
   if (invocation.inputData.length > 0) logs.write("setup", `resolving inputs ${invocation.inputData.join(", ")}`);
-  const files = await prepareInputs(
-    run.gateway,
-    { datasetId: invocation.dataSource?.dataSourceId ?? "", patterns: invocation.inputData, download },
-    workspace,
-    run.stop.signal,
-  );
+  const files = await prepareInputs(run.gateway, { datasetId, patterns: invocation.inputData, download }, workspace, run.stop.signal);
   logs.write("setup", download ? `downloaded ${files.length} input files` : `listed ${files.length} input files (not downloaded)`);
   await writeFile(workspace.parametersFile, JSON.stringify(invocation.parameterValues ?? {}, null, 2));
+  return objectStoreEndpoint(run.gateway, datasetId, run.stop.signal);
 }
 
 /** Runs the action; resolves with a failure, or undefined when it exited with 0. */
-async function runAction(run: Run): Promise<Outcome | undefined> {
+async function runAction(run: Run, storeEndpoint: string | undefined): Promise<Outcome | undefined> {
   const { invocation, workspace, deps } = run;
   const parameters = invocation.containerParameters;
   const image = invocation.provenance?.executable?.containerImageUri;
@@ -142,7 +140,7 @@ async function runAction(run: Run): Promise<Outcome | undefined> {
       command: parameters?.command ?? [],
       workdir: parameters?.workdir,
       image,
-      env: actionEnvironment({ invocation, workspace, gatewayUrl: deps.options.gatewayUrl, apiKey: run.lease.apiKey }),
+      env: actionEnvironment({ invocation, workspace, gatewayUrl: deps.options.gatewayUrl, apiKey: run.lease.apiKey, objectStoreEndpoint: storeEndpoint }),
       workspace,
     });
   } catch (error) {

@@ -8,16 +8,21 @@ export interface RuntimeEnvInput {
   workspace: Workspace;
   gatewayUrl: string;
   apiKey: string;
+  /** The object store's S3 endpoint when it is not AWS's (see objectStoreEndpoint). */
+  objectStoreEndpoint?: string | undefined;
 }
 
 /**
  * The environment an action runs with: the variables the client SDK's action runtime reads
  * (`ROBOTO_*`, with each parameter also as `ROBOTO_PARAM_<name>` for the older runtime), laid over
- * the action's own `env_vars`, so that an action cannot redirect its runtime by accident.
+ * the action's own `env_vars`, so that an action cannot redirect its runtime by accident. With a
+ * store that is not AWS's, `AWS_ENDPOINT_URL_S3` names it (under the action's `env_vars`), so that
+ * the SDK's file downloads and uploads reach it.
  */
 export function actionEnvironment(input: RuntimeEnvInput): Record<string, string> {
   const { invocation, workspace } = input;
   return {
+    ...(input.objectStoreEndpoint ? { AWS_ENDPOINT_URL_S3: input.objectStoreEndpoint } : {}),
     ...invocation.containerParameters?.envVars,
     ...parameterVariables(invocation.parameterValues ?? {}),
     ROBOTO_INPUT_DIR: workspace.inputDir,

@@ -164,6 +164,7 @@ test("an action reads its inputs and runtime files, calls the API with its token
     inputs: ["logs/a.txt", "logs/b.txt"],
     env: {
       ...inherited,
+      AWS_ENDPOINT_URL_S3: t.objectStore.location.endpoint,
       EXTRA: "1",
       HOME: "<root>",
       ROBOTO_INPUT_DIR: "<root>/input",

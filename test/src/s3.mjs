@@ -1,19 +1,17 @@
 // Starts a real S3-compatible server (moto, from PyPI) for the tests of the S3 object store, since
 // these machines have no Docker. See DESIGN.md, "Test infrastructure on these machines".
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { spawn } from "node:child_process";
 import path from "node:path";
 import { freePort } from "./ports.mjs";
+import { ensureVenv, venvDir } from "./venvs.mjs";
 
 const MOTO_VERSION = "5.2.5"; // keep in step with scripts/install-s3-server.sh
 const START_TIMEOUT_MS = 30_000;
 const STOP_GRACE_MS = 5_000;
-const repo = path.resolve(import.meta.dirname, "../..");
-const installScript = path.join(repo, "scripts", "install-s3-server.sh");
 
 /** The virtualenv that scripts/install-s3-server.sh fills: `$HANGAR_MOTO_VENV` or `<repo>/.cache/moto-venv`. */
 export function motoVenv() {
-  return process.env.HANGAR_MOTO_VENV || path.join(repo, ".cache", "moto-venv");
+  return venvDir("HANGAR_MOTO_VENV", "moto-venv");
 }
 
 // Runs moto's server and exits when its stdin reaches end of file: stop() closes our end, and so
@@ -31,13 +29,7 @@ main(sys.argv[1:])`;
 
 /** Installs moto into the cached virtualenv unless the pinned version is there; returns whether it ran. */
 function ensureMoto() {
-  const marker = path.join(motoVenv(), `.hangar-moto-${MOTO_VERSION}`);
-  if (existsSync(marker)) return false;
-  const install = spawnSync("bash", [installScript], { encoding: "utf8", env: { ...process.env, HANGAR_MOTO_VENV: motoVenv() } });
-  if (install.error || install.status !== 0) {
-    throw new Error(`installing moto failed (bash scripts/install-s3-server.sh): ${install.error?.message ?? ""}\n${install.stdout}${install.stderr}`.trimEnd());
-  }
-  return true;
+  return ensureVenv({ what: "moto", variable: "HANGAR_MOTO_VENV", name: "moto-venv", marker: `.hangar-moto-${MOTO_VERSION}`, script: "install-s3-server.sh" });
 }
 
 /** Resolves once `url` answers HTTP at all, or rejects after `timeoutMs` or when `exited` settles first. */
