@@ -58,7 +58,7 @@ export async function runLease(lease: RunnerLease, deps: RunDeps, shutdown: Abor
   };
   const onShutdown = () => stopWith("runner stopping");
   shutdown.addEventListener("abort", onShutdown, { once: true });
-  const deadline = setTimeout(() => stopWith("timed out"), Number(invocation.timeout) * 1000);
+  const deadline = setTimeout(() => stopWith("timed out"), Number(invocation.timeout) * 60_000);
   const logs = createLogSink({ compute: deps.compute, leaseId: lease.leaseId, onError: (error) => logger.debug({ err: error }, "log lines dropped") });
   const heartbeat = startHeartbeat({
     compute: deps.compute,
@@ -172,7 +172,7 @@ async function handleOutputs(run: Run): Promise<void> {
 
 function stopped(run: Run): Outcome {
   const reason = run.stop.signal.reason as StopReason;
-  return reason === "timed out" ? { status: "failed", detail: `timed out after ${run.invocation.timeout} s` } : { status: "stopped", reason };
+  return reason === "timed out" ? { status: "failed", detail: `timed out after ${run.invocation.timeout} min` } : { status: "stopped", reason };
 }
 
 /** Reports how the run ended; a refused report (the invocation was cancelled meanwhile) leaves the invocation as it is. */

@@ -1,4 +1,4 @@
-import type { ApiClient, ApiResponse } from "@hangar/test-harness";
+import type { ApiClient, ApiResponse, TestPlatform } from "@hangar/test-harness";
 
 /** Helpers shared by the invocation end-to-end tests (invocations.e2e.ts, invocation-stats.e2e.ts). */
 
@@ -63,4 +63,16 @@ export async function walk(client: ApiClient, id: string, ...statuses: StatusNam
   let record: any;
   for (const status of statuses) record = ok(await setStatus(client, id, status));
   return record;
+}
+
+/**
+ * Moves an invocation's start `minutes` into the past, as if it had been running that long:
+ * timeouts are whole minutes, which a test should not wait for.
+ */
+export async function backdateStart(t: TestPlatform, invocationId: string, minutes: number): Promise<void> {
+  const updated = await t.platform.services.compute.orm.em
+    .fork()
+    .getConnection()
+    .execute(`update invocations set started = started - ? * interval '1 minute' where invocation_id = ? and started is not null`, [minutes, invocationId], "run");
+  expect(updated).toMatchObject({ affectedRows: 1 });
 }

@@ -3,7 +3,7 @@ import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { mintInvocationToken, signedClient, type Principal } from "@hangar/shared";
 import { ComputeService, type RunnerLease } from "@hangar/shared/proto/compute";
 import { apiClient, createDataset, createTenant, expectError, startTestPlatform, waitFor, type TestPlatform, type TestTenant } from "@hangar/test-harness";
-import { invocationPath, ok, Status } from "./invocation-fixtures";
+import { backdateStart, invocationPath, ok, Status } from "./invocation-fixtures";
 
 // The runner protocol of the compute service, driven over gRPC as a runner does (ClaimInvocation,
 // RenewLease, AppendLogs, ReportStatus), with the results read back through the gateway. Leases
@@ -248,10 +248,15 @@ test("an invocation past its timeout fails, and its runner is told to stop", asy
   const { tenant, action, datasetId } = await tenantWithAction();
   const id = await invoke(tenant, action, datasetId, { timeout: 1 });
   const lease = (await claim(tenant))!;
+  await backdateStart(t, id, 0.9);
+  // Not yet a minute: several sweeps leave it alone.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  expect((await invocation(tenant, id)).last_status).toBe(Status.Scheduled);
 
+  await backdateStart(t, id, 0.2);
   await waitFor("the timeout", async () => ((await invocation(tenant, id)).last_status === Status.Failed ? true : undefined));
 
-  expect((await history(tenant, id)).at(-1)).toEqual([Status.Failed, "timed out after 1 s"]);
+  expect((await history(tenant, id)).at(-1)).toEqual([Status.Failed, "timed out after 1 min"]);
   expect(await runner.renewLease({ leaseId: lease.leaseId, invocationId: id })).toMatchObject({ cancelRequested: true });
 });
 

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createDataset, createTenant, startTestPlatform, uploadFiles, waitFor, type TestPlatform, type TestTenant } from "@hangar/test-harness";
-import { invocationPath, ok, Status } from "./invocation-fixtures";
+import { backdateStart, invocationPath, ok, Status } from "./invocation-fixtures";
 
 // Real actions run by the platform's process runner: a node script invoked through the gateway
 // reads its inputs and the runtime files, calls the API with the invocation's token, writes
@@ -280,12 +280,13 @@ test("an action without a command, or whose program does not exist, fails saying
 
 test("an action past its timeout is killed and fails as timed out", async () => {
   const action = await createAction(node(LINGER, { PROBE_DIR: probes, PROBE_NAME: "timeout" }));
-  const id = await invoke(action, await datasetWithLogs(), { timeout: 2 });
+  const id = await invoke(action, await datasetWithLogs(), { timeout: 1 });
   const probe = await probeOf("timeout");
+  await backdateStart(t, id, 2);
 
   const done = await finished(id);
 
-  expect(done.status.at(-1)).toMatchObject({ status: Status.Failed, detail: "timed out after 2 s" });
+  expect(done.status.at(-1)).toMatchObject({ status: Status.Failed, detail: "timed out after 1 min" });
   await expectStopped("timeout", probe);
 });
 

@@ -4,10 +4,13 @@ import { invalidArgument } from "@hangar/shared";
 /** What an action runs with when neither it nor the invocation says otherwise (the client SDK's defaults). */
 export const DEFAULT_COMPUTE_REQUIREMENTS = { vCPU: 512, memory: 1024, gpu: false, storage: 21 } as const;
 
-/** An invocation's timeout when neither the action nor the request sets one: 30 minutes. */
-export const DEFAULT_TIMEOUT_SECONDS = 30 * 60;
+/**
+ * Timeouts are whole minutes, as the client SDK documents them (`Action.create(timeout=60)` is an
+ * hour). An invocation's timeout when neither the action nor the request sets one: 30 minutes.
+ */
+export const DEFAULT_TIMEOUT_MINUTES = 30;
 /** The longest timeout an invocation may ask for: 12 hours. */
-export const MAX_TIMEOUT_SECONDS = 12 * 60 * 60;
+export const MAX_TIMEOUT_MINUTES = 12 * 60;
 
 const ALLOWED_VCPU = [256, 512, 1024, 2048, 4096, 8192, 16384];
 
@@ -31,10 +34,10 @@ export function resolveContainerParameters(base: JsonObject | null | undefined, 
   return { command: null, entry_point: null, env_vars: null, workdir: null, ...definedOnly(base), ...definedOnly(overrides) };
 }
 
-/** Checks a timeout in seconds; `field` names it in the error. */
+/** Checks a timeout in minutes; `field` names it in the error. */
 export function checkTimeout(value: number, field: string): number {
-  if (!Number.isInteger(value) || value < 1 || value > MAX_TIMEOUT_SECONDS) {
-    throw invalidArgument(field, `must be a whole number of seconds from 1 to ${MAX_TIMEOUT_SECONDS}`);
+  if (!Number.isInteger(value) || value < 1 || value > MAX_TIMEOUT_MINUTES) {
+    throw invalidArgument(field, `must be a whole number of minutes from 1 to ${MAX_TIMEOUT_MINUTES}`);
   }
   return value;
 }

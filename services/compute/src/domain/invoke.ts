@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { invalidArgument, newId, notFound, textArrayLiteral, type EntityManager } from "@hangar/shared";
 import { Action, ActionVersion, Invocation, type ActionDefinition, type InvocationRow } from "../store/entities";
-import { checkTimeout, DEFAULT_TIMEOUT_SECONDS, resolveComputeRequirements, resolveContainerParameters } from "./compute-defaults";
+import { checkTimeout, DEFAULT_TIMEOUT_MINUTES, resolveComputeRequirements, resolveContainerParameters } from "./compute-defaults";
 import { InvocationStatus } from "./invocation-status";
 
 /** Everything that creates an invocation, from invoke_action or from a trigger. */
@@ -105,7 +105,7 @@ function newInvocationRow(request: InvocationRequest, action: ResolvedAction): I
     createdBy: request.submitter,
     containerImageUri: typeof definition.uri === "string" ? definition.uri : null,
     containerImageDigest: null,
-    timeout: checkTimeout(request.timeout ?? (definition.timeout as number | null) ?? DEFAULT_TIMEOUT_SECONDS, "timeout"),
+    timeout: checkTimeout(request.timeout ?? (definition.timeout as number | null) ?? DEFAULT_TIMEOUT_MINUTES, "timeout"),
     lastStatus: InvocationStatus.Queued,
     statusHistory: [{ status: InvocationStatus.Queued, detail: null, timestamp: now.toISOString() }],
     lastHeartbeat: null,

@@ -90,6 +90,6 @@ describe("invocationApiKey", () => {
   it("acts for the submitter in the invocation's org until the timeout plus ten minutes after the start", () => {
     const key = invocationApiKey(queued({ started: now }), "k".repeat(32));
     const claims = verifyInvocationToken(key, "k".repeat(32), now.getTime());
-    expect(claims).toEqual({ orgId: "og_1", userId: "alice", invocationId: "iv_1", exp: now.getTime() / 1000 + 600 + 600 });
+    expect(claims).toEqual({ orgId: "og_1", userId: "alice", invocationId: "iv_1", exp: now.getTime() / 1000 + 600 * 60 + 600 });
   });
 });

@@ -89,7 +89,7 @@ export function renewLease(row: InvocationRow | null, leaseId: string, settings:
 export function invocationApiKey(row: InvocationRow, internalAuthSecret: string): string {
   const started = Math.floor((row.started ?? row.created).getTime() / 1000);
   return mintInvocationToken(
-    { orgId: row.orgId, userId: row.createdBy, invocationId: row.invocationId, exp: started + row.timeout + API_KEY_GRACE_SECONDS },
+    { orgId: row.orgId, userId: row.createdBy, invocationId: row.invocationId, exp: started + row.timeout * 60 + API_KEY_GRACE_SECONDS },
     internalAuthSecret,
   );
 }

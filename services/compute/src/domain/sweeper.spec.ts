@@ -54,10 +54,11 @@ describe("sweepInvocation", () => {
     expect(row).toMatchObject({ lastStatus: 998, finished: at(31), leaseId: null });
   });
 
-  it("fails an invocation past its timeout, before looking at its lease", () => {
-    const row = claimed({ leaseExpires: at(10), timeout: 5 });
-    sweepInvocation(row, settings, at(6));
-    expect(moves(row)).toEqual([[998, "timed out after 5 s"]]);
+  it("fails an invocation past its timeout (in minutes), before looking at its lease", () => {
+    const row = claimed({ leaseExpires: at(400), timeout: 5 });
+    expect(sweepInvocation(row, settings, at(299))).toBe(false);
+    sweepInvocation(row, settings, at(301));
+    expect(moves(row)).toEqual([[998, "timed out after 5 min"]]);
     expect(row.leaseId).toBeNull();
   });
 

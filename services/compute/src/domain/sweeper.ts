@@ -16,8 +16,8 @@ const SWEEP_BATCH = 100;
  */
 export function sweepInvocation(row: InvocationRow, settings: LeaseSettings, now = new Date()): boolean {
   if (isTerminal(row.lastStatus)) return false;
-  if (row.started && row.started.getTime() + row.timeout * 1000 < now.getTime()) {
-    moveInvocation(row, InvocationStatus.Failed, `timed out after ${row.timeout} s`, now);
+  if (row.started && row.started.getTime() + row.timeout * 60_000 < now.getTime()) {
+    moveInvocation(row, InvocationStatus.Failed, `timed out after ${row.timeout} min`, now);
     return true;
   }
   if (row.leaseId && row.leaseExpires && row.leaseExpires < now) {

@@ -87,7 +87,7 @@ export class LeaseStore {
       `select invocation_id from invocations
        where finished is null and (
          (lease_id is not null and lease_expires < ?)
-         or (started is not null and started + timeout * interval '1 second' < ?)
+         or (started is not null and started + timeout * interval '1 minute' < ?)
          or (lease_id is null and last_status between 1 and 4 and coalesce(last_heartbeat, started, created) < ?))
        order by created
        limit ?`,

@@ -300,7 +300,7 @@ export type Invocation = Message<"hangar.compute.v1.Invocation"> & {
   duration: string;
 
   /**
-   * Seconds.
+   * Minutes (as the client SDK documents it).
    *
    * @generated from field: int64 timeout = 17;
    */
