@@ -16,7 +16,7 @@ commands:
   create-token --name N [--expiry-days 30] [--as <user_id>]
                                                 create an API token (for another user: system admins only)
   roles <org_id> <user_id> [--add r1,r2] [--remove r3]
-                                                change a member's roles (owner, admin, member)
+                                                change a member's roles (owner, admin, user)
   setup-two-orgs [--names a,b]                  two orgs with one user and one 30-day token each
   help                                          show this text
 

@@ -29,7 +29,8 @@ export type Authenticator = (headers: IdentityHeaders) => Promise<Principal>;
  * Authenticates `Authorization: Bearer <secret>` with the admin service, caching verified tokens
  * for `ttlMs` (so a revoked token stops working within that time), then applies the identity
  * headers: `X-Service-User-Id` (acting as another user: system admins only), `X-Service-Org-Id`
- * (must be one of the acting user's orgs; default: the only one) and `X-Service-Resource-Owner-Id`.
+ * (must be one of the acting user's orgs; default: the only one, else the resource owner's org when
+ * the user belongs to it) and `X-Service-Resource-Owner-Id`.
  */
 export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
   const tokens = createTtlCache<Identity>(options.ttlMs, options.maxEntries ?? 10_000);
@@ -57,7 +58,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       if (!caller.isSystemAdmin) throw unauthenticated("only a system admin may act as another user (X-Service-User-Id)");
       acting = await resolveUser(headers.userId);
     }
-    const orgId = resolveOrg(acting, headers.orgId);
+    const orgId = resolveOrg(acting, headers.orgId, headers.resourceOwnerId);
     return principals.get(acting, `${caller.tokenId ?? ""}|${orgId ?? ""}|${headers.resourceOwnerId ?? ""}`, () => ({
       kind: "user",
       subject: acting.userId,
@@ -91,13 +92,16 @@ function createPrincipalMemo() {
   };
 }
 
-function resolveOrg(identity: Identity, requested: string | undefined): string | undefined {
+function resolveOrg(identity: Identity, requested: string | undefined, resourceOwner: string | undefined): string | undefined {
   if (requested) {
     const member = identity.memberships.some((m) => m.orgId === requested);
     if (!member && !identity.isSystemAdmin) throw unauthenticated(`not a member of org '${requested}'`);
     return requested;
   }
-  return identity.memberships.length === 1 ? identity.memberships[0]!.orgId : undefined;
+  if (identity.memberships.length === 1) return identity.memberships[0]!.orgId;
+  // The client SDK addresses an existing resource by naming only the org that owns it (edits,
+  // deletes, cancels, logs): a caller in several orgs then acts in that org, when a member of it.
+  return resourceOwner && identity.memberships.some((m) => m.orgId === resourceOwner) ? resourceOwner : undefined;
 }
 
 function rethrowAsUnauthenticated(error: unknown): never {

@@ -33,7 +33,7 @@ function uniqueUserId(label: string): string {
   return `${label}-${randomBytes(3).toString("hex")}@example.com`;
 }
 
-/** Creates a user in `orgId` (as the bootstrap admin), gives it `roles` besides member, and a token. */
+/** Creates a user in `orgId` (as the bootstrap admin), gives it `roles` besides `user`, and a token. */
 async function addMember(orgId: string, label: string, roles: string[] = []): Promise<Member> {
   const userId = uniqueUserId(label);
   const created = await t.admin.post("/v1/users", { user_id: userId, org_id: orgId });
@@ -100,7 +100,7 @@ describe("organizations", () => {
       {
         user: expect.objectContaining({ user_id: carol.userId }),
         org: expect.objectContaining({ org_id: orgId, name: "carol-owned" }),
-        roles: ["owner", "member"],
+        roles: ["owner", "user"],
       },
     ]);
   });
@@ -147,8 +147,8 @@ describe("organizations", () => {
     expect(res.status).toBe(200);
     const members = res.body.data.map((m: { user: { user_id: string }; roles: string[] }) => [m.user.user_id, m.roles]);
     expect(members).toEqual([
-      ["admin", ["owner", "member"]],
-      [carol.userId, ["member"]],
+      ["admin", ["owner", "user"]],
+      [carol.userId, ["user"]],
     ]);
   });
 
@@ -189,7 +189,7 @@ describe("update_org_user_roles", () => {
     const res = await owner.client.put(`/v1/orgs/id/${orgId}/users/id/${encodeURIComponent(member.userId)}`, { add_roles: ["admin"] }, { "X-Service-Org-Id": orgId });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ data: null });
-    expect(await rolesOf(orgId, member.userId)).toEqual(["admin", "member"]);
+    expect(await rolesOf(orgId, member.userId)).toEqual(["admin", "user"]);
   });
 
   test("an admin removes a role", async () => {
@@ -197,7 +197,7 @@ describe("update_org_user_roles", () => {
     const member = await addMember(orgId, "demoted", ["admin"]);
     const res = await admin.client.put(`/v1/orgs/id/${orgId}/users/id/${encodeURIComponent(member.userId)}`, { remove_roles: ["admin"] }, { "X-Service-Org-Id": orgId });
     expect(res.status).toBe(200);
-    expect(await rolesOf(orgId, member.userId)).toEqual(["member"]);
+    expect(await rolesOf(orgId, member.userId)).toEqual(["user"]);
   });
 
   test("the user id may arrive quote_plus-encoded, as the SDK sends it (a%2Bb%40x.com)", async () => {
@@ -206,14 +206,21 @@ describe("update_org_user_roles", () => {
     const encoded = userId.replace("+", "%2B").replace("@", "%40");
     const res = await owner.client.put(`/v1/orgs/id/${orgId}/users/id/${encoded}`, { add_roles: ["admin"], remove_roles: null }, { "X-Service-Org-Id": orgId });
     expect(res.status).toBe(200);
-    expect(await rolesOf(orgId, userId)).toEqual(["admin", "member"]);
+    expect(await rolesOf(orgId, userId)).toEqual(["admin", "user"]);
+  });
+
+  test("`member` is read as the plain member role, `user`", async () => {
+    const member = await addMember(orgId, "aliased", ["admin"]);
+    const res = await owner.client.put(`/v1/orgs/id/${orgId}/users/id/${encodeURIComponent(member.userId)}`, { remove_roles: ["admin"], add_roles: ["member"] }, { "X-Service-Org-Id": orgId });
+    expect(res.status).toBe(200);
+    expect(await rolesOf(orgId, member.userId)).toEqual(["user"]);
   });
 
   test("an unknown role is a 400 naming add_roles[i], and nothing changes", async () => {
     const member = await addMember(orgId, "unchanged");
     const res = await owner.client.put(`/v1/orgs/id/${orgId}/users/id/${encodeURIComponent(member.userId)}`, { add_roles: ["admin", "boss"] });
-    expectError(res, 400, "add_roles[1]: unknown role 'boss'; expected one of owner, admin, member");
-    expect(await rolesOf(orgId, member.userId)).toEqual(["member"]);
+    expectError(res, 400, "add_roles[1]: unknown role 'boss'; expected one of owner, admin, user");
+    expect(await rolesOf(orgId, member.userId)).toEqual(["user"]);
   });
 
   test("a member without the owner or admin role is refused with a 401", async () => {
@@ -221,7 +228,7 @@ describe("update_org_user_roles", () => {
     const other = await addMember(orgId, "target");
     const res = await member.client.put(`/v1/orgs/id/${orgId}/users/id/${encodeURIComponent(other.userId)}`, { add_roles: ["admin"] });
     expectError(res, 401, `administering org '${orgId}' needs the owner or admin role`);
-    expect(await rolesOf(orgId, other.userId)).toEqual(["member"]);
+    expect(await rolesOf(orgId, other.userId)).toEqual(["user"]);
   });
 
   test("a caller who is not a member of the org gets a 404", async () => {
@@ -239,7 +246,7 @@ describe("update_org_user_roles", () => {
     const soloOrg = await createOrg(owner.client, "solo");
     const res = await owner.client.put(`/v1/orgs/id/${soloOrg}/users/id/${encodeURIComponent(owner.userId)}`, { remove_roles: ["owner"] }, { "X-Service-Org-Id": soloOrg });
     expectError(res, 409, `org '${soloOrg}' must keep at least one owner`);
-    expect(await rolesOf(soloOrg, owner.userId)).toEqual(["owner", "member"]);
+    expect(await rolesOf(soloOrg, owner.userId)).toEqual(["owner", "user"]);
   });
 
   test("an owner may give up the owner role while another owner remains", async () => {
@@ -247,8 +254,8 @@ describe("update_org_user_roles", () => {
     const second = await addMember(pairOrg, "second-owner", ["owner"]);
     const res = await owner.client.put(`/v1/orgs/id/${pairOrg}/users/id/${encodeURIComponent(owner.userId)}`, { remove_roles: ["owner"] });
     expect(res.status).toBe(200);
-    expect(await rolesOf(pairOrg, owner.userId)).toEqual(["member"]);
-    expect(await rolesOf(pairOrg, second.userId)).toEqual(["owner", "member"]);
+    expect(await rolesOf(pairOrg, owner.userId)).toEqual(["user"]);
+    expect(await rolesOf(pairOrg, second.userId)).toEqual(["owner", "user"]);
   });
 });
 
@@ -275,7 +282,7 @@ describe("remove_org_user", () => {
     const other = await addMember(orgId, "other");
     const res = await member.client.delete(`/v1/orgs/id/${orgId}/users/id/${encodeURIComponent(other.userId)}`);
     expectError(res, 401, `administering org '${orgId}' needs the owner or admin role`);
-    expect(await rolesOf(orgId, other.userId)).toEqual(["member"]);
+    expect(await rolesOf(orgId, other.userId)).toEqual(["user"]);
   });
 
   test("a member may leave the org", async () => {
@@ -288,7 +295,7 @@ describe("remove_org_user", () => {
   test("the last owner cannot be removed: 409", async () => {
     const res = await owner.client.delete(`/v1/orgs/id/${orgId}/users/id/${encodeURIComponent(owner.userId)}`);
     expectError(res, 409, `org '${orgId}' must keep at least one owner`);
-    expect(await rolesOf(orgId, owner.userId)).toEqual(["owner", "member"]);
+    expect(await rolesOf(orgId, owner.userId)).toEqual(["owner", "user"]);
   });
 
   test("removing a user who is not a member is a 404", async () => {
@@ -315,7 +322,7 @@ describe("users", () => {
     expect(res.body).toEqual({
       data: { user_id: userId, name: "New Person", is_service_user: false, is_system_admin: false, created: expect.stringMatching(ISO_MS), created_by: owner.userId },
     });
-    expect(await rolesOf(orgId, userId)).toEqual(["member"]);
+    expect(await rolesOf(orgId, userId)).toEqual(["user"]);
   });
 
   test("create_user joins the org named in the body's org_id", async () => {
@@ -323,7 +330,7 @@ describe("users", () => {
     const res = await owner.client.post("/v1/users", { user_id: userId, org_id: orgId, is_service_user: true });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual(expect.objectContaining({ user_id: userId, name: null, is_service_user: true }));
-    expect(await rolesOf(orgId, userId)).toEqual(["member"]);
+    expect(await rolesOf(orgId, userId)).toEqual(["user"]);
   });
 
   test("creating an existing user is a 409", async () => {
@@ -422,7 +429,13 @@ describe("API tokens", () => {
       expires: expect.stringMatching(ISO_MS),
       last_used: null,
       enabled: true,
+      api_scopes: [],
     });
+  });
+
+  test("api_scopes given at creation are kept in the token record", async () => {
+    const res = await tenant.client.post("/v1/tokens", { name: "uploader", expiry_days: 1, api_scopes: ["files.upload", "datasets.create"] });
+    expect(res.body.data.context.api_scopes).toEqual(["files.upload", "datasets.create"]);
   });
 
   test("a token expires exactly expiry_days after its creation", async () => {
@@ -448,28 +461,32 @@ describe("API tokens", () => {
     expectError(await tenant.client.post("/v1/tokens", { name: "forever" }), 400, "expiry_days: is required");
   });
 
-  test("list_api_tokens lists the caller's tokens, oldest first, without secrets", async () => {
+  test("list_api_tokens lists the caller's tokens, oldest first, as create_api_token answers but without secrets", async () => {
     const user = await addMember(tenant.orgId, "lister");
     const second = await user.client.post("/v1/tokens", { name: "second", expiry_days: 2 });
     const res = await user.client.get("/v1/tokens");
     expect(res.status).toBe(200);
-    expect(res.body.data.map((r: { name: string }) => r.name)).toEqual(["test", "second"]);
-    expect(res.body.data[1]).toEqual({ ...second.body.data.context, last_used: null });
+    expect(res.body.data.map((r: { context: { name: string } }) => r.context.name)).toEqual(["test", "second"]);
+    expect(res.body.data[1]).toEqual({ ...second.body.data, secret: null });
     expect(JSON.stringify(res.body)).not.toContain(user.token);
     expect(JSON.stringify(res.body)).not.toContain(second.body.data.secret);
   });
 
   test("get_api_token reads one of the caller's tokens, with last_used set once it was used", async () => {
     const user = await addMember(tenant.orgId, "getter");
-    const tokenId = (await user.client.get("/v1/tokens")).body.data[0].token_id;
+    const tokenId = (await user.client.get("/v1/tokens")).body.data[0].context.token_id;
     const res = await user.client.get(`/v1/tokens/id/${tokenId}`);
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual(expect.objectContaining({ token_id: tokenId, user_id: user.userId, last_used: expect.stringMatching(ISO_MS) }));
+    expect(res.body.data).toEqual({
+      secret: null,
+      user_id: user.userId,
+      context: expect.objectContaining({ token_id: tokenId, user_id: user.userId, last_used: expect.stringMatching(ISO_MS) }),
+    });
   });
 
   test("another user's token is a 404 on get, disable, enable and delete", async () => {
     const owner = await addMember(tenant.orgId, "token-owner");
-    const tokenId = (await owner.client.get("/v1/tokens")).body.data[0].token_id;
+    const tokenId = (await owner.client.get("/v1/tokens")).body.data[0].context.token_id;
     const message = `API token '${tokenId}' not found`;
     expectError(await tenant.client.get(`/v1/tokens/id/${tokenId}`), 404, message);
     expectError(await tenant.client.post(`/v1/tokens/id/${tokenId}/disable`), 404, message);
@@ -481,27 +498,27 @@ describe("API tokens", () => {
   test("a disabled token is refused with a 401 at once", async () => {
     const user = await addMember(tenant.orgId, "disabled");
     const spare = apiClient(t.url, await createToken(user.client));
-    const tokenId = (await user.client.get("/v1/tokens")).body.data[0].token_id;
+    const tokenId = (await user.client.get("/v1/tokens")).body.data[0].context.token_id;
     const res = await spare.post(`/v1/tokens/id/${tokenId}/disable`);
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual(expect.objectContaining({ token_id: tokenId, enabled: false }));
+    expect(res.body.data).toEqual({ secret: null, user_id: user.userId, context: expect.objectContaining({ token_id: tokenId, enabled: false }) });
     expectError(await whoami(user.client), 401, "invalid, expired or revoked API token");
   });
 
   test("enabling a disabled token makes it work again", async () => {
     const user = await addMember(tenant.orgId, "reenabled");
     const spare = apiClient(t.url, await createToken(user.client));
-    const tokenId = (await user.client.get("/v1/tokens")).body.data[0].token_id;
+    const tokenId = (await user.client.get("/v1/tokens")).body.data[0].context.token_id;
     await spare.post(`/v1/tokens/id/${tokenId}/disable`);
     const res = await spare.post(`/v1/tokens/id/${tokenId}/enable`);
     expect(res.status).toBe(200);
-    expect(res.body.data.enabled).toBe(true);
+    expect(res.body.data.context.enabled).toBe(true);
     expect((await whoami(user.client)).status).toBe(200);
   });
 
   test("delete_api_token answers data: null, and the token is refused with a 401 at once", async () => {
     const user = await addMember(tenant.orgId, "deleted");
-    const tokenId = (await user.client.get("/v1/tokens")).body.data[0].token_id;
+    const tokenId = (await user.client.get("/v1/tokens")).body.data[0].context.token_id;
     const res = await user.client.delete(`/v1/tokens/id/${tokenId}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ data: null });
@@ -510,7 +527,7 @@ describe("API tokens", () => {
 
   test("an expired token is refused with a 401", async () => {
     const user = await addMember(tenant.orgId, "expired");
-    const tokenId = (await user.client.get("/v1/tokens")).body.data[0].token_id;
+    const tokenId = (await user.client.get("/v1/tokens")).body.data[0].context.token_id;
     const updated = await db.query("update admin.api_tokens set expires = now() - interval '1 second' where token_id = $1", [tokenId]);
     expect(updated.rowCount).toBe(1);
     expectError(await whoami(user.client), 401, "invalid, expired or revoked API token");
@@ -628,6 +645,15 @@ describe("authentication and identity headers", () => {
     const res = await multi.client.get(`/v1/datasets/${ds.dataset_id}`, { ...headers, "X-Service-Resource-Owner-Id": secondOrg });
     expect(res.status).toBe(200);
     expect(res.body.data.dataset_id).toBe(ds.dataset_id);
+  });
+
+  test("without an org header, a caller in several orgs acts in the org X-Service-Resource-Owner-Id names, when a member of it", async () => {
+    const ds = (await multi.client.post("/v1/datasets", { name: "owner-only" }, { "X-Service-Org-Id": secondOrg })).body.data;
+    const edited = await multi.client.put(`/v1/datasets/${ds.dataset_id}`, { description: "edited" }, { "X-Roboto-Resource-Owner-Id": secondOrg });
+    expect(edited.status).toBe(200);
+    expect(edited.body.data).toEqual(expect.objectContaining({ org_id: secondOrg, description: "edited" }));
+    const foreign = await multi.client.put(`/v1/datasets/${ds.dataset_id}`, { description: "x" }, { "X-Service-Resource-Owner-Id": bob.orgId });
+    expectError(foreign, 404, `dataset '${ds.dataset_id}' not found`);
   });
 
   test("X-Roboto-Resource-Owner-Id is an alias of X-Service-Resource-Owner-Id", async () => {

@@ -1,89 +1,38 @@
-import { execFile } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { randomBytes } from "node:crypto";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
-import { createTenant, requiredEnv, startTestPlatform, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { createTenant, startTestPlatform, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 import { invocationPath, ok, Status } from "./invocation-fixtures";
+import { contentAt, fileAtPath, recordOf, sdkWorkspace, sha256, type SdkWorkspace } from "./sdk-fixtures";
 
 // The public Python client SDK (PyPI `roboto` 0.53.0, installed by scripts/install-python-sdk.sh)
 // against the platform, unchanged: Python scripts drive the dataset, file, action, invocation and
 // trigger flows through it, and the action they create is written for the SDK's action runtime and
 // run by the platform's process runner. Every effect is checked again through the gateway.
-//
-// The SDK sends S3 requests wherever boto3 sends them: it ignores the `endpoint` that the platform's
-// credentials carry, so a client reaches the embedded S3-compatible store through boto3's
-// `AWS_ENDPOINT_URL_S3`. The scripts here get it from the test; actions get it from the runner.
-
-const run = promisify(execFile);
+// sdk-compat-more.e2e.ts covers the rest of the SDK's calls to implemented operations.
 
 let t: TestPlatform;
 let alice: TestTenant;
+let ws: SdkWorkspace;
 let work: string;
 
 beforeAll(async () => {
   t = await startTestPlatform({ runner: true });
   alice = await createTenant(t, "sdk-compat");
-  work = await mkdtemp(path.join(tmpdir(), "hangar-sdk-compat-"));
+  ws = await sdkWorkspace(t);
+  work = ws.work;
 });
 afterAll(async () => {
   await t?.close();
-  if (work) await rm(work, { recursive: true, force: true });
+  await ws?.close();
 });
 
-const python = () => requiredEnv("HANGAR_TEST_ROBOTO_PYTHON");
+const directoryWith = (name: string, files: Record<string, string | Buffer>) => ws.directoryWith(name, files);
+const sdk = (name: string, script: string, args: Record<string, unknown>) => ws.sdk(name, script, args, alice.token);
 
-/** Writes `files` under a fresh directory in the work directory and returns its path. */
-async function directoryWith(name: string, files: Record<string, string | Buffer>): Promise<string> {
-  const dir = path.join(work, name);
-  for (const [relative, content] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(dir, relative)), { recursive: true });
-    await writeFile(path.join(dir, relative), content);
-  }
-  return dir;
-}
-
-/**
- * Runs a Python script with the SDK as a client configures it (`ROBOTO_SERVICE_ENDPOINT`,
- * `ROBOTO_API_KEY`, and the S3 endpoint for boto3), `args` as its JSON argument; the script
- * prints one JSON value last, which is returned.
- */
-async function sdk(name: string, script: string, args: Record<string, unknown>): Promise<any> {
-  const file = path.join(work, `${name}.py`);
-  await writeFile(file, script);
-  const env = {
-    PATH: process.env.PATH ?? "",
-    HOME: work,
-    ROBOTO_CACHE_DIR: path.join(work, "cache"),
-    ROBOTO_SERVICE_ENDPOINT: t.url,
-    ROBOTO_API_KEY: alice.token,
-    AWS_ENDPOINT_URL_S3: t.objectStore.location.endpoint!,
-  };
-  try {
-    const { stdout } = await run(python(), [file, JSON.stringify(args)], { env, timeout: 50_000, maxBuffer: 16 * 1024 * 1024 });
-    return JSON.parse(stdout.trim().split("\n").at(-1)!);
-  } catch (error) {
-    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-    throw new Error(`${name}.py failed: ${String(error)}\n${stdout ?? ""}\n${stderr ?? ""}`);
-  }
-}
-
-/** Compares bytes by digest: jest's deep equality takes seconds over megabytes. */
-const sha256 = (bytes: Buffer): string => createHash("sha256").update(bytes).digest("hex");
-
-async function datasetRecord(datasetId: string): Promise<any> {
-  return ok(await alice.client.get(`/v1/datasets/${datasetId}`));
-}
-
-async function fileAt(datasetId: string, relativePath: string): Promise<any> {
-  return ok(await alice.client.get(`/v1/files/record/path/${encodeURIComponent(relativePath)}/association/${datasetId}`));
-}
-
-async function contentOf(datasetId: string, relativePath: string): Promise<Buffer> {
-  const { url } = ok(await alice.client.get(`/v1/files/${(await fileAt(datasetId, relativePath)).file_id}/signed-url`));
-  return Buffer.from(await (await fetch(url)).arrayBuffer());
-}
+const datasetRecord = (datasetId: string) => recordOf(alice.client, datasetId);
+const fileAt = (datasetId: string, relativePath: string) => fileAtPath(alice.client, datasetId, relativePath);
+const contentOf = (datasetId: string, relativePath: string) => contentAt(alice.client, datasetId, relativePath);
 
 const DATA_FLOW = `
 import json, pathlib, sys

@@ -1,5 +1,6 @@
 import { newId, type Logger, type Orm } from "@hangar/shared";
 import { IdentityStore } from "../store/identity-store";
+import { MEMBER_ROLE } from "./roles";
 import { hashSecret, newTokenSecret } from "./tokens";
 
 /** What the first start created, for the operator to see. */
@@ -32,7 +33,7 @@ export async function bootstrapIdentity(orm: Orm, bootstrapToken: string | undef
   const orgId = newId("og");
   store.addOrg({ orgId, name: "default", tier: "free", status: "active", created: now, createdBy: BOOTSTRAP_USER_ID });
   store.addUser({ userId: BOOTSTRAP_USER_ID, name: "Administrator", isServiceUser: false, isSystemAdmin: true, created: now, createdBy: BOOTSTRAP_USER_ID });
-  store.addMembership({ orgId, userId: BOOTSTRAP_USER_ID, roles: ["owner", "admin", "member"], created: now });
+  store.addMembership({ orgId, userId: BOOTSTRAP_USER_ID, roles: ["owner", "admin", MEMBER_ROLE], created: now });
   const token = bootstrapToken ?? newTokenSecret();
   addToken(store, token);
   await store.flush();

@@ -1,29 +1,39 @@
 import { invalidArgument } from "@hangar/shared";
 
-/** Roles a member can hold in an org. Owners and admins administer it; members use it. */
-export const ROLES = ["owner", "admin", "member"] as const;
+/**
+ * Roles a member can hold in an org, named as the client SDK names them (`OrgRoleName`): owners
+ * and admins administer the org; every member holds `user`.
+ */
+export const ROLES = ["owner", "admin", "user"] as const;
 export type Role = (typeof ROLES)[number];
+
+/** The role every member of an org holds. */
+export const MEMBER_ROLE: Role = "user";
 
 /** Whether the roles allow administering the org (members, roles, settings). */
 export function canAdminister(roles: readonly string[] | undefined): boolean {
   return roles !== undefined && (roles.includes("owner") || roles.includes("admin"));
 }
 
-/** Validates role names from a request, naming the field on error. */
+/**
+ * Validates role names from a request, naming the field on error. `member`, the plain member role's
+ * other common name, is read as `user`.
+ */
 export function parseRoles(values: readonly string[], field: string): Role[] {
   return values.map((value, i) => {
-    if (!(ROLES as readonly string[]).includes(value)) {
+    const role = value === "member" ? MEMBER_ROLE : value;
+    if (!(ROLES as readonly string[]).includes(role)) {
       throw invalidArgument(`${field}[${i}]`, `unknown role '${value}'; expected one of ${ROLES.join(", ")}`);
     }
-    return value as Role;
+    return role as Role;
   });
 }
 
-/** Applies a role edit; a member always keeps at least the `member` role. */
+/** Applies a role edit; a member always keeps at least the member role. */
 export function editRoles(current: readonly string[], add: readonly Role[], remove: readonly Role[]): string[] {
   const next = new Set(current);
   for (const role of add) next.add(role);
   for (const role of remove) next.delete(role);
-  next.add("member");
+  next.add(MEMBER_ROLE);
   return ROLES.filter((role) => next.has(role));
 }

@@ -1,11 +1,11 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { callerOf, conflict, invalidArgument, isInvocationToken, newId, notFound, requireOrg, unauthenticated, verifyInvocationToken, type Orm } from "@hangar/shared";
 import { AdminService } from "@hangar/shared/proto/admin";
-import { editRoles, parseRoles } from "../domain/roles";
+import { editRoles, MEMBER_ROLE, parseRoles } from "../domain/roles";
 import { expiryFrom, hashSecret, isUsable, newTokenSecret } from "../domain/tokens";
 import { IdentityStore } from "../store/identity-store";
 import { requireMember, requireOrgAdmin, requireService, requireUser } from "./access";
-import { orgToProto, tokenToProto, userToProto } from "./mappers";
+import { orgToProto, tokenResultToProto, userToProto } from "./mappers";
 
 const MAX_NAME_LENGTH = 256;
 
@@ -19,7 +19,7 @@ export function createAdminServiceImpl(deps: { orm: Orm; internalAuthSecret: str
       const s = store();
       const org = { orgId: newId("og"), name, tier: "free", status: "active", created: new Date(), createdBy: userId };
       s.addOrg(org);
-      s.addMembership({ orgId: org.orgId, userId, roles: ["owner", "member"], created: new Date() });
+      s.addMembership({ orgId: org.orgId, userId, roles: ["owner", MEMBER_ROLE], created: new Date() });
       await s.flush();
       return { org: orgToProto(org) };
     },
@@ -101,7 +101,7 @@ export function createAdminServiceImpl(deps: { orm: Orm; internalAuthSecret: str
         createdBy: creator,
       };
       s.addUser(user);
-      s.addMembership({ orgId, userId, roles: ["member"], created: new Date() });
+      s.addMembership({ orgId, userId, roles: [MEMBER_ROLE], created: new Date() });
       await s.flush();
       return { user: userToProto(user) };
     },
@@ -149,7 +149,7 @@ export function createAdminServiceImpl(deps: { orm: Orm; internalAuthSecret: str
       const s = store();
       s.addToken(token);
       await s.flush();
-      return { token: { secret, userId, context: tokenToProto(token) } };
+      return { token: tokenResultToProto(token, secret) };
     },
 
     async deleteApiToken(req, ctx) {
@@ -161,19 +161,19 @@ export function createAdminServiceImpl(deps: { orm: Orm; internalAuthSecret: str
     },
 
     async listApiTokens(_req, ctx) {
-      return { tokens: (await store().tokensOfUser(requireUser(callerOf(ctx)))).map(tokenToProto) };
+      return { tokens: (await store().tokensOfUser(requireUser(callerOf(ctx)))).map((row) => tokenResultToProto(row)) };
     },
 
     async getApiToken(req, ctx) {
-      return { token: tokenToProto(await ownToken(store(), callerOf(ctx), req.tokenId)) };
+      return { token: tokenResultToProto(await ownToken(store(), callerOf(ctx), req.tokenId)) };
     },
 
     async disableApiToken(req, ctx) {
-      return { token: tokenToProto(await setEnabled(store(), callerOf(ctx), req.tokenId, false)) };
+      return { token: tokenResultToProto(await setEnabled(store(), callerOf(ctx), req.tokenId, false)) };
     },
 
     async enableApiToken(req, ctx) {
-      return { token: tokenToProto(await setEnabled(store(), callerOf(ctx), req.tokenId, true)) };
+      return { token: tokenResultToProto(await setEnabled(store(), callerOf(ctx), req.tokenId, true)) };
     },
 
     async authenticateToken(req, ctx) {

@@ -1,6 +1,6 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { ApiTokenRecordSchema, OrganizationSchema, UserSchema } from "@hangar/shared/proto/admin";
+import type { ApiTokenRecordSchema, ApiTokenResultSchema, OrganizationSchema, UserSchema } from "@hangar/shared/proto/admin";
 import type { ApiTokenRow, OrgRow, UserRow } from "../store/entities";
 
 /** Org row to its wire record. */
@@ -31,5 +31,11 @@ export function tokenToProto(row: ApiTokenRow): MessageInitShape<typeof ApiToken
     ...(row.expires ? { expires: timestampFromDate(row.expires) } : {}),
     ...(row.lastUsed ? { lastUsed: timestampFromDate(row.lastUsed) } : {}),
     enabled: row.enabled,
+    apiScopes: row.apiScopes,
   };
+}
+
+/** Token row to the shape the client SDK reads tokens in; the secret only when just created. */
+export function tokenResultToProto(row: ApiTokenRow, secret?: string): MessageInitShape<typeof ApiTokenResultSchema> {
+  return { ...(secret !== undefined ? { secret } : {}), userId: row.userId, context: tokenToProto(row) };
 }

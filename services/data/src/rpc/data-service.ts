@@ -2,6 +2,7 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampNow } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import {
+  applyCustomFieldChanges,
   applyFieldChanges,
   applyTagChanges,
   badRequest,
@@ -83,7 +84,7 @@ export function createDatasetHandlers(context: ServiceContext): DatasetHandlers 
         row.tags = applyTagChanges(row.tags, req.metadataChangeset);
       }
       if (req.customFieldsChangeset) {
-        row.customFields = applyFieldChanges(row.customFields, req.customFieldsChangeset, "custom_fields_changeset");
+        row.customFields = applyCustomFieldChanges(row.customFields, req.customFieldsChangeset, "custom_fields_changeset");
       }
       row.modified = new Date();
       row.modifiedBy = caller.subject;

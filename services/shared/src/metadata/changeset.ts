@@ -17,7 +17,8 @@ export interface MetadataChanges extends FieldChanges {
 /**
  * Applies field edits: `replace_all` starts from an empty object, then each `put_fields` dot path
  * is set (creating nested objects; numeric segments index existing lists), then each
- * `remove_fields` path is removed. Returns a new object; the input is not modified.
+ * `remove_fields` path is removed, and with it every object or list on the path that the removal
+ * left empty (as the client SDK's changeset applies). Returns a new object; the input is not modified.
  */
 export function applyFieldChanges(current: JsonObject, changes: FieldChanges, field: string): JsonObject {
   const result: JsonObject = changes.replaceAll ? {} : structuredClone(current);
@@ -25,6 +26,23 @@ export function applyFieldChanges(current: JsonObject, changes: FieldChanges, fi
     setPath(result, splitPath(path, `${field}.put_fields`), value, `${field}.put_fields.${path}`);
   }
   for (const path of changes.removeFields) removePath(result, splitPath(path, `${field}.remove_fields`));
+  return result;
+}
+
+/** Custom-field edits: the tagless changeset's fields, or the client SDK's `set_fields` and `clear_fields`. */
+export interface CustomFieldChanges extends FieldChanges {
+  setFields?: JsonObject | undefined;
+  clearFields: readonly string[];
+}
+
+/**
+ * Applies custom-field edits: the field edits first, then each `set_fields` name is set and each
+ * `clear_fields` name is set to null (names, not dot paths, as the client SDK applies them).
+ */
+export function applyCustomFieldChanges(current: JsonObject, changes: CustomFieldChanges, field: string): JsonObject {
+  const result = applyFieldChanges(current, changes, field);
+  for (const [name, value] of Object.entries(changes.setFields ?? {})) setOwnValue(result, name, value);
+  for (const name of changes.clearFields) setOwnValue(result, name, null);
   return result;
 }
 
@@ -73,18 +91,33 @@ function setPath(root: JsonObject, segments: string[], value: JsonValue, field: 
 }
 
 function removePath(root: JsonObject, segments: string[]): void {
-  let node: JsonValue | undefined = root;
+  // The containers from the root down to the removed value's parent: `containers[i + 1]` is
+  // `containers[i]`'s child at `segments[i]`.
+  const containers: JsonValue[] = [root];
   for (const segment of segments.slice(0, -1)) {
-    node = Array.isArray(node) ? node[Number(segment)] : isObject(node) ? ownValue(node, segment) : undefined;
-    if (node === undefined) return;
+    const child = childOf(containers[containers.length - 1]!, segment);
+    if (child === undefined) return;
+    containers.push(child);
   }
-  const last = segments[segments.length - 1]!;
+  removeChild(containers[containers.length - 1]!, segments[segments.length - 1]!);
+  for (let i = containers.length - 1; i > 0 && isEmptyContainer(containers[i]!); i--) removeChild(containers[i - 1]!, segments[i - 1]!);
+}
+
+function childOf(node: JsonValue, segment: string): JsonValue | undefined {
+  return Array.isArray(node) ? node[Number(segment)] : isObject(node) ? ownValue(node, segment) : undefined;
+}
+
+function removeChild(node: JsonValue, segment: string): void {
   if (Array.isArray(node)) {
-    const index = Number(last);
+    const index = Number(segment);
     if (Number.isInteger(index) && index >= 0 && index < node.length) node.splice(index, 1);
-  } else if (isObject(node) && Object.hasOwn(node, last)) {
-    delete node[last];
+  } else if (isObject(node) && Object.hasOwn(node, segment)) {
+    delete node[segment];
   }
+}
+
+function isEmptyContainer(value: JsonValue): boolean {
+  return Array.isArray(value) ? value.length === 0 : isObject(value) && Object.keys(value).length === 0;
 }
 
 // Keys are user data: reading or writing `obj[key]` for a key like `__proto__` would reach the

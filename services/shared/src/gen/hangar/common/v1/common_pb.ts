@@ -12,7 +12,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file hangar/common/v1/common.proto.
  */
 export const file_hangar_common_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("Ch1oYW5nYXIvY29tbW9uL3YxL2NvbW1vbi5wcm90bxIQaGFuZ2FyLmNvbW1vbi52MSL3AQoSUXVlcnlTcGVjaWZpY2F0aW9uEikKCWNvbmRpdGlvbhgBIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRISCgVsaW1pdBgCIAEoA0gAiAEBEhgKC21heF9yZXN1bHRzGAMgASgDSAGIAQESEgoFYWZ0ZXIYBCABKAlIAogBARIUCgdzb3J0X2J5GAUgASgJSAOIAQESGwoOc29ydF9kaXJlY3Rpb24YBiABKAlIBIgBAUIICgZfbGltaXRCDgoMX21heF9yZXN1bHRzQggKBl9hZnRlckIKCghfc29ydF9ieUIRCg9fc29ydF9kaXJlY3Rpb24ikwEKEU1ldGFkYXRhQ2hhbmdlc2V0EhAKCHB1dF90YWdzGAEgAygJEhMKC3JlbW92ZV90YWdzGAIgAygJEisKCnB1dF9maWVsZHMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhUKDXJlbW92ZV9maWVsZHMYBCADKAkSEwoLcmVwbGFjZV9hbGwYBSABKAgibwoUQ3VzdG9tRmllbGRDaGFuZ2VzZXQSKwoKcHV0X2ZpZWxkcxgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFQoNcmVtb3ZlX2ZpZWxkcxgCIAMoCRITCgtyZXBsYWNlX2FsbBgDIAEoCCI8Cg1SZWxhdGlvblR1cGxlEgwKBHVzZXIYASABKAkSEAoIcmVsYXRpb24YAiABKAkSCwoDb2JqGAMgASgJInUKC1Blcm1pc3Npb25zEjIKCXJlbGF0aW9ucxgBIAMoCzIfLmhhbmdhci5jb21tb24udjEuUmVsYXRpb25UdXBsZRIyChFncm91cF9wZXJtaXNzaW9ucxgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RiBnByb3RvMw", [file_google_protobuf_struct]);
+  fileDesc("Ch1oYW5nYXIvY29tbW9uL3YxL2NvbW1vbi5wcm90bxIQaGFuZ2FyLmNvbW1vbi52MSL3AQoSUXVlcnlTcGVjaWZpY2F0aW9uEikKCWNvbmRpdGlvbhgBIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRISCgVsaW1pdBgCIAEoA0gAiAEBEhgKC21heF9yZXN1bHRzGAMgASgDSAGIAQESEgoFYWZ0ZXIYBCABKAlIAogBARIUCgdzb3J0X2J5GAUgASgJSAOIAQESGwoOc29ydF9kaXJlY3Rpb24YBiABKAlIBIgBAUIICgZfbGltaXRCDgoMX21heF9yZXN1bHRzQggKBl9hZnRlckIKCghfc29ydF9ieUIRCg9fc29ydF9kaXJlY3Rpb24ikwEKEU1ldGFkYXRhQ2hhbmdlc2V0EhAKCHB1dF90YWdzGAEgAygJEhMKC3JlbW92ZV90YWdzGAIgAygJEisKCnB1dF9maWVsZHMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhUKDXJlbW92ZV9maWVsZHMYBCADKAkSEwoLcmVwbGFjZV9hbGwYBSABKAgisgEKFEN1c3RvbUZpZWxkQ2hhbmdlc2V0EisKCnB1dF9maWVsZHMYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhUKDXJlbW92ZV9maWVsZHMYAiADKAkSEwoLcmVwbGFjZV9hbGwYAyABKAgSKwoKc2V0X2ZpZWxkcxgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFAoMY2xlYXJfZmllbGRzGAUgAygJIjwKDVJlbGF0aW9uVHVwbGUSDAoEdXNlchgBIAEoCRIQCghyZWxhdGlvbhgCIAEoCRILCgNvYmoYAyABKAkidQoLUGVybWlzc2lvbnMSMgoJcmVsYXRpb25zGAEgAygLMh8uaGFuZ2FyLmNvbW1vbi52MS5SZWxhdGlvblR1cGxlEjIKEWdyb3VwX3Blcm1pc3Npb25zGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdGIGcHJvdG8z", [file_google_protobuf_struct]);
 
 /**
  * QuerySpecification is the body of every search-style operation.
@@ -106,7 +106,8 @@ export const MetadataChangesetSchema: GenMessage<MetadataChangeset> = /*@__PURE_
   messageDesc(file_hangar_common_v1_common, 1);
 
 /**
- * CustomFieldChangeset edits a record's custom fields with the tagless changeset semantics.
+ * CustomFieldChangeset edits a record's custom fields with the tagless changeset semantics, or in
+ * the client SDK's shape: `set_fields` sets each named field, `clear_fields` sets each to null.
  *
  * @generated from message hangar.common.v1.CustomFieldChangeset
  */
@@ -125,6 +126,16 @@ export type CustomFieldChangeset = Message<"hangar.common.v1.CustomFieldChangese
    * @generated from field: bool replace_all = 3;
    */
   replaceAll: boolean;
+
+  /**
+   * @generated from field: google.protobuf.Struct set_fields = 4;
+   */
+  setFields?: JsonObject | undefined;
+
+  /**
+   * @generated from field: repeated string clear_fields = 5;
+   */
+  clearFields: string[];
 };
 
 /**

@@ -1,0 +1,89 @@
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { requiredEnv, type ApiClient, type TestPlatform } from "@hangar/test-harness";
+import { ok } from "./invocation-fixtures";
+
+/**
+ * Helpers of the tests that drive the platform with the public Python client SDK (PyPI `roboto`
+ * 0.53.0, installed by scripts/install-python-sdk.sh): sdk-compat.e2e.ts and sdk-compat-more.e2e.ts.
+ *
+ * The SDK sends S3 requests wherever boto3 sends them: it ignores the `endpoint` that the platform's
+ * credentials carry, so a client reaches the embedded S3-compatible store through boto3's
+ * `AWS_ENDPOINT_URL_S3`. The scripts get it from here; actions get it from the runner.
+ */
+
+const run = promisify(execFile);
+
+/** A work directory and a way to run SDK scripts against one platform. */
+export interface SdkWorkspace {
+  /** A fresh directory for the scripts, their inputs and their downloads. */
+  work: string;
+  /** Writes `files` under a fresh directory in the work directory and returns its path. */
+  directoryWith(name: string, files: Record<string, string | Buffer>): Promise<string>;
+  /**
+   * Runs a Python script with the SDK as a client configures it (`ROBOTO_SERVICE_ENDPOINT`,
+   * `ROBOTO_API_KEY` = `token`, and the S3 endpoint for boto3), `args` as its JSON argument; the
+   * script prints one JSON value last, which is returned.
+   */
+  sdk(name: string, script: string, args: Record<string, unknown>, token: string): Promise<any>;
+  close(): Promise<void>;
+}
+
+export async function sdkWorkspace(t: TestPlatform): Promise<SdkWorkspace> {
+  const work = await mkdtemp(path.join(tmpdir(), "hangar-sdk-"));
+  return {
+    work,
+    async directoryWith(name, files) {
+      const dir = path.join(work, name);
+      for (const [relative, content] of Object.entries(files)) {
+        await mkdir(path.dirname(path.join(dir, relative)), { recursive: true });
+        await writeFile(path.join(dir, relative), content);
+      }
+      return dir;
+    },
+    async sdk(name, script, args, token) {
+      const file = path.join(work, `${name}.py`);
+      await writeFile(file, script);
+      const env = {
+        PATH: process.env.PATH ?? "",
+        HOME: work,
+        ROBOTO_CACHE_DIR: path.join(work, "cache"),
+        ROBOTO_SERVICE_ENDPOINT: t.url,
+        ROBOTO_API_KEY: token,
+        AWS_ENDPOINT_URL_S3: t.objectStore.location.endpoint!,
+      };
+      try {
+        const python = requiredEnv("HANGAR_TEST_ROBOTO_PYTHON");
+        const { stdout } = await run(python, [file, JSON.stringify(args)], { env, timeout: 50_000, maxBuffer: 16 * 1024 * 1024 });
+        return JSON.parse(stdout.trim().split("\n").at(-1)!);
+      } catch (error) {
+        const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+        throw new Error(`${name}.py failed: ${String(error)}\n${stdout ?? ""}\n${stderr ?? ""}`);
+      }
+    },
+    close: () => rm(work, { recursive: true, force: true }),
+  };
+}
+
+/** Compares bytes by digest: jest's deep equality takes seconds over megabytes. */
+export const sha256 = (bytes: Buffer): string => createHash("sha256").update(bytes).digest("hex");
+
+/** A dataset as the gateway answers it. */
+export async function recordOf(client: ApiClient, datasetId: string): Promise<any> {
+  return ok(await client.get(`/v1/datasets/${datasetId}`));
+}
+
+/** The file at `relativePath` in a dataset, as the gateway answers it. */
+export async function fileAtPath(client: ApiClient, datasetId: string, relativePath: string): Promise<any> {
+  return ok(await client.get(`/v1/files/record/path/${encodeURIComponent(relativePath)}/association/${datasetId}`));
+}
+
+/** The bytes of the file at `relativePath` in a dataset, downloaded through its signed URL. */
+export async function contentAt(client: ApiClient, datasetId: string, relativePath: string): Promise<Buffer> {
+  const { url } = ok(await client.get(`/v1/files/${(await fileAtPath(client, datasetId, relativePath)).file_id}/signed-url`));
+  return Buffer.from(await (await fetch(url)).arrayBuffer());
+}
