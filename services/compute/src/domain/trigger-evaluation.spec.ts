@@ -44,12 +44,11 @@ function trigger(overrides: Partial<EvaluatedTrigger> = {}): EvaluatedTrigger {
 }
 
 /** Sources answering from fixed data, recording which questions were asked. */
-function sources(options: { present?: string[]; matching?: string[]; meets?: boolean | string[]; invoked?: string[] } = {}) {
+function sources(options: { present?: string[]; meets?: boolean | string[]; invoked?: string[] } = {}) {
   const asked: string[] = [];
   const meets = (id: string) => (Array.isArray(options.meets) ? options.meets.includes(id) : (options.meets ?? true));
   const data: TriggerDataQueries = {
     anyFileMatches: async (_datasetId, pattern) => (asked.push(`pattern ${pattern}`), (options.present ?? ["*.bag"]).includes(pattern)),
-    filesMatching: async (_datasetId, _patterns, fileIds) => (asked.push("files"), new Set([...fileIds].filter((id) => (options.matching ?? []).includes(id)))),
     datasetMeets: async (datasetId) => (asked.push(`dataset ${datasetId}`), meets(datasetId)),
     fileMeets: async (fileId) => (asked.push(`file ${fileId}`), meets(fileId)),
   };
@@ -108,29 +107,38 @@ describe("planEvaluation, for_each dataset", () => {
 describe("planEvaluation, for_each dataset_file", () => {
   const perFile = (overrides: Partial<EvaluatedTrigger> = {}) => trigger({ forEach: "dataset_file", ...overrides });
 
-  test("invokes once per matching new file, with that file's path and the additional inputs", async () => {
-    const plan = await planEvaluation(perFile(), upload, sources({ matching: ["fl_a", "fl_b"] }).all);
+  test("invokes once per new file matching a required pattern, with that file's path and the additional inputs", async () => {
+    const plan = await planEvaluation(perFile(), upload, sources().all);
     expect("invoke" in plan && plan.invoke.map((r) => [r.idempotencyId, r.inputData])).toEqual([
       ["trigger:tr_1:fl_a", ["a.bag", "extra.yaml"]],
       ["trigger:tr_1:fl_b", ["logs/b.bag", "extra.yaml"]],
     ]);
   });
 
+  test("matches the upload's paths as the data service's listings do: a pattern with a slash is anchored", async () => {
+    const plan = await planEvaluation(perFile({ requiredInputs: ["logs/*.bag", "*.txt"] }), upload, sources().all);
+    expect("invoke" in plan && plan.invoke.map((r) => r.idempotencyId)).toEqual(["trigger:tr_1:fl_b", "trigger:tr_1:fl_c"]);
+    const rooted = await planEvaluation(perFile({ requiredInputs: ["/*.bag"] }), upload, sources().all);
+    expect("invoke" in rooted && rooted.invoke.map((r) => r.idempotencyId)).toEqual(["trigger:tr_1:fl_a"]);
+  });
+
   test("files that already ran are left out; when none is left the outcome is already_run", async () => {
-    const some = await planEvaluation(perFile(), upload, sources({ matching: ["fl_a", "fl_b"], invoked: ["trigger:tr_1:fl_a"] }).all);
+    const some = await planEvaluation(perFile(), upload, sources({ invoked: ["trigger:tr_1:fl_a"] }).all);
     expect("invoke" in some && some.invoke.map((r) => r.idempotencyId)).toEqual(["trigger:tr_1:fl_b"]);
-    const none = await planEvaluation(perFile(), upload, sources({ matching: ["fl_a"], invoked: ["trigger:tr_1:fl_a"] }).all);
+    const none = await planEvaluation(perFile({ requiredInputs: ["a.bag"] }), upload, sources({ invoked: ["trigger:tr_1:fl_a"] }).all);
     expect(none).toEqual({ skip: "already_run" });
   });
 
-  test("no matching file is no_matching_files; the condition is tested per file", async () => {
-    expect(await planEvaluation(perFile(), upload, sources({ matching: [] }).all)).toEqual({ skip: "no_matching_files" });
+  test("no matching file is no_matching_files; the condition is tested per file, through the data service", async () => {
+    const { all: none, asked: askedNone } = sources();
+    expect(await planEvaluation(perFile({ requiredInputs: ["*.csv"] }), upload, none)).toEqual({ skip: "no_matching_files" });
+    expect(askedNone).toEqual([]);
     const condition = { field: "size", comparator: "GREATER_THAN", value: 1 };
-    const { all, asked } = sources({ matching: ["fl_a", "fl_b"], meets: ["fl_b"] });
+    const { all, asked } = sources({ meets: ["fl_b"] });
     const plan = await planEvaluation(perFile({ condition }), upload, all);
     expect("invoke" in plan && plan.invoke.map((r) => r.idempotencyId)).toEqual(["trigger:tr_1:fl_b"]);
-    expect(asked).toEqual(["files", "file fl_a", "file fl_b"]);
-    expect(await planEvaluation(perFile({ condition }), upload, sources({ matching: ["fl_a"], meets: false }).all)).toEqual({ skip: "condition_not_met" });
+    expect(asked).toEqual(["file fl_a", "file fl_b"]);
+    expect(await planEvaluation(perFile({ condition, requiredInputs: ["a.bag"] }), upload, sources({ meets: false }).all)).toEqual({ skip: "condition_not_met" });
   });
 });
 

@@ -1,6 +1,6 @@
 import type { JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { decodePageToken, encodePageToken, queryFingerprint, resolveLimit } from "@hangar/shared";
+import { decodePageToken, encodePageToken, matchesAnyGlob, queryFingerprint, resolveLimit } from "@hangar/shared";
 import type { InvocationRequest } from "./invoke";
 import type { TriggerSettings } from "./triggers";
 
@@ -27,12 +27,13 @@ export interface CompletedUpload {
   files: { fileId: string; relativePath: string }[];
 }
 
-/** What evaluation asks the data service, whose query engine and pattern matching decide. */
+/**
+ * What evaluation asks the data service, whose query engine decides. (An upload's own files are
+ * matched here, with the shared gitignore-style matcher the data service's listings use.)
+ */
 export interface TriggerDataQueries {
   /** True when an available file of the dataset matches the gitignore-style pattern. */
   anyFileMatches(datasetId: string, pattern: string): Promise<boolean>;
-  /** The ids among `fileIds` of available files of the dataset that match any of the patterns. */
-  filesMatching(datasetId: string, patterns: string[], fileIds: ReadonlySet<string>): Promise<Set<string>>;
   datasetMeets(datasetId: string, condition: JsonValue): Promise<boolean>;
   fileMeets(fileId: string, condition: JsonValue): Promise<boolean>;
 }
@@ -69,8 +70,7 @@ async function planPerDataset(trigger: EvaluatedTrigger, upload: CompletedUpload
 }
 
 async function planPerFile(trigger: EvaluatedTrigger, upload: CompletedUpload, sources: EvaluationSources): Promise<EvaluationPlan> {
-  const matching = await sources.data.filesMatching(upload.datasetId, trigger.requiredInputs, new Set(upload.files.map((f) => f.fileId)));
-  const candidates = upload.files.filter((f) => matching.has(f.fileId));
+  const candidates = upload.files.filter((f) => matchesAnyGlob(trigger.requiredInputs, f.relativePath));
   if (candidates.length === 0) return { skip: "no_matching_files" };
   const invoked = await sources.invoked(candidates.map((f) => idempotencyId(trigger, f.fileId)));
   const fresh = candidates.filter((f) => !invoked.has(idempotencyId(trigger, f.fileId)));

@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import {
   createFieldCatalog,
+  globToRegex,
   invalidArgument,
   notFound,
   parseConditionJson,
@@ -154,15 +155,12 @@ function required(value: string, field: string): string {
 }
 
 /**
- * Checks gitignore-style patterns: each non-blank and not negated (the data service matches
- * patterns as inclusions only); `nonEmpty` lists need at least one.
+ * Checks gitignore-style patterns with the matcher evaluation uses (non-blank, not negated: patterns
+ * are inclusions only); `nonEmpty` lists need at least one.
  */
 function checkPatterns(patterns: string[], field: string, nonEmpty: boolean): string[] {
   if (nonEmpty && patterns.length === 0) throw invalidArgument(field, "must list at least one pattern");
-  patterns.forEach((pattern, i) => {
-    if (pattern.trim() === "") throw invalidArgument(`${field}[${i}]`, "must not be empty");
-    if (pattern.trim().startsWith("!")) throw invalidArgument(`${field}[${i}]`, "negated patterns are not supported");
-  });
+  patterns.forEach((pattern, i) => globToRegex(pattern, `${field}[${i}]`));
   return patterns;
 }
 

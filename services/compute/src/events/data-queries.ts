@@ -1,12 +1,12 @@
 import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
-import { MAX_LIMIT, peerClient, type ServiceContext } from "@hangar/shared";
+import { peerClient, type ServiceContext } from "@hangar/shared";
 import { DataService } from "@hangar/shared/proto/data";
 import type { TriggerDataQueries } from "../domain/trigger-evaluation";
 
 /**
  * The data service's answers to trigger evaluation, asked as the compute service acting in one
- * org: file patterns go to its dataset file listing, conditions to its own query engine (so a
+ * org: required-input patterns go to its dataset file listing, conditions to its own query engine (so a
  * trigger condition means what the same condition means in query_datasets and query_files).
  */
 export function dataServiceQueries(context: ServiceContext, orgId: string): TriggerDataQueries {
@@ -25,18 +25,6 @@ export function dataServiceQueries(context: ServiceContext, orgId: string): Trig
     async anyFileMatches(datasetId, pattern) {
       const page = await data.queryDatasetFiles({ datasetId, includePatterns: [pattern], limit: 1n });
       return page.items.length > 0;
-    },
-
-    async filesMatching(datasetId, patterns, fileIds) {
-      const found = new Set<string>();
-      let pageToken: string | undefined;
-      // Stops as soon as every file asked about has turned up.
-      do {
-        const page = await data.queryDatasetFiles({ datasetId, includePatterns: patterns, limit: BigInt(MAX_LIMIT), ...(pageToken ? { pageToken } : {}) });
-        for (const file of page.items) if (fileIds.has(file.fileId)) found.add(file.fileId);
-        pageToken = page.nextToken;
-      } while (pageToken && found.size < fileIds.size);
-      return found;
     },
 
     async datasetMeets(datasetId, condition) {

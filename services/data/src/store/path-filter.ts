@@ -1,5 +1,4 @@
-import { joinSql, rawSql, sql, textArrayLiteral, type SqlFragment } from "@hangar/shared";
-import { globToRegex } from "../domain/patterns";
+import { globToRegex, joinSql, rawSql, sql, textArrayLiteral, type SqlFragment } from "@hangar/shared";
 
 /**
  * A WHERE fragment over `f.relative_path` for gitignore-style include and exclude patterns (field

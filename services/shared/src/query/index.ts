@@ -31,3 +31,4 @@ export { DEFAULT_LIMIT, MAX_LIMIT, resolveLimit } from "./resolve-limit";
 export { decodePageToken, encodePageToken, queryFingerprint, type QueryShape } from "./page-token";
 export { conditionOfValue, planSearch, type QuerySpecInput, type SearchPlan, type SearchTarget } from "./plan-search";
 export { isDecimalString, normalizeIsoTimestamp, parseIsoTimestamp } from "./value-formats";
+export { globToRegex, matchesAnyGlob } from "./glob";

@@ -1,0 +1,30 @@
+import { globToRegex, matchesAnyGlob } from "./glob";
+
+describe("gitignore-style patterns", () => {
+  test.each<[string, string, boolean]>([
+    ["*.csv", "a.csv", true],
+    ["*.csv", "logs/deep/a.csv", true],
+    ["*.csv", "a.csv.bak", false],
+    ["logs/*.txt", "logs/a.txt", true],
+    ["logs/*.txt", "x/logs/a.txt", false],
+    ["logs/*.txt", "logs/sub/a.txt", false],
+    ["logs/**/*.txt", "logs/sub/deep/a.txt", true],
+    ["raw/", "raw/a/b.bin", true],
+    ["/top.md", "top.md", true],
+    ["/top.md", "sub/top.md", false],
+    ["file?.bin", "file1.bin", true],
+    ["a+b(1).txt", "a+b(1).txt", true],
+  ])("%s against %s: %s", (pattern, path, expected) => {
+    expect(matchesAnyGlob([pattern], path)).toBe(expected);
+  });
+
+  test("any of several patterns", () => {
+    expect(matchesAnyGlob(["*.csv", "*.bag"], "x/y.bag")).toBe(true);
+    expect(matchesAnyGlob([], "x/y.bag")).toBe(false);
+  });
+
+  test("empty and negated patterns are refused naming the field", () => {
+    expect(() => globToRegex(" ", "include_patterns[0]")).toThrow("include_patterns[0]: must not be empty");
+    expect(() => globToRegex("!*.csv", "required_inputs[1]")).toThrow("required_inputs[1]: negated patterns (!) are not supported");
+  });
+});
