@@ -307,3 +307,32 @@ test("another org's uploads, uploads outside datasets and triggers without the f
   expect(await invocationsOf(alice.client, ingestOnly.trigger_id)).toEqual([]);
   expect(await invocationsOf(bob.client, trigger.trigger_id)).toEqual([]);
 });
+
+test("a trigger reacting to dataset_metadata_update is evaluated when the dataset's fields change, not on uploads, and fires once", async () => {
+  const stem = unique("meta");
+  const trigger = await createTrigger(alice.client, {
+    name: stem,
+    required_inputs: [`${stem}.bag`],
+    causes: ["dataset_metadata_update"],
+    condition: { field: "metadata.ready", comparator: "EQUALS", value: true },
+  });
+  const datasetId = await createDataset(alice.client, stem);
+  await uploadFiles(alice.client, datasetId, { [`${stem}.bag`]: "1" });
+  await caughtUp();
+  expect(await evaluationsOf(alice.client, stem, datasetId)).toEqual([]);
+
+  const edit = async (body: Record<string, unknown>) => expect((await alice.client.put(`/v1/datasets/${datasetId}`, body)).status).toBe(200);
+  await edit({ metadata_changeset: { put_fields: { ready: false } } });
+  expect(outcomes(await settled(alice.client, stem, datasetId, 1))).toEqual([["evaluated", "skipped", "condition_not_met"]]);
+  await edit({ metadata_changeset: { put_fields: { ready: true } } });
+  await edit({ description: "ready now" });
+  const evaluations = await settled(alice.client, stem, datasetId, 3);
+  expect(outcomes(evaluations)).toEqual([
+    ["evaluated", "skipped", "condition_not_met"],
+    ["evaluated", "invoked_action", null],
+    ["evaluated", "skipped", "already_run"],
+  ]);
+  expect(evaluations.map((e) => [e.cause, e.data_constraint])).toEqual(Array(3).fill(["dataset_metadata_update", null]));
+  const invocations = await invocationsOf(alice.client, trigger.trigger_id);
+  expect(invocations.map((i) => [i.data_source.data_source_id, i.last_status])).toEqual([[datasetId, 0]]);
+});

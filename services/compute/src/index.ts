@@ -2,7 +2,7 @@ import type { PeriodicTask, ServiceDefinition } from "@hangar/shared";
 import { ComputeService } from "@hangar/shared/proto/compute";
 import { leaseSettings, type LeaseSettings } from "./domain/leases";
 import { startSweeper } from "./domain/sweeper";
-import { uploadCompletedConsumer } from "./events/upload-completed-consumer";
+import { triggerEvaluationConsumer } from "./events/trigger-evaluation-consumer";
 import { createActionHandlers } from "./rpc/action-handlers";
 import { createInvocationHandlers } from "./rpc/invocation-handlers";
 import { createRunnerHandlers } from "./rpc/runner-handlers";
@@ -31,7 +31,7 @@ export function computeService(options: ComputeServiceOptions = {}): ServiceDefi
         ...createTriggerHandlers(context),
         ...createRunnerHandlers(context, leases),
       }),
-    consumers: (context) => [uploadCompletedConsumer(context)],
+    consumers: (context) => [triggerEvaluationConsumer(context)],
     async onStart({ orm, runtime }) {
       sweeper = startSweeper({ orm, settings: leases, logger: runtime.logger });
     },

@@ -4,13 +4,14 @@ import {
   outcomeOf,
   planEvaluation,
   planEvaluationPage,
-  type CompletedUpload,
   type EvaluatedTrigger,
+  type EvaluationOccasion,
   type EvaluationSources,
   type TriggerDataQueries,
 } from "./trigger-evaluation";
 
-const upload: CompletedUpload = {
+const upload: EvaluationOccasion = {
+  cause: "file_upload",
   orgId: "og_1",
   datasetId: "ds_1",
   transactionId: "tx_1",
@@ -43,12 +44,20 @@ function trigger(overrides: Partial<EvaluatedTrigger> = {}): EvaluatedTrigger {
   };
 }
 
+/** The dataset's files, as the data service would list them. */
+const datasetFiles = [
+  { fileId: "fl_old", relativePath: "old.bag" },
+  { fileId: "fl_new", relativePath: "new.bag" },
+  { fileId: "fl_txt", relativePath: "notes.txt" },
+];
+
 /** Sources answering from fixed data, recording which questions were asked. */
 function sources(options: { present?: string[]; meets?: boolean | string[]; invoked?: string[] } = {}) {
   const asked: string[] = [];
   const meets = (id: string) => (Array.isArray(options.meets) ? options.meets.includes(id) : (options.meets ?? true));
   const data: TriggerDataQueries = {
     anyFileMatches: async (_datasetId, pattern) => (asked.push(`pattern ${pattern}`), (options.present ?? ["*.bag"]).includes(pattern)),
+    filesMatching: async (_datasetId, patterns) => (asked.push(`files ${patterns.join(",")}`), datasetFiles.filter((f) => patterns.some((p) => f.relativePath.endsWith(p.replace("*", ""))))),
     datasetMeets: async (datasetId) => (asked.push(`dataset ${datasetId}`), meets(datasetId)),
     fileMeets: async (fileId) => (asked.push(`file ${fileId}`), meets(fileId)),
   };
@@ -139,6 +148,27 @@ describe("planEvaluation, for_each dataset_file", () => {
     expect("invoke" in plan && plan.invoke.map((r) => r.idempotencyId)).toEqual(["trigger:tr_1:fl_b"]);
     expect(asked).toEqual(["file fl_a", "file fl_b"]);
     expect(await planEvaluation(perFile({ condition, requiredInputs: ["a.bag"] }), upload, sources({ meets: false }).all)).toEqual({ skip: "condition_not_met" });
+  });
+});
+
+describe("planEvaluation, when a dataset's fields change", () => {
+  const changed: EvaluationOccasion = { cause: "dataset_metadata_update", orgId: "og_1", datasetId: "ds_1", eventId: "ev_1" };
+
+  test("a dataset trigger is evaluated as for an upload: inputs present and the condition met fire it once", async () => {
+    const condition = { field: "metadata.ready", comparator: "EQUALS", value: true };
+    const { all, asked } = sources();
+    const plan = await planEvaluation(trigger({ condition }), changed, all);
+    expect("invoke" in plan && plan.invoke.map((r) => r.idempotencyId)).toEqual(["trigger:tr_1:ds_1"]);
+    expect(asked).toEqual(["pattern *.bag", "dataset ds_1"]);
+    expect(await planEvaluation(trigger({ condition }), changed, sources({ meets: false }).all)).toEqual({ skip: "condition_not_met" });
+    expect(await planEvaluation(trigger(), changed, sources({ invoked: ["trigger:tr_1:ds_1"] }).all)).toEqual({ skip: "already_run" });
+  });
+
+  test("a dataset_file trigger considers the dataset's matching files, not an upload's", async () => {
+    const { all, asked } = sources({ invoked: ["trigger:tr_1:fl_old"] });
+    const plan = await planEvaluation(trigger({ forEach: "dataset_file" }), changed, all);
+    expect("invoke" in plan && plan.invoke.map((r) => [r.idempotencyId, r.inputData])).toEqual([["trigger:tr_1:fl_new", ["new.bag", "extra.yaml"]]]);
+    expect(asked).toEqual(["files *.bag"]);
   });
 });
 

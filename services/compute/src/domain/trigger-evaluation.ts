@@ -10,8 +10,10 @@ export type SkipReason = "already_run" | "condition_not_met" | "no_matching_file
 /** How an evaluation ended. */
 export type EvaluationOutcome = { outcome: "invoked_action"; reason: null } | { outcome: "skipped"; reason: SkipReason };
 
-/** The cause of the evaluations an upload starts. */
+/** The causes that start evaluations: an upload completing, a dataset's fields changing. */
 export const FILE_UPLOAD_CAUSE = "file_upload";
+export const DATASET_METADATA_UPDATE_CAUSE = "dataset_metadata_update";
+export type EvaluationCause = typeof FILE_UPLOAD_CAUSE | typeof DATASET_METADATA_UPDATE_CAUSE;
 
 /** A trigger as evaluation reads it. */
 export interface EvaluatedTrigger extends TriggerSettings {
@@ -19,12 +21,27 @@ export interface EvaluatedTrigger extends TriggerSettings {
   orgId: string;
 }
 
-/** A completed upload of files into a dataset. */
-export interface CompletedUpload {
-  orgId: string;
-  datasetId: string;
-  transactionId: string;
-  files: { fileId: string; relativePath: string }[];
+/**
+ * The most files a `dataset_file` trigger considers when a dataset's fields change (its matching
+ * files, oldest first): a change to a huge dataset must not fan out without bound.
+ */
+export const MAX_OCCASION_FILES = 1000;
+
+/** A file an occasion concerns. */
+export interface OccasionFile {
+  fileId: string;
+  relativePath: string;
+}
+
+/** What starts the evaluation of a dataset's triggers: an upload into it, or a change to its fields. */
+export type EvaluationOccasion = { orgId: string; datasetId: string } & (
+  | { cause: typeof FILE_UPLOAD_CAUSE; transactionId: string; files: OccasionFile[] }
+  | { cause: typeof DATASET_METADATA_UPDATE_CAUSE; eventId: string }
+);
+
+/** The key that makes an occasion evaluated once per trigger: the transaction, or the change event. */
+export function occasionKey(occasion: EvaluationOccasion): string {
+  return occasion.cause === FILE_UPLOAD_CAUSE ? occasion.transactionId : `${occasion.cause}:${occasion.eventId}`;
 }
 
 /**
@@ -34,6 +51,8 @@ export interface CompletedUpload {
 export interface TriggerDataQueries {
   /** True when an available file of the dataset matches the gitignore-style pattern. */
   anyFileMatches(datasetId: string, pattern: string): Promise<boolean>;
+  /** The available files of the dataset matching any of the patterns, oldest first (at most MAX_OCCASION_FILES). */
+  filesMatching(datasetId: string, patterns: string[]): Promise<OccasionFile[]>;
   datasetMeets(datasetId: string, condition: JsonValue): Promise<boolean>;
   fileMeets(fileId: string, condition: JsonValue): Promise<boolean>;
 }
@@ -49,28 +68,33 @@ export interface EvaluationSources {
 export type EvaluationPlan = { skip: SkipReason } | { invoke: InvocationRequest[] };
 
 /**
- * Decides what a trigger does about an upload. A `dataset` trigger fires once per dataset, when
+ * Decides what a trigger does about an occasion (an upload, or a change to the dataset's fields). A `dataset` trigger fires once per dataset, when
  * every required pattern matches some available file of the dataset (not only this upload's) and
- * the dataset meets the condition. A `dataset_file` trigger fires once per new file of the upload
- * that matches any required pattern and meets the condition. Idempotency ids make each firing
- * happen once however often an upload is evaluated.
+ * the dataset meets the condition. A `dataset_file` trigger fires once per file that matches any
+ * required pattern and meets the condition: an upload's new files, or, when the dataset's fields
+ * change, its matching files. Idempotency ids make each firing happen once however often the
+ * dataset is evaluated.
  */
-export async function planEvaluation(trigger: EvaluatedTrigger, upload: CompletedUpload, sources: EvaluationSources): Promise<EvaluationPlan> {
+export async function planEvaluation(trigger: EvaluatedTrigger, occasion: EvaluationOccasion, sources: EvaluationSources): Promise<EvaluationPlan> {
   if (!trigger.enabled) return { skip: "trigger_disabled" };
-  return trigger.forEach === "dataset_file" ? planPerFile(trigger, upload, sources) : planPerDataset(trigger, upload, sources);
+  return trigger.forEach === "dataset_file" ? planPerFile(trigger, occasion, sources) : planPerDataset(trigger, occasion, sources);
 }
 
-async function planPerDataset(trigger: EvaluatedTrigger, upload: CompletedUpload, sources: EvaluationSources): Promise<EvaluationPlan> {
-  const key = idempotencyId(trigger, upload.datasetId);
+async function planPerDataset(trigger: EvaluatedTrigger, occasion: EvaluationOccasion, sources: EvaluationSources): Promise<EvaluationPlan> {
+  const key = idempotencyId(trigger, occasion.datasetId);
   if ((await sources.invoked([key])).size > 0) return { skip: "already_run" };
-  const present = await Promise.all(trigger.requiredInputs.map((pattern) => sources.data.anyFileMatches(upload.datasetId, pattern)));
+  const present = await Promise.all(trigger.requiredInputs.map((pattern) => sources.data.anyFileMatches(occasion.datasetId, pattern)));
   if (!present.every(Boolean)) return { skip: "no_matching_files" };
-  if (trigger.condition !== null && !(await sources.data.datasetMeets(upload.datasetId, trigger.condition))) return { skip: "condition_not_met" };
-  return { invoke: [invocationOf(trigger, upload.datasetId, key, [...trigger.requiredInputs, ...trigger.additionalInputs])] };
+  if (trigger.condition !== null && !(await sources.data.datasetMeets(occasion.datasetId, trigger.condition))) return { skip: "condition_not_met" };
+  return { invoke: [invocationOf(trigger, occasion.datasetId, key, [...trigger.requiredInputs, ...trigger.additionalInputs])] };
 }
 
-async function planPerFile(trigger: EvaluatedTrigger, upload: CompletedUpload, sources: EvaluationSources): Promise<EvaluationPlan> {
-  const candidates = upload.files.filter((f) => matchesAnyGlob(trigger.requiredInputs, f.relativePath));
+async function planPerFile(trigger: EvaluatedTrigger, occasion: EvaluationOccasion, sources: EvaluationSources): Promise<EvaluationPlan> {
+  // An occasion's new files are matched here; a change to the dataset concerns all its matching files.
+  const candidates =
+    occasion.cause === FILE_UPLOAD_CAUSE
+      ? occasion.files.filter((f) => matchesAnyGlob(trigger.requiredInputs, f.relativePath))
+      : await sources.data.filesMatching(occasion.datasetId, trigger.requiredInputs);
   if (candidates.length === 0) return { skip: "no_matching_files" };
   const invoked = await sources.invoked(candidates.map((f) => idempotencyId(trigger, f.fileId)));
   const fresh = candidates.filter((f) => !invoked.has(idempotencyId(trigger, f.fileId)));
@@ -80,7 +104,7 @@ async function planPerFile(trigger: EvaluatedTrigger, upload: CompletedUpload, s
   const firing = fresh.filter((_, i) => meets[i]);
   if (firing.length === 0) return { skip: "condition_not_met" };
   return {
-    invoke: firing.map((f) => invocationOf(trigger, upload.datasetId, idempotencyId(trigger, f.fileId), [f.relativePath, ...trigger.additionalInputs])),
+    invoke: firing.map((f) => invocationOf(trigger, occasion.datasetId, idempotencyId(trigger, f.fileId), [f.relativePath, ...trigger.additionalInputs])),
   };
 }
 

@@ -1,8 +1,8 @@
 import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
-import { peerClient, type ServiceContext } from "@hangar/shared";
+import { MAX_LIMIT, peerClient, type ServiceContext } from "@hangar/shared";
 import { DataService } from "@hangar/shared/proto/data";
-import type { TriggerDataQueries } from "../domain/trigger-evaluation";
+import { MAX_OCCASION_FILES, type OccasionFile, type TriggerDataQueries } from "../domain/trigger-evaluation";
 
 /**
  * The data service's answers to trigger evaluation, asked as the compute service acting in one
@@ -25,6 +25,18 @@ export function dataServiceQueries(context: ServiceContext, orgId: string): Trig
     async anyFileMatches(datasetId, pattern) {
       const page = await data.queryDatasetFiles({ datasetId, includePatterns: [pattern], limit: 1n });
       return page.items.length > 0;
+    },
+
+    async filesMatching(datasetId, patterns) {
+      const files: OccasionFile[] = [];
+      let pageToken: string | undefined;
+      do {
+        const limit = BigInt(Math.min(MAX_LIMIT, MAX_OCCASION_FILES - files.length));
+        const page = await data.queryDatasetFiles({ datasetId, includePatterns: patterns, limit, sortBy: "created", sortDirection: "ASC", ...(pageToken ? { pageToken } : {}) });
+        files.push(...page.items.map((f) => ({ fileId: f.fileId, relativePath: f.relativePath })));
+        pageToken = page.nextToken;
+      } while (pageToken && files.length < MAX_OCCASION_FILES);
+      return files;
     },
 
     async datasetMeets(datasetId, condition) {

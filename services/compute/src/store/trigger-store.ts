@@ -1,6 +1,6 @@
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import { rawSql, sql, type EntityManager, type SearchPlan, type SqlFragment } from "@hangar/shared";
-import type { CompletedUpload, EvaluationOutcome, EvaluationPage } from "../domain/trigger-evaluation";
+import { FILE_UPLOAD_CAUSE, occasionKey, type EvaluationOccasion, type EvaluationOutcome, type EvaluationPage } from "../domain/trigger-evaluation";
 import { Invocation } from "./entities";
 import { Trigger, TriggerEvaluation, type TriggerEvaluationRow, type TriggerRow } from "./trigger-entities";
 
@@ -74,20 +74,21 @@ export class TriggerStore {
   }
 
   /**
-   * Records a pending evaluation of a trigger for an upload and returns its id. An upload is
-   * evaluated once per trigger: a pending or failed earlier attempt (a redelivered event) is
-   * reset to pending and reused; an evaluated one returns undefined, so nothing runs twice. So
-   * does a trigger deleted since it was listed.
+   * Records a pending evaluation of a trigger for an occasion (an upload, a dataset change) and
+   * returns its id. An occasion is evaluated once per trigger: a pending or failed earlier attempt
+   * (a redelivered event) is reset to pending and reused; an evaluated one returns undefined, so
+   * nothing runs twice. So does a trigger deleted since it was listed.
    */
-  async beginEvaluation(triggerId: string, upload: CompletedUpload, cause: string): Promise<string | undefined> {
+  async beginEvaluation(triggerId: string, occasion: EvaluationOccasion): Promise<string | undefined> {
+    const transactionId = occasion.cause === FILE_UPLOAD_CAUSE ? occasion.transactionId : null;
     const rows = await this.em.execute<{ trigger_evaluation_id: string }[]>(
-      `insert into trigger_evaluations (trigger_id, org_id, data_source_type, data_source_id, transaction_id, evaluation_start, status, cause)
-       select trigger_id, org_id, 'Dataset', ?, ?, now(), 'pending', ? from triggers where trigger_id = ?
-       on conflict (trigger_id, transaction_id) where transaction_id is not null do update
+      `insert into trigger_evaluations (trigger_id, org_id, data_source_type, data_source_id, transaction_id, occasion_id, evaluation_start, status, cause)
+       select trigger_id, org_id, 'Dataset', ?, ?, ?, now(), 'pending', ? from triggers where trigger_id = ?
+       on conflict (trigger_id, occasion_id) where occasion_id is not null do update
          set status = 'pending', evaluation_start = now(), evaluation_end = null, status_detail = null, outcome = null, outcome_reason = null
          where trigger_evaluations.status <> 'evaluated'
        returning trigger_evaluation_id`,
-      [upload.datasetId, upload.transactionId, cause, triggerId],
+      [occasion.datasetId, transactionId, occasionKey(occasion), occasion.cause, triggerId],
     );
     return rows[0] ? String(rows[0].trigger_evaluation_id) : undefined;
   }

@@ -89,7 +89,9 @@ export function createDatasetHandlers(context: ServiceContext): DatasetHandlers 
       row.modified = new Date();
       row.modifiedBy = caller.subject;
       row.serviceRecordVersion += 1;
+      emitDatasetChanged(s, row, DatasetChange.UPDATED, caller.subject);
       await s.flush();
+      context.eventsWritten();
       return { dataset: datasetToProto(row) };
     },
 

@@ -3,7 +3,7 @@
  * (hangar.events.v1). A payload change that breaks readers gets a new topic.
  */
 export const TOPICS = {
-  /** hangar.events.v1.DatasetChanged, keyed by dataset id; data -> admin (usage). */
+  /** hangar.events.v1.DatasetChanged, keyed by dataset id; data -> admin (usage), compute (triggers). */
   datasetChanged: "hangar.data.dataset-changed.v1",
   /** hangar.events.v1.UploadCompleted, keyed by association id; data -> compute (triggers, ingestion). */
   uploadCompleted: "hangar.data.upload-completed.v1",

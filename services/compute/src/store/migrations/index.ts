@@ -2,10 +2,12 @@ import type { MigrationObject } from "@mikro-orm/core";
 import { Migration0001ActionsInvocations } from "./0001-actions-invocations";
 import { Migration0002Triggers } from "./0002-triggers";
 import { Migration0003RunnerLeases } from "./0003-runner-leases";
+import { Migration0004EvaluationOccasions } from "./0004-evaluation-occasions";
 
 /** The compute schema's migrations in the order they apply. */
 export const computeMigrations: MigrationObject[] = [
   { name: "0001-actions-invocations", class: Migration0001ActionsInvocations },
   { name: "0002-triggers", class: Migration0002Triggers },
   { name: "0003-runner-leases", class: Migration0003RunnerLeases },
+  { name: "0004-evaluation-occasions", class: Migration0004EvaluationOccasions },
 ];

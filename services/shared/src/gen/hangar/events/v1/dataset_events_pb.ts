@@ -12,11 +12,12 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hangar/events/v1/dataset_events.proto.
  */
 export const file_hangar_events_v1_dataset_events: GenFile = /*@__PURE__*/
-  fileDesc("CiVoYW5nYXIvZXZlbnRzL3YxL2RhdGFzZXRfZXZlbnRzLnByb3RvEhBoYW5nYXIuZXZlbnRzLnYxIqIBCg5EYXRhc2V0Q2hhbmdlZBIOCgZvcmdfaWQYASABKAkSEgoKZGF0YXNldF9pZBgCIAEoCRIvCgZjaGFuZ2UYAyABKA4yHy5oYW5nYXIuZXZlbnRzLnYxLkRhdGFzZXRDaGFuZ2USLAoIb2NjdXJyZWQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWFjdG9yGAUgASgJKmcKDURhdGFzZXRDaGFuZ2USHgoaREFUQVNFVF9DSEFOR0VfVU5TUEVDSUZJRUQQABIaChZEQVRBU0VUX0NIQU5HRV9DUkVBVEVEEAESGgoWREFUQVNFVF9DSEFOR0VfREVMRVRFRBACYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("CiVoYW5nYXIvZXZlbnRzL3YxL2RhdGFzZXRfZXZlbnRzLnByb3RvEhBoYW5nYXIuZXZlbnRzLnYxIqIBCg5EYXRhc2V0Q2hhbmdlZBIOCgZvcmdfaWQYASABKAkSEgoKZGF0YXNldF9pZBgCIAEoCRIvCgZjaGFuZ2UYAyABKA4yHy5oYW5nYXIuZXZlbnRzLnYxLkRhdGFzZXRDaGFuZ2USLAoIb2NjdXJyZWQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWFjdG9yGAUgASgJKoMBCg1EYXRhc2V0Q2hhbmdlEh4KGkRBVEFTRVRfQ0hBTkdFX1VOU1BFQ0lGSUVEEAASGgoWREFUQVNFVF9DSEFOR0VfQ1JFQVRFRBABEhoKFkRBVEFTRVRfQ0hBTkdFX0RFTEVURUQQAhIaChZEQVRBU0VUX0NIQU5HRV9VUERBVEVEEANiBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * DatasetChanged is published by the data service on topic `hangar.data.dataset-changed.v1`
- * whenever a dataset is created or deleted. Key: the dataset id.
+ * whenever a dataset is created, updated or deleted. Key: the dataset id. Consumers: admin (usage),
+ * compute (triggers that react to `dataset_metadata_update`).
  *
  * @generated from message hangar.events.v1.DatasetChanged
  */
@@ -74,6 +75,13 @@ export enum DatasetChange {
    * @generated from enum value: DATASET_CHANGE_DELETED = 2;
    */
   DELETED = 2,
+
+  /**
+   * Its fields changed (metadata, tags, name, description, device, custom fields).
+   *
+   * @generated from enum value: DATASET_CHANGE_UPDATED = 3;
+   */
+  UPDATED = 3,
 }
 
 /**

@@ -1,0 +1,98 @@
+import { fromBinary } from "@bufbuild/protobuf";
+import { TOPICS, type ConsumerDefinition, type EventMessage, type ServiceContext } from "@hangar/shared";
+import { DatasetChange, DatasetChangedSchema, UploadCompletedSchema } from "@hangar/shared/proto/events";
+import { createInvocation } from "../domain/invoke";
+import {
+  DATASET_METADATA_UPDATE_CAUSE,
+  FILE_UPLOAD_CAUSE,
+  failureDetail,
+  isPermanentFailure,
+  occasionKey,
+  outcomeOf,
+  planEvaluation,
+  type EvaluatedTrigger,
+  type EvaluationOccasion,
+  type TriggerDataQueries,
+} from "../domain/trigger-evaluation";
+import { TriggerStore } from "../store/trigger-store";
+import { dataServiceQueries } from "./data-queries";
+
+/** The consumer's name: its Kafka group and the key of its processed-event records. */
+export const TRIGGER_EVALUATION_CONSUMER = "compute.trigger-evaluation";
+
+/**
+ * Evaluates the org's triggers when something happens to a dataset: an upload into it completes
+ * (triggers reacting to `file_upload`; uploads to other associations start none) or its fields
+ * change (`dataset_metadata_update`). Each trigger's evaluation commits on its own, outside the
+ * consumer's transaction, so that a failed one keeps its `failed` record and does not undo the
+ * others. When the data service or the database is out, the evaluation fails and the event is
+ * retried once every trigger was tried: the retry skips evaluations already made, and the
+ * idempotency ids of the invocations keep each firing single. A refusal (a condition the data
+ * service rejects, a deleted action) only fails that evaluation; retrying could not help.
+ */
+export function triggerEvaluationConsumer(context: ServiceContext): ConsumerDefinition {
+  // One data service client per org, reused across events: each holds an HTTP/2 connection.
+  const clients = new Map<string, TriggerDataQueries>();
+  const dataFor = (orgId: string): TriggerDataQueries => {
+    let client = clients.get(orgId);
+    if (!client) clients.set(orgId, (client = dataServiceQueries(context, orgId)));
+    return client;
+  };
+  return {
+    name: TRIGGER_EVALUATION_CONSUMER,
+    topics: [TOPICS.uploadCompleted, TOPICS.datasetChanged],
+    async handler(_em, message) {
+      const occasion = occasionOf(message);
+      if (occasion) await evaluateOccasion(context, occasion, dataFor);
+    },
+  };
+}
+
+/** The occasion an event is, or undefined for events that start no evaluation. */
+function occasionOf(message: EventMessage): EvaluationOccasion | undefined {
+  if (message.topic === TOPICS.uploadCompleted) {
+    const event = fromBinary(UploadCompletedSchema, message.payload);
+    if (event.associationType !== "dataset") return undefined;
+    const files = event.files.map((f) => ({ fileId: f.fileId, relativePath: f.relativePath }));
+    return { cause: FILE_UPLOAD_CAUSE, orgId: event.orgId, datasetId: event.associationId, transactionId: event.transactionId, files };
+  }
+  const event = fromBinary(DatasetChangedSchema, message.payload);
+  if (event.change !== DatasetChange.UPDATED) return undefined;
+  return { cause: DATASET_METADATA_UPDATE_CAUSE, orgId: event.orgId, datasetId: event.datasetId, eventId: message.eventId };
+}
+
+async function evaluateOccasion(context: ServiceContext, occasion: EvaluationOccasion, dataFor: (orgId: string) => TriggerDataQueries): Promise<void> {
+  const triggers = await new TriggerStore(context.orm.em.fork()).reactingTo(occasion.orgId, occasion.cause);
+  if (triggers.length === 0) return;
+  const data = dataFor(occasion.orgId);
+  let outage: unknown;
+  for (const trigger of triggers) {
+    try {
+      await evaluateTrigger(context, trigger, occasion, data);
+    } catch (error) {
+      outage ??= error;
+    }
+  }
+  if (outage !== undefined) throw outage;
+}
+
+async function evaluateTrigger(context: ServiceContext, trigger: EvaluatedTrigger, occasion: EvaluationOccasion, data: TriggerDataQueries): Promise<void> {
+  const store = new TriggerStore(context.orm.em.fork());
+  const evaluationId = await store.beginEvaluation(trigger.triggerId, occasion);
+  if (evaluationId === undefined) return;
+  try {
+    const plan = await planEvaluation(trigger, occasion, { data, invoked: (ids) => store.invokedIdempotencyIds(trigger.orgId, ids) });
+    await context.orm.em.fork().transactional(async (em) => {
+      let created = 0;
+      if ("invoke" in plan) {
+        for (const request of plan.invoke) if ((await createInvocation(em, request)).created) created++;
+      }
+      await new TriggerStore(em).finishEvaluation(evaluationId, outcomeOf(plan, created));
+    });
+  } catch (error) {
+    const detail = failureDetail(error);
+    context.runtime.logger.warn({ triggerId: trigger.triggerId, occasion: occasionKey(occasion), detail }, "trigger evaluation failed");
+    await store.failEvaluation(evaluationId, detail);
+    if (!isPermanentFailure(error)) throw error;
+  }
+}
