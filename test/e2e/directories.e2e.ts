@@ -2,6 +2,7 @@ import {
   createDataset,
   createTenant,
   expectBadRequest,
+  expectError,
   startTestPlatform,
   uploadFiles,
   type ApiClient,
@@ -239,12 +240,17 @@ describe("org associations", () => {
     expect((await alice.client.get(`/v1/files/association/id/${org}`)).body.data.map((f: { relative_path: string }) => f.relative_path)).toEqual(["org-docs/readme.txt"]);
   });
 
-  test("another org's id as an association is 404, and device associations are not supported yet", async () => {
+  test("another org's id as an association is 404, an unknown device too, and an unknown association type is a 400", async () => {
     const res = await alice.client.post("/v1/files/upload", { association: { association_id: bob.orgId, association_type: "org" }, origination: "t", resource_manifest: { "x.txt": 1 } });
     expect(res.status).toBe(404);
     expect((await alice.client.get(`/v1/files/association/id/${bob.orgId}`)).status).toBe(404);
-    expectBadRequest(
+    expectError(
       await alice.client.post("/v1/files/upload", { association: { association_id: "dv_1", association_type: "device" }, origination: "t", resource_manifest: { "x.txt": 1 } }),
+      404,
+      "device 'dv_1' not found",
+    );
+    expectBadRequest(
+      await alice.client.post("/v1/files/upload", { association: { association_id: "fl_1", association_type: "file" }, origination: "t", resource_manifest: { "x.txt": 1 } }),
       "association.association_type",
     );
   });

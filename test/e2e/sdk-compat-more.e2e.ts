@@ -5,7 +5,7 @@ import { contentAt, fileAtPath, recordOf, sdkWorkspace, type SdkWorkspace } from
 // The rest of the public Python client SDK's calls to the implemented operations (sdk-compat.e2e.ts
 // has the main data and compute flows): dataset edits and paged queries, directories, file records,
 // versions, imports, downloads and deletes, action queries and edits, invocation status, logs and
-// cancellation, trigger queries, edits and evaluations, and users, orgs, roles and API tokens. Each
+// cancellation, trigger queries, edits and evaluations, users, orgs, roles and API tokens, and devices. Each
 // script prints what the SDK saw; the test checks it and the effects again through the gateway.
 
 let t: TestPlatform;
@@ -571,4 +571,44 @@ test("identity: users, orgs, roles and API tokens, and a caller in two orgs, thr
   const inSecond = ok(await carol.client.get(`/v1/orgs/id/${secondOrg}/users`, { "X-Service-Org-Id": secondOrg }));
   expect(inSecond.map((m: { user: { user_id: string }; roles: string[] }) => [m.user.user_id, m.roles])).toEqual([[carol.userId, ["owner", "user"]]]);
   expect((await carol.client.get("/v1/actions/in-second", { "X-Service-Org-Id": secondOrg })).status).toBe(404);
+});
+
+const DEVICES = `
+from roboto import Device
+
+device = Device.create(device_id=args["device_id"], metadata={"model": "mk2"}, tags=["a"], custom_fields={"owner": "ops"}, roboto_client=client)
+same = Device.from_id(args["device_id"], roboto_client=client)
+edited = same.put_metadata({"firmware.version": "2.0"}).put_tags(["b"]).remove_tags(["a"]).remove_metadata(["model"]).set_custom_field("shift", "night")
+read_back = Device.from_id(args["device_id"], roboto_client=client, org_id=device.org_id)
+Device.create(device_id="sdk-second", roboto_client=client)
+listed = [d.device_id for d in Device.for_org(device.org_id, roboto_client=client)]
+duplicate = error_of(lambda: Device.create(device_id=args["device_id"], roboto_client=client))
+edited.delete()
+print(json.dumps({
+    "created": [device.device_id, device.org_id, device.metadata, device.tags, device.custom_fields, device.created_by],
+    "same": same.record.model_dump(mode="json") == device.record.model_dump(mode="json"),
+    "edited": [read_back.metadata, read_back.tags, read_back.custom_fields],
+    "listed": listed,
+    "duplicate": duplicate,
+    "deleted": error_of(lambda: Device.from_id(args["device_id"], roboto_client=client)),
+    "other": error_of(lambda: Device.from_id("sdk-second", roboto_client=client_with(args["other_token"]))),
+}))
+`;
+
+test("devices: create, from_id with a '/' in the id, metadata, tag and custom-field edits, for_org, a duplicate and delete through the SDK", async () => {
+  const deviceId = "sdk/robot 1";
+  const result = await run("devices", DEVICES, { device_id: deviceId, other_token: bob.token });
+
+  expect(result).toEqual({
+    created: [deviceId, alice.orgId, { model: "mk2" }, ["a"], { owner: "ops" }, alice.userId],
+    same: true,
+    edited: [{ firmware: { version: "2.0" } }, ["b"], { owner: "ops", shift: "night" }],
+    listed: ["sdk-second", deviceId],
+    duplicate: "RobotoConflictException",
+    deleted: "RobotoNotFoundException",
+    other: "RobotoNotFoundException",
+  });
+  // The same, seen through the gateway.
+  expect((await alice.client.get(`/v1/devices/id/${encodeURIComponent(deviceId)}`)).status).toBe(404);
+  expect(ok(await alice.client.get(`/v1/devices/org/${alice.orgId}`)).items.map((d: { device_id: string }) => d.device_id)).toEqual(["sdk-second"]);
 });

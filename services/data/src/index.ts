@@ -2,6 +2,8 @@ import { startPeriodicTask, type PeriodicTask, type ServiceDefinition } from "@h
 import { DataService } from "@hangar/shared/proto/data";
 import type { ObjectStore } from "./object-store/object-store";
 import { createDatasetHandlers } from "./rpc/data-service";
+import { createDeviceHandlers } from "./rpc/device-handlers";
+import { createDeviceTypeHandlers } from "./rpc/device-type-handlers";
 import { createDirectoryHandlers } from "./rpc/directory-handlers";
 import { createExportHandlers } from "./rpc/export-handlers";
 import { exportRetentionMs, sweepExpiredExports } from "./rpc/export-jobs";
@@ -10,6 +12,7 @@ import { createFileQueryHandlers } from "./rpc/file-query-handlers";
 import { createImportHandlers } from "./rpc/import-handlers";
 import { createMoveHandlers } from "./rpc/move-handlers";
 import { createUploadHandlers } from "./rpc/upload-handlers";
+import { deviceEntities } from "./store/device-entities";
 import { dataEntities } from "./store/entities";
 import { exportEntities } from "./store/export-entities";
 import { fileEntities } from "./store/file-entities";
@@ -28,13 +31,13 @@ export interface DataServiceOptions {
   exportSweepIntervalMs?: number;
 }
 
-/** The data service: datasets, files, directories and uploads (topics, events, sessions and devices follow). */
+/** The data service: datasets, files, directories, uploads, devices and device types (topics, events and sessions follow). */
 export function dataService(options: DataServiceOptions): ServiceDefinition {
   const retentionMs = options.exportRetentionMs ?? exportRetentionMs();
   let exportSweep: PeriodicTask | undefined;
   return {
     name: "data",
-    entities: [...dataEntities, ...fileEntities, ...exportEntities],
+    entities: [...dataEntities, ...fileEntities, ...exportEntities, ...deviceEntities],
     migrations: dataMigrations,
     routes: (router, context) =>
       router.service(DataService, {
@@ -46,6 +49,8 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         ...createMoveHandlers(context, options.objectStore),
         ...createImportHandlers(context, options.objectStore),
         ...createExportHandlers(context, options.objectStore),
+        ...createDeviceHandlers(context, options.objectStore),
+        ...createDeviceTypeHandlers(context, options.objectStore),
       }),
     async onStart({ orm, runtime }) {
       exportSweep = startPeriodicTask({

@@ -1,5 +1,5 @@
 import type { JsonObject } from "@bufbuild/protobuf";
-import { invalidArgument, uniqueTags } from "@hangar/shared";
+import { applyFieldChanges, applyTagChanges, invalidArgument, uniqueTags, type MetadataChanges } from "@hangar/shared";
 
 /** A dataset name must be shorter than this (spec: under 120 characters). */
 export const MAX_DATASET_NAME_LENGTH = 120;
@@ -28,6 +28,22 @@ export function checkTags(tags: readonly string[], field = "tags"): string[] {
     if (tag.length === 0) throw invalidArgument(`${field}[${i}]`, "must not be empty");
   });
   return uniqueTags(tags);
+}
+
+/** A record with metadata and tags that a metadata changeset edits. */
+export interface TaggedRecord {
+  metadata: JsonObject;
+  tags: string[];
+}
+
+/**
+ * Applies a metadata changeset to a record in place: its field edits to `metadata`, its tag edits
+ * to `tags`. Tags are checked as sent, so an error names the index within `put_tags`.
+ */
+export function applyMetadataChangeset(record: TaggedRecord, changes: MetadataChanges, field = "metadata_changeset"): void {
+  checkTags(changes.putTags, `${field}.put_tags`);
+  record.metadata = applyFieldChanges(record.metadata, changes, field);
+  record.tags = applyTagChanges(record.tags, changes);
 }
 
 /** The object a permission tuple on this dataset names. */

@@ -17,7 +17,7 @@ import type { ObjectStore } from "../object-store/object-store";
 import type { FsNodeRow } from "../store/file-entities";
 import { FileStore } from "../store/file-store";
 import { TreeStore } from "../store/tree-store";
-import { resolveAssociation, type ResolvedAssociation } from "./associations";
+import { resolveAssociation, routeAssociation, type ResolvedAssociation, type RoutedRequest } from "./associations";
 import { directoryToProto } from "./directory-mappers";
 import { fileToProto } from "./file-mappers";
 
@@ -35,10 +35,9 @@ export function directoryPath(raw: string, field: string): string {
 /** The directory operations: create, rename (with everything below), delete, list, count and paths. */
 export function createDirectoryHandlers(context: ServiceContext, objects: ObjectStore): DirectoryHandlers {
   const fork = () => new FileStore(context.orm.em.fork());
-  /** The association a request names (dataset route or association route), checked to be readable by the caller. */
   /** The association a request names (dataset route or association route), checked to be usable by the caller. */
-  const association = (store: FileStore, caller: Principal, datasetId: string, associationId = ""): Promise<ResolvedAssociation> =>
-    datasetId ? resolveAssociation(store.em, caller, datasetId, "dataset_id", "dataset") : resolveAssociation(store.em, caller, associationId, "association_id");
+  const association = (store: FileStore, caller: Principal, req: RoutedRequest): Promise<ResolvedAssociation> =>
+    resolveAssociation(store.em, caller, routeAssociation(req), "association_type");
   const directoryAt = async (store: FileStore, associationId: string, path: string, field: string): Promise<FsNodeRow | null> => {
     if (path === "") return null;
     const node = await store.findAvailableAtPath(associationId, path);
@@ -51,7 +50,7 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
       const caller = callerOf(ctx);
       return fork().em.transactional(async (em) => {
         const store = new FileStore(em);
-        const target = await association(store, caller, req.datasetId, req.associationId);
+        const target = await association(store, caller, req);
         const name = checkRelativePath(req.name, "name");
         if (name.includes("/")) throw invalidArgument("name", "must be a single name; use parent_path for the location");
         const parentPath = directoryPath(req.parentPath ?? "", "parent_path");
@@ -78,7 +77,7 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
       const caller = callerOf(ctx);
       return fork().em.transactional(async (em) => {
         const store = new FileStore(em);
-        const target = await association(store, caller, req.datasetId, req.associationId);
+        const target = await association(store, caller, req);
         const from = checkRelativePath(req.oldPath, "old_path");
         const to = checkRelativePath(req.newPath, "new_path");
         if (to === from || to.startsWith(`${from}/`)) throw invalidArgument("new_path", "must not be the directory itself or below it");
@@ -100,7 +99,7 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
       if (req.directoryPaths.length === 0) throw invalidArgument("directory_paths", "must name at least one directory");
       const keys = await fork().em.transactional(async (em) => {
         const store = new FileStore(em);
-        const target = await association(store, caller, req.datasetId);
+        const target = await association(store, caller, req);
         const tree = new TreeStore(store);
         const doomed: FsNodeRow[] = [];
         for (const [i, raw] of req.directoryPaths.entries()) {
@@ -122,7 +121,7 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
 
     async countDirectoryFiles(req, ctx) {
       const store = fork();
-      const target = await association(store, callerOf(ctx), req.datasetId);
+      const target = await association(store, callerOf(ctx), req);
       const path = directoryPath(req.directoryPath, "directory_path");
       await directoryAt(store, target.associationId, path, "directory_path");
       return { count: BigInt(await new TreeStore(store).countFiles(target.associationId, path, req.showHiddenFiles)) };
@@ -130,7 +129,7 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
 
     async listDirectory(req, ctx) {
       const store = fork();
-      const target = await association(store, callerOf(ctx), req.datasetId, req.associationId);
+      const target = await association(store, callerOf(ctx), req);
       const path = directoryPath(req.directoryPath, "directory_path");
       const dir = await directoryAt(store, target.associationId, path, "directory_path");
       const limit = resolveLimit(req.pageSize, "page_size");
@@ -147,7 +146,7 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
 
     async listDirectoryPaths(req, ctx) {
       const store = fork();
-      const target = await association(store, callerOf(ctx), req.datasetId);
+      const target = await association(store, callerOf(ctx), req);
       const path = directoryPath(req.directoryPath, "directory_path");
       await directoryAt(store, target.associationId, path, "directory_path");
       const files = await new TreeStore(store).below(target.associationId, path, { filesOnly: true });
@@ -156,14 +155,14 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
 
     async listAssociationFiles(req, ctx) {
       const store = fork();
-      const target = await association(store, callerOf(ctx), "", req.associationId);
+      const target = await association(store, callerOf(ctx), req);
       const files = await new TreeStore(store).below(target.associationId, "", { filesOnly: true });
       return { files: files.map(fileToProto) };
     },
 
     async listAssociationDirectoryEntries(req, ctx) {
       const store = fork();
-      const target = await association(store, callerOf(ctx), "", req.associationId);
+      const target = await association(store, callerOf(ctx), req);
       const limit = resolveLimit(req.pageSize, "page_size");
       const fingerprint = queryFingerprint({ scope: { directories: target.associationId } });
       const offset = decodePageToken(req.pageToken, fingerprint, "page_token");

@@ -20,10 +20,10 @@ import type { DataService } from "@hangar/shared/proto/data";
 import { checkTags } from "../domain/datasets";
 import { checkRelativePath } from "../domain/paths";
 import { keyOfUri, type ObjectStore } from "../object-store/object-store";
-import { DatasetStore } from "../store/dataset-store";
 import type { FsNodeRow } from "../store/file-entities";
 import { FileStore } from "../store/file-store";
 import { pathPatternFilter } from "../store/path-filter";
+import { associationTypeOf, resolveAssociation, routeAssociation } from "./associations";
 import { fileToProto } from "./file-mappers";
 import { CREDENTIALS_TTL_SECONDS } from "./uploads";
 
@@ -64,9 +64,13 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
     },
 
     async getFileByPath(req, ctx) {
-      const orgId = readableOrg(callerOf(ctx));
+      const caller = callerOf(ctx);
+      const orgId = readableOrg(caller);
       const path = checkRelativePath(req.urlQuotedFilePath, "url_quoted_file_path");
-      const file = await FileStore.readByPath(context.orm, req.associationId, path);
+      // Files are stored under a device's universal id: a device named by its device_id is looked up first.
+      const byDevice = associationTypeOf(req, "association_type") === "device";
+      const associationId = byDevice ? (await resolveAssociation(fork().em, caller, req, "association_type")).associationId : req.associationId;
+      const file = await FileStore.readByPath(context.orm, associationId, path);
       if (!file || file.orgId !== orgId) throw notFound("file", `${req.associationId}:${path}`);
       return { file: fileToProto(await atVersion(fork(), file, req.versionId)) };
     },
@@ -119,20 +123,28 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
     },
 
     async queryDatasetFiles(req, ctx) {
-      if (req.includeInherited) throw badRequest("include_inherited: only a device's files can include inherited ones");
-      const orgId = readableOrg(callerOf(ctx));
-      const dataset = orgId ? await DatasetStore.read(context.orm, orgId, req.datasetId) : null;
-      if (!dataset) throw notFound("dataset", req.datasetId);
+      const ref = routeAssociation(req);
+      if (req.includeInherited && associationTypeOf(ref, "association_type") !== "device") {
+        throw badRequest("include_inherited: only a device's files can include inherited ones");
+      }
+      const store = fork();
+      const target = await resolveAssociation(store.em, callerOf(ctx), ref, "association_type");
+      const inherited = req.includeInherited ? target.deviceTypeId : null;
       const limit = resolveLimit(req.limit, "limit");
       const sortBy = req.sortBy ?? "relative_path";
-      const fingerprint = queryFingerprint({ sortBy, sortDirection: req.sortDirection ?? "ASC", scope: { dataset: req.datasetId, include: req.includePatterns, exclude: req.excludePatterns } });
+      const scope = { association: target.associationId, inherited, include: req.includePatterns, exclude: req.excludePatterns };
+      const fingerprint = queryFingerprint({ sortBy, sortDirection: req.sortDirection ?? "ASC", scope });
       const offset = decodePageToken(req.pageToken, fingerprint, "page_token");
-      const { rows, total } = await fork().search(req.datasetId, {
-        where: pathPatternFilter(req.includePatterns, req.excludePatterns),
-        orderBy: compileOrderBy(sortBy, req.sortDirection ?? "ASC", fileSortCatalog, `"f"."node_id"`, "relative_path"),
-        limit,
-        offset,
-      });
+      const { rows, total } = await store.search(
+        target.associationId,
+        {
+          where: pathPatternFilter(req.includePatterns, req.excludePatterns),
+          orderBy: compileOrderBy(sortBy, req.sortDirection ?? "ASC", fileSortCatalog, `"f"."node_id"`, "relative_path"),
+          limit,
+          offset,
+        },
+        inherited,
+      );
       const nextToken = offset + rows.length < total ? encodePageToken(offset + rows.length, fingerprint) : undefined;
       return { items: rows.map(fileToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
     },

@@ -14,7 +14,7 @@ export const MAX_MANIFEST_ENTRIES = 5000;
 /** How long upload and download credentials live (the wire needs at least 15 minutes). */
 export const CREDENTIALS_TTL_SECONDS = 3600;
 
-/** The dataset an upload targets, checked to exist in the caller's org. */
+/** The association an upload targets (a dataset, org, device or device type), checked to be usable by the caller. */
 export async function uploadTarget(
   store: FileStore,
   caller: Principal,
@@ -22,7 +22,7 @@ export async function uploadTarget(
   field: string,
 ): Promise<ResolvedAssociation> {
   if (!association) throw invalidArgument(field, "is required");
-  return resolveAssociation(store.em, caller, association.associationId, field, association.associationType);
+  return resolveAssociation(store.em, caller, association, `${field}.association_type`);
 }
 
 /** Opens a transaction for a manifest: pending files for new paths, next versions for existing ones. */

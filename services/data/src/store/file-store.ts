@@ -117,6 +117,37 @@ export class FileStore {
   }
 
   /**
+   * Aborts an association's open uploads (their pending files go with them) and returns their
+   * object keys: no file points at the bytes of an upload that never completed.
+   */
+  async abortOpenUploads(associationId: string): Promise<string[]> {
+    const rows = await this.em.execute<{ object_key: string }[]>(
+      `with aborted as (update upload_transactions set status = 'aborted' where association_id = ? and status = 'open' returning transaction_id)
+       select i.object_key from upload_items i join aborted a using (transaction_id)`,
+      [associationId],
+    );
+    await this.em.execute("delete from fs_nodes where association_id = ? and status = 'pending'", [associationId]);
+    return rows.map((r) => r.object_key);
+  }
+
+  /**
+   * Deletes everything of an association: its open uploads, its files with their earlier versions,
+   * and its directories. Returns the object keys to delete once the transaction commits: the
+   * aborted uploads' and those of the files' versions that nothing else points at.
+   */
+  async deleteAssociation(associationId: string): Promise<string[]> {
+    const aborted = await this.abortOpenUploads(associationId);
+    const rows = await this.em.execute<{ uri: string }[]>(
+      `select uri from fs_nodes where association_id = ? and uri is not null
+       union select v.snapshot->>'uri' from file_versions v join fs_nodes n on n.node_id = v.file_id where n.association_id = ?`,
+      [associationId, associationId],
+    );
+    await this.em.execute("delete from file_versions where file_id in (select node_id from fs_nodes where association_id = ?)", [associationId]);
+    await this.em.execute("delete from fs_nodes where association_id = ?", [associationId]);
+    return [...aborted, ...(await this.unreferencedKeys(rows.map((r) => r.uri)))];
+  }
+
+  /**
    * Makes sure the directories above `path` exist as available nodes; returns the id of the
    * innermost one (the file's parent), or null for a path at the association's root.
    */
@@ -162,9 +193,16 @@ export class FileStore {
     this.em.create(UploadItem, row);
   }
 
-  /** One page of an association's available files and the number of matches. */
-  async search(associationId: string, search: FileSearch): Promise<{ rows: FsNodeRow[]; total: number }> {
-    const where = sql`f.association_id = ${associationId} and f.status = 'available' and f.fs_type = 'file' and (${search.where})`;
+  /**
+   * One page of an association's available files and the number of matches. With `inheritedFrom`
+   * (a device's device type) that association's files join in, except where the first has a file
+   * at the same path: a device's own file overrides its type's.
+   */
+  async search(associationId: string, search: FileSearch, inheritedFrom: string | null = null): Promise<{ rows: FsNodeRow[]; total: number }> {
+    const own = sql`f.association_id = ${associationId}`;
+    const scope = inheritedFrom === null ? own : sql`(${own} or (f.association_id = ${inheritedFrom} and not exists (
+      select 1 from fs_nodes o where o.association_id = ${associationId} and o.relative_path = f.relative_path and o.status = 'available' and o.fs_type = 'file')))`;
+    const where = sql`${scope} and f.status = 'available' and f.fs_type = 'file' and (${search.where})`;
     const page = sql`select f.* from fs_nodes f where ${where} order by ${search.orderBy} limit ${search.limit} offset ${search.offset}`;
     const count = sql`select count(*) as total from fs_nodes f where ${where}`;
     const [rows, counts] = await Promise.all([

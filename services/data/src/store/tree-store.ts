@@ -44,6 +44,31 @@ export class TreeStore {
       [to, from.length + 1, actor, associationId, `${from}/`],
     );
   }
+
+  /**
+   * Moves every available node of one association to the root of another (same paths). A
+   * directory present in both is merged: the moving one's children join the existing one. Any
+   * other path present in both is returned and nothing moves; the caller holds both path locks.
+   */
+  async moveAssociation(from: string, to: { associationId: string; associationType: string }, actor: string): Promise<{ clash: string | null }> {
+    const clashes = await this.files.em.execute<{ relative_path: string; node_id: string; into_id: string; both_directories: boolean }[]>(
+      `select m.relative_path, m.node_id, e.node_id as into_id, (m.fs_type = 'directory' and e.fs_type = 'directory') as both_directories
+       from fs_nodes m join fs_nodes e on e.association_id = ? and e.relative_path = m.relative_path and e.status = 'available'
+       where m.association_id = ? and m.status = 'available' order by m.relative_path`,
+      [to.associationId, from],
+    );
+    const clash = clashes.find((c) => !c.both_directories);
+    if (clash) return { clash: clash.relative_path };
+    for (const merged of clashes) {
+      await this.files.em.execute("update fs_nodes set parent_id = ? where association_id = ? and parent_id = ?", [merged.into_id, from, merged.node_id]);
+      await this.files.em.execute("delete from fs_nodes where node_id = ?", [merged.node_id]);
+    }
+    await this.files.em.execute(
+      "update fs_nodes set association_id = ?, association_type = ?, modified = now(), modified_by = ? where association_id = ? and status = 'available'",
+      [to.associationId, to.associationType, actor, from],
+    );
+    return { clash: null };
+  }
 }
 
 function underPath(path: string): SqlFragment {

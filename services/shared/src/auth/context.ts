@@ -1,5 +1,5 @@
 import { createContextKey, type HandlerContext } from "@connectrpc/connect";
-import { badRequest, unauthenticated } from "../errors";
+import { badRequest, notFound, unauthenticated } from "../errors";
 import type { Principal } from "./principal";
 
 /** Context key under which the verifying interceptor stores the caller. */
@@ -36,4 +36,13 @@ export function readableOrg(principal: Principal): string | undefined {
     return principal.memberships.some((m) => m.orgId === owner) ? owner : undefined;
   }
   return requireOrg(principal);
+}
+
+/**
+ * The org a path or body names, when the caller may act in it: its acting org or an org it belongs
+ * to. Any other org is a 404, as the org routes answer, so another org's existence does not leak.
+ */
+export function memberOrg(principal: Principal, orgId: string): string {
+  if (orgId !== "" && (orgId === principal.orgId || principal.memberships.some((m) => m.orgId === orgId))) return orgId;
+  throw notFound("org", orgId);
 }

@@ -1,5 +1,6 @@
 /** The data service's API (hangar.data.v1). */
 export * from "../gen/hangar/data/v1/dataset_pb";
+export * from "../gen/hangar/data/v1/device_pb";
 export * from "../gen/hangar/data/v1/data_service_pb";
 export * from "../gen/hangar/data/v1/file_pb";
 export * from "../gen/hangar/data/v1/directory_pb";

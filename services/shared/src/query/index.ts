@@ -29,6 +29,7 @@ export { DEFAULT_SORT_BY, compileOrderBy, resolveSortDirection } from "./compile
 export { joinSql, rawSql, sql, type SqlFragment } from "./sql-fragment";
 export { DEFAULT_LIMIT, MAX_LIMIT, resolveLimit } from "./resolve-limit";
 export { decodePageToken, encodePageToken, queryFingerprint, type QueryShape } from "./page-token";
+export { planKeysetPage, type KeysetPage } from "./keyset-page";
 export { conditionOfValue, planSearch, type QuerySpecInput, type SearchPlan, type SearchTarget } from "./plan-search";
 export { isDecimalString, normalizeIsoTimestamp, parseIsoTimestamp } from "./value-formats";
 export { globToRegex, matchesAnyGlob } from "./glob";

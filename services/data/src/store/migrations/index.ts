@@ -4,6 +4,7 @@ import { Migration0002Files } from "./0002-files";
 import { Migration0003FileSearch } from "./0003-file-search";
 import { Migration0004Exports } from "./0004-exports";
 import { Migration0005ObjectReferences } from "./0005-object-references";
+import { Migration0006Devices } from "./0006-devices";
 
 /** The data schema's migrations in the order they apply. */
 export const dataMigrations: MigrationObject[] = [
@@ -12,4 +13,5 @@ export const dataMigrations: MigrationObject[] = [
   { name: "0003-file-search", class: Migration0003FileSearch },
   { name: "0004-exports", class: Migration0004Exports },
   { name: "0005-object-references", class: Migration0005ObjectReferences },
+  { name: "0006-devices", class: Migration0006Devices },
 ];

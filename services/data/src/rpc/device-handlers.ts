@@ -1,0 +1,122 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import {
+  applyCustomFieldChanges,
+  callerOf,
+  conflict,
+  invalidArgument,
+  memberOrg,
+  newId,
+  notFound,
+  nullableString,
+  planKeysetPage,
+  readableOrg,
+  requireOrg,
+  type Principal,
+  type ServiceContext,
+} from "@hangar/shared";
+import type { DataService } from "@hangar/shared/proto/data";
+import { applyMetadataChangeset, checkTags } from "../domain/datasets";
+import { checkDeviceId } from "../domain/devices";
+import type { ObjectStore } from "../object-store/object-store";
+import type { DeviceRow } from "../store/device-entities";
+import { DeviceStore } from "../store/device-store";
+import { disposeFiles } from "./device-files";
+import { deviceToProto, pageToProto } from "./device-mappers";
+
+type DeviceHandlers = Pick<ServiceImpl<typeof DataService>, "createDevice" | "getDevice" | "updateDevice" | "deleteDevice" | "listOrgDevices">;
+
+/**
+ * The device operations: create, get, update, delete (with the device's files, or moving them to
+ * the org's root) and the org's listing. A device is addressed by its `device_id` in the org the
+ * caller reads; another org's device is a 404.
+ */
+export function createDeviceHandlers(context: ServiceContext, objects: ObjectStore): DeviceHandlers {
+  const fork = () => new DeviceStore(context.orm.em.fork());
+  const load = async (store: DeviceStore, caller: Principal, deviceId: string, lock = false): Promise<DeviceRow> => {
+    const orgId = readableOrg(caller);
+    const row = orgId ? await store.findDevice(orgId, deviceId, lock) : null;
+    if (!row) throw notFound("device", deviceId);
+    return row;
+  };
+
+  return {
+    async createDevice(req, ctx) {
+      const caller = callerOf(ctx);
+      const orgId = req.orgId ? memberOrg(caller, req.orgId) : requireOrg(caller);
+      const deviceId = checkDeviceId(req.deviceId);
+      const tags = checkTags(req.tags);
+      const row = await fork().em.transactional(async (em) => {
+        const store = new DeviceStore(em);
+        const deviceTypeId = req.deviceTypeId === undefined ? null : await usableType(store, orgId, req.deviceTypeId);
+        const now = new Date();
+        const device: DeviceRow = {
+          universalDeviceId: newId("dv"),
+          orgId,
+          deviceId,
+          deviceTypeId,
+          metadata: req.metadata ?? {},
+          customFields: req.customFields ?? {},
+          tags,
+          created: now,
+          createdBy: caller.subject,
+          modified: now,
+          modifiedBy: caller.subject,
+        };
+        if (!(await store.insertDevice(device))) throw conflict(`device_id: a device '${deviceId}' already exists in org '${orgId}'`);
+        return device;
+      });
+      return { device: deviceToProto(row) };
+    },
+
+    async getDevice(req, ctx) {
+      return { device: deviceToProto(await load(fork(), callerOf(ctx), req.deviceId)) };
+    },
+
+    async updateDevice(req, ctx) {
+      const caller = callerOf(ctx);
+      const deviceTypeId = nullableString(req.deviceTypeId, "device_type_id");
+      return fork().em.transactional(async (em) => {
+        const store = new DeviceStore(em);
+        const row = await load(store, caller, req.deviceId, true);
+        if (deviceTypeId !== undefined) row.deviceTypeId = deviceTypeId === null ? null : await usableType(store, row.orgId, deviceTypeId);
+        if (req.metadataChangeset) applyMetadataChangeset(row, req.metadataChangeset);
+        if (req.customFieldsChangeset) {
+          row.customFields = applyCustomFieldChanges(row.customFields, req.customFieldsChangeset, "custom_fields_changeset");
+        }
+        row.modified = new Date();
+        row.modifiedBy = caller.subject;
+        return { device: deviceToProto(row) };
+      });
+    },
+
+    async deleteDevice(req, ctx) {
+      const caller = callerOf(ctx);
+      const keys = await fork().em.transactional(async (em) => {
+        const store = new DeviceStore(em);
+        const row = await load(store, caller, req.deviceId, true);
+        const unreferenced = await disposeFiles(em, row.universalDeviceId, caller.subject, req.keepConfigurations ? row.orgId : undefined);
+        store.remove(row);
+        return unreferenced;
+      });
+      await objects.deleteObjects(keys);
+      return {};
+    },
+
+    async listOrgDevices(req, ctx) {
+      const orgId = memberOrg(callerOf(ctx), req.orgId);
+      const page = planKeysetPage(req.pageSize, req.pageToken, `devices:${orgId}`);
+      return pageToProto(await fork().listDevices({ orgId }, page), page, deviceToProto);
+    },
+  };
+}
+
+/**
+ * The id of a device type of the org that a device is about to use, locked (shared) until the
+ * transaction ends so that the type cannot be deleted meanwhile. An unknown type is a 404.
+ */
+async function usableType(store: DeviceStore, orgId: string, deviceTypeId: string): Promise<string> {
+  if (deviceTypeId === "") throw invalidArgument("device_type_id", "must be a device type id or null");
+  const type = await store.findType(orgId, deviceTypeId, "share");
+  if (!type) throw notFound("device type", deviceTypeId);
+  return type.deviceTypeId;
+}

@@ -1,0 +1,101 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import { callerOf, conflict, memberOrg, newId, notFound, nullableString, planKeysetPage, readableOrg, requireOrg, type Principal, type ServiceContext } from "@hangar/shared";
+import type { DataService } from "@hangar/shared/proto/data";
+import { applyMetadataChangeset, checkTags } from "../domain/datasets";
+import { checkDeviceTypeName } from "../domain/devices";
+import type { ObjectStore } from "../object-store/object-store";
+import type { DeviceTypeRow } from "../store/device-entities";
+import { DeviceStore, type TypeLock } from "../store/device-store";
+import { disposeFiles } from "./device-files";
+import { deviceToProto, deviceTypeToProto, pageToProto } from "./device-mappers";
+
+type DeviceTypeHandlers = Pick<
+  ServiceImpl<typeof DataService>,
+  "createDeviceType" | "getDeviceType" | "updateDeviceType" | "deleteDeviceType" | "listDevicesOfType" | "listDeviceTypes"
+>;
+
+/**
+ * The device type operations: create, get, update, delete (a 409 while any device is of the type;
+ * the type's files go with it), its devices and the org's types. Records carry `device_count`.
+ */
+export function createDeviceTypeHandlers(context: ServiceContext, objects: ObjectStore): DeviceTypeHandlers {
+  const fork = () => new DeviceStore(context.orm.em.fork());
+  const load = async (store: DeviceStore, caller: Principal, deviceTypeId: string, lock?: TypeLock): Promise<DeviceTypeRow> => {
+    const orgId = readableOrg(caller);
+    const row = orgId ? await store.findType(orgId, deviceTypeId, lock) : null;
+    if (!row) throw notFound("device type", deviceTypeId);
+    return row;
+  };
+  const withCount = async (store: DeviceStore, row: DeviceTypeRow) => ({ deviceType: deviceTypeToProto(row, await store.deviceCount(row.deviceTypeId)) });
+
+  return {
+    async createDeviceType(req, ctx) {
+      const caller = callerOf(ctx);
+      const now = new Date();
+      const row: DeviceTypeRow = {
+        deviceTypeId: newId("dt"),
+        orgId: requireOrg(caller),
+        name: checkDeviceTypeName(req.name),
+        description: req.description ?? null,
+        metadata: req.metadata ?? {},
+        tags: checkTags(req.tags),
+        created: now,
+        createdBy: caller.subject,
+        modified: now,
+        modifiedBy: caller.subject,
+      };
+      const store = fork();
+      store.addType(row);
+      await store.flush();
+      return { deviceType: deviceTypeToProto(row, 0) };
+    },
+
+    async getDeviceType(req, ctx) {
+      const store = fork();
+      return withCount(store, await load(store, callerOf(ctx), req.deviceTypeId));
+    },
+
+    async updateDeviceType(req, ctx) {
+      const caller = callerOf(ctx);
+      const store = fork();
+      const row = await load(store, caller, req.deviceTypeId);
+      if (req.name !== undefined) row.name = checkDeviceTypeName(req.name);
+      const description = nullableString(req.description, "description");
+      if (description !== undefined) row.description = description;
+      if (req.metadataChangeset) applyMetadataChangeset(row, req.metadataChangeset);
+      row.modified = new Date();
+      row.modifiedBy = caller.subject;
+      await store.flush();
+      return withCount(store, row);
+    },
+
+    async deleteDeviceType(req, ctx) {
+      const caller = callerOf(ctx);
+      const keys = await fork().em.transactional(async (em) => {
+        const store = new DeviceStore(em);
+        // Locked first: a device taking the type on meanwhile waits, then finds it gone.
+        const row = await load(store, caller, req.deviceTypeId, "update");
+        const devices = await store.deviceCount(row.deviceTypeId);
+        if (devices > 0) throw conflict(`device type '${row.deviceTypeId}' is the type of ${devices} device(s); change or delete them first`);
+        const unreferenced = await disposeFiles(em, row.deviceTypeId, caller.subject);
+        store.remove(row);
+        return unreferenced;
+      });
+      await objects.deleteObjects(keys);
+      return {};
+    },
+
+    async listDevicesOfType(req, ctx) {
+      const store = fork();
+      const row = await load(store, callerOf(ctx), req.deviceTypeId);
+      const page = planKeysetPage(req.pageSize, req.pageToken, `device-type:${row.deviceTypeId}`);
+      return pageToProto(await store.listDevices({ deviceTypeId: row.deviceTypeId }, page), page, deviceToProto);
+    },
+
+    async listDeviceTypes(req, ctx) {
+      const orgId = memberOrg(callerOf(ctx), req.orgId);
+      const page = planKeysetPage(req.pageSize, req.pageToken, `device-types:${orgId}`);
+      return pageToProto(await fork().listTypes(orgId, page), page, ({ type, deviceCount }) => deviceTypeToProto(type, deviceCount));
+    },
+  };
+}
