@@ -5,7 +5,7 @@ import { contentAt, fileAtPath, recordOf, sdkWorkspace, type SdkWorkspace } from
 // The rest of the public Python client SDK's calls to the implemented operations (sdk-compat.e2e.ts
 // has the main data and compute flows): dataset edits and paged queries, directories, file records,
 // versions, imports, downloads and deletes, action queries and edits, invocation status, logs and
-// cancellation, trigger queries, edits and evaluations, users, orgs, roles and API tokens, and devices. Each
+// cancellation, trigger queries, edits and evaluations, users, orgs, roles and API tokens, and devices and their tokens. Each
 // script prints what the SDK saw; the test checks it and the effects again through the gateway.
 
 let t: TestPlatform;
@@ -611,4 +611,52 @@ test("devices: create, from_id with a '/' in the id, metadata, tag and custom-fi
   // The same, seen through the gateway.
   expect((await alice.client.get(`/v1/devices/id/${encodeURIComponent(deviceId)}`)).status).toBe(404);
   expect(ok(await alice.client.get(`/v1/devices/org/${alice.orgId}`)).items.map((d: { device_id: string }) => d.device_id)).toEqual(["sdk-second"]);
+});
+
+const DEVICE_TOKENS = `
+import datetime
+from roboto import Device
+from roboto.auth.scope import ApiScope
+from roboto.domain.users import User
+
+device = Device.create(device_id=args["device_id"], roboto_client=client)
+token, secret = device.create_token(expiry_days=30, description="uploads", api_scopes=ApiScope.minimal_uploader())
+default_token, _ = device.create_token()
+as_device = client_with(secret)
+me = User.for_self(roboto_client=as_device)
+dataset = Dataset.create(name="from-the-device", roboto_client=as_device)
+listed = device.tokens()
+member_create = error_of(lambda: Device.from_id(args["device_id"], roboto_client=client_with(args["member_token"])).create_token())
+device.delete()
+print(json.dumps({
+    "token": [token.user_id, token.record.context.name, token.record.context.description, sorted(s.value for s in token.record.context.api_scopes)],
+    "default": [default_token.record.context.name, round((default_token.record.context.expires - datetime.datetime.now(datetime.timezone.utc)).total_seconds() / 86400)],
+    "me": [me.user_id, me.record.is_service_user],
+    "dataset": [dataset.record.org_id, dataset.record.created_by],
+    "listed": [[tk.token_id, tk.record.secret] for tk in listed] == [[token.token_id, None], [default_token.token_id, None]],
+    "member_create": member_create,
+    "after_delete": error_of(lambda: User.for_self(roboto_client=as_device)),
+}))
+`;
+
+test("device tokens: create_token with scopes and defaults, tokens, acting as the device and revocation on delete through the SDK", async () => {
+  const dave = await createTenant(t, "sdk-device-tokens");
+  // Creating a device's tokens takes an org owner or admin.
+  ok(await t.admin.put(`/v1/orgs/id/${dave.orgId}/users/id/${encodeURIComponent(dave.userId)}`, { add_roles: ["admin"] }));
+  const memberId = `member-${dave.orgId}@example.com`;
+  ok(await t.admin.post("/v1/users", { user_id: memberId, org_id: dave.orgId }));
+  const member = ok(await t.admin.post("/v1/tokens", { name: "member", expiry_days: 1 }, { "X-Service-User-Id": memberId }));
+  const deviceId = "sdk/tokened robot";
+
+  const result = await run("device_tokens", DEVICE_TOKENS, { device_id: deviceId, member_token: member.secret }, dave);
+
+  const [deviceUser] = result.token;
+  expect(deviceUser).toMatch(/^device:dv_/);
+  expect(result.token).toEqual([deviceUser, `${dave.orgId}_${deviceId}`, "uploads", ["datasets.create", "files.import", "files.upload"]]);
+  expect(result.default).toEqual([`${dave.orgId}_${deviceId}`, 366]);
+  expect(result.me).toEqual([deviceUser, true]);
+  expect(result.dataset).toEqual([dave.orgId, deviceUser]);
+  expect(result.listed).toBe(true);
+  expect(result.member_create).toBe("RobotoUnauthorizedException");
+  expect(result.after_delete).toBe("RobotoUnauthorizedException");
 });

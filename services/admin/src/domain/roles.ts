@@ -2,18 +2,13 @@ import { invalidArgument } from "@hangar/shared";
 
 /**
  * Roles a member can hold in an org, named as the client SDK names them (`OrgRoleName`): owners
- * and admins administer the org; every member holds `user`.
+ * and admins administer the org (`administers` in the shared library); every member holds `user`.
  */
 export const ROLES = ["owner", "admin", "user"] as const;
 export type Role = (typeof ROLES)[number];
 
 /** The role every member of an org holds. */
 export const MEMBER_ROLE: Role = "user";
-
-/** Whether the roles allow administering the org (members, roles, settings). */
-export function canAdminister(roles: readonly string[] | undefined): boolean {
-  return roles !== undefined && (roles.includes("owner") || roles.includes("admin"));
-}
 
 /**
  * Validates role names from a request, naming the field on error. `member`, the plain member role's

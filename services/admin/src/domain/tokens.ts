@@ -29,3 +29,19 @@ export function expiryFrom(expiryDays: bigint, now = new Date()): Date {
 export function isUsable(token: { enabled: boolean; expires: Date | null }, now = new Date()): boolean {
   return token.enabled && (token.expires === null || token.expires.getTime() > now.getTime());
 }
+
+/** The client SDK's API scopes (`roboto.auth.scope.ApiScope`). */
+export const API_SCOPES = ["api.everything_else", "datasets.create", "files.import", "files.upload"] as const;
+
+/**
+ * Validates api_scopes from a request against the SDK's scopes, naming the field on error; drops
+ * repeats (the SDK sends a set). Empty means unrestricted.
+ */
+export function parseApiScopes(values: readonly string[], field = "api_scopes"): string[] {
+  values.forEach((value, i) => {
+    if (!(API_SCOPES as readonly string[]).includes(value)) {
+      throw invalidArgument(`${field}[${i}]`, `unknown scope '${value}'; expected one of ${API_SCOPES.join(", ")}`);
+    }
+  });
+  return [...new Set(values)];
+}

@@ -1,5 +1,4 @@
-import { notFound, rolesIn, unauthenticated, type Principal } from "@hangar/shared";
-import { canAdminister } from "../domain/roles";
+import { administers, notFound, rolesIn, unauthenticated, type Principal } from "@hangar/shared";
 
 /** The calling user's id; platform components have no user and are refused. */
 export function requireUser(caller: Principal): string {
@@ -23,7 +22,7 @@ export function requireMember(caller: Principal, orgId: string): void {
  */
 export function requireOrgAdmin(caller: Principal, orgId: string): void {
   requireMember(caller, orgId);
-  if (!caller.isSystemAdmin && !canAdminister(rolesIn(caller, orgId))) {
+  if (!administers(caller, orgId)) {
     throw unauthenticated(`administering org '${orgId}' needs the owner or admin role`);
   }
 }

@@ -1,8 +1,24 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { callerOf, conflict, invalidArgument, isInvocationToken, newId, notFound, requireOrg, unauthenticated, verifyInvocationToken, type Orm } from "@hangar/shared";
+import {
+  callerOf,
+  conflict,
+  DEVICE_USER_PREFIX,
+  failedPrecondition,
+  invalidArgument,
+  isDeviceUserId,
+  isInvocationToken,
+  newId,
+  notFound,
+  requireOrg,
+  unauthenticated,
+  verifyInvocationToken,
+  type Orm,
+  type Principal,
+} from "@hangar/shared";
 import { AdminService } from "@hangar/shared/proto/admin";
 import { editRoles, MEMBER_ROLE, parseRoles } from "../domain/roles";
-import { expiryFrom, hashSecret, isUsable, newTokenSecret } from "../domain/tokens";
+import { expiryFrom, hashSecret, isUsable, newTokenSecret, parseApiScopes } from "../domain/tokens";
+import type { ApiTokenRow } from "../store/entities";
 import { IdentityStore } from "../store/identity-store";
 import { requireMember, requireOrgAdmin, requireService, requireUser } from "./access";
 import { orgToProto, tokenResultToProto, userToProto } from "./mappers";
@@ -88,6 +104,7 @@ export function createAdminServiceImpl(deps: { orm: Orm; internalAuthSecret: str
       const orgId = req.orgId ?? requireOrg(caller);
       requireOrgAdmin(caller, orgId);
       const userId = checkName(req.userId, "user_id");
+      if (userId.startsWith(DEVICE_USER_PREFIX)) throw invalidArgument("user_id", `'${DEVICE_USER_PREFIX}' is reserved for the users of devices`);
       const s = store();
       // A system admin passes the membership check for any org id, so the org may not exist.
       if (!(await s.findOrg(orgId))) throw notFound("org", orgId);
@@ -128,24 +145,7 @@ export function createAdminServiceImpl(deps: { orm: Orm; internalAuthSecret: str
     },
 
     async createApiToken(req, ctx) {
-      const userId = requireUser(callerOf(ctx));
-      const name = checkName(req.name, "name");
-      // One instant for both, so a token lives exactly `expiry_days` days.
-      const created = new Date();
-      const expires = expiryFrom(req.expiryDays, created);
-      const secret = newTokenSecret();
-      const token = {
-        tokenId: newId("tk"),
-        userId,
-        name,
-        description: req.description ?? null,
-        secretHash: hashSecret(secret),
-        apiScopes: req.apiScopes,
-        created,
-        expires,
-        lastUsed: null,
-        enabled: true,
-      };
+      const { token, secret } = newToken(requireUser(callerOf(ctx)), req);
       const s = store();
       s.addToken(token);
       await s.flush();
@@ -203,7 +203,74 @@ export function createAdminServiceImpl(deps: { orm: Orm; internalAuthSecret: str
       const memberships = await s.membershipsOfUser(user.userId);
       return { userId: user.userId, isSystemAdmin: user.isSystemAdmin, memberships: memberships.map((m) => ({ orgId: m.orgId, roles: m.roles })) };
     },
+
+    async createDeviceUserToken(req, ctx) {
+      const caller = callerOf(ctx);
+      const userId = deviceUserOf(caller, req);
+      const { token, secret } = newToken(userId, { ...req, apiScopes: parseApiScopes(req.apiScopes) });
+      const user = { userId, name: req.userName ?? null, isServiceUser: true, isSystemAdmin: false, created: token.created, createdBy: req.requestedBy || caller.subject };
+      await deps.orm.em.fork().transactional(async (em) => {
+        const s = new IdentityStore(em);
+        await s.addUserIfAbsent(user);
+        if (await belongsElsewhere(s, userId, req.orgId)) throw failedPrecondition(`user '${userId}' belongs to another org`);
+        await s.addMembershipIfAbsent({ orgId: req.orgId, userId, roles: [MEMBER_ROLE], created: token.created });
+        s.addToken(token);
+      });
+      return { token: tokenResultToProto(token, secret) };
+    },
+
+    async listDeviceUserTokens(req, ctx) {
+      const userId = deviceUserOf(callerOf(ctx), req);
+      const s = store();
+      if (!(await s.findMembership(req.orgId, userId))) return { tokens: [] };
+      return { tokens: (await s.tokensOfUser(userId)).map((row) => tokenResultToProto(row)) };
+    },
+
+    async deleteDeviceUser(req, ctx) {
+      const userId = deviceUserOf(callerOf(ctx), req);
+      const s = store();
+      if (!(await belongsElsewhere(s, userId, req.orgId))) await s.deleteUser(userId);
+      return {};
+    },
   };
+}
+
+/** A new token of `userId` and its secret; validates the name and `expiry_days`. */
+function newToken(userId: string, req: { name: string; description?: string; expiryDays: bigint; apiScopes: string[] }): { token: ApiTokenRow; secret: string } {
+  const name = checkName(req.name, "name");
+  // One instant for both, so a token lives exactly `expiry_days` days.
+  const created = new Date();
+  const expires = expiryFrom(req.expiryDays, created);
+  const secret = newTokenSecret();
+  const token = {
+    tokenId: newId("tk"),
+    userId,
+    name,
+    description: req.description ?? null,
+    secretHash: hashSecret(secret),
+    apiScopes: req.apiScopes,
+    created,
+    expires,
+    lastUsed: null,
+    enabled: true,
+  };
+  return { token, secret };
+}
+
+/**
+ * The device user an internal device-token call addresses. Only services may make these calls, in
+ * the org they act in, and only about `device:` users, so that no caller can mint tokens for a person.
+ */
+function deviceUserOf(caller: Principal, req: { orgId: string; deviceUserId: string }): string {
+  requireService(caller);
+  if (req.orgId === "" || req.orgId !== caller.orgId) throw invalidArgument("org_id", "must be the org the calling service acts in");
+  if (!isDeviceUserId(req.deviceUserId)) throw invalidArgument("device_user_id", `must be '${DEVICE_USER_PREFIX}<universal_device_id>'`);
+  return req.deviceUserId;
+}
+
+/** Whether the user belongs to an org other than `orgId` (a device's user belongs to its device's org only). */
+async function belongsElsewhere(s: IdentityStore, userId: string, orgId: string): Promise<boolean> {
+  return (await s.membershipsOfUser(userId)).some((m) => m.orgId !== orgId);
 }
 
 /**

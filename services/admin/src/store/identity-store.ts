@@ -72,6 +72,21 @@ export class IdentityStore {
     );
   }
 
+  /** Creates a user unless one with its id exists, so that concurrent first creations both succeed. */
+  async addUserIfAbsent(row: UserRow): Promise<void> {
+    await this.em.upsert(User, row, { onConflictFields: ["userId"], onConflictAction: "ignore" });
+  }
+
+  /** Adds a membership unless the user already belongs to the org. */
+  async addMembershipIfAbsent(row: MembershipRow): Promise<void> {
+    await this.em.upsert(Membership, row, { onConflictFields: ["orgId", "userId"], onConflictAction: "ignore" });
+  }
+
+  /** Deletes a user; its memberships and tokens go with it (foreign keys cascade). */
+  async deleteUser(userId: string): Promise<void> {
+    await this.em.nativeDelete(User, { userId });
+  }
+
   addOrg(row: OrgRow): void {
     this.em.create(Org, row);
   }

@@ -1,6 +1,6 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type Client, type ServiceImpl } from "@connectrpc/connect";
-import { callerOf, notFound, parseIsoTimestamp, peerClient, readableOrg, requireOrg, type Principal, type ServiceContext } from "@hangar/shared";
+import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import { callerOf, notFound, parseIsoTimestamp, peerClients, readableOrg, requireOrg, type Principal, type ServiceContext } from "@hangar/shared";
 import type { ComputeService } from "@hangar/shared/proto/compute";
 import { DataService } from "@hangar/shared/proto/data";
 import { concurrencyLimit } from "../domain/compute-defaults";
@@ -265,28 +265,15 @@ export function createInvocationHandlers(context: ServiceContext): InvocationHan
   };
 }
 
-/**
- * Checks that a dataset exists in an org by asking the data service. One client per org is kept
- * (each holds an HTTP/2 connection), up to a bound, oldest dropped first.
- */
+/** Checks that a dataset exists in an org by asking the data service. */
 function datasetChecker(context: ServiceContext) {
-  const clients = new Map<string, Client<typeof DataService>>();
-  const clientFor = (orgId: string) => {
-    let client = clients.get(orgId);
-    if (!client) {
-      if (clients.size >= 256) clients.delete(clients.keys().next().value!);
-      client = peerClient({
-        service: DataService,
-        peer: "data",
-        caller: "compute",
-        orgId,
-        locate: context.runtime.locate,
-        internalAuthSecret: context.runtime.internalAuthSecret,
-      });
-      clients.set(orgId, client);
-    }
-    return client;
-  };
+  const clientFor = peerClients({
+    service: DataService,
+    peer: "data",
+    caller: "compute",
+    locate: context.runtime.locate,
+    internalAuthSecret: context.runtime.internalAuthSecret,
+  });
   return {
     async require(orgId: string, datasetId: string): Promise<void> {
       try {

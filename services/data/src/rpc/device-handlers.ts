@@ -1,19 +1,24 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import {
+  administers,
   applyCustomFieldChanges,
   callerOf,
   conflict,
+  deviceUserId,
   invalidArgument,
   memberOrg,
   newId,
   notFound,
   nullableString,
+  peerClients,
   planKeysetPage,
   readableOrg,
   requireOrg,
+  unauthenticated,
   type Principal,
   type ServiceContext,
 } from "@hangar/shared";
+import { AdminService } from "@hangar/shared/proto/admin";
 import type { DataService } from "@hangar/shared/proto/data";
 import { applyMetadataChangeset, checkTags } from "../domain/datasets";
 import { checkDeviceId } from "../domain/devices";
@@ -23,15 +28,30 @@ import { DeviceStore } from "../store/device-store";
 import { disposeFiles } from "./device-files";
 import { deviceToProto, pageToProto } from "./device-mappers";
 
-type DeviceHandlers = Pick<ServiceImpl<typeof DataService>, "createDevice" | "getDevice" | "updateDevice" | "deleteDevice" | "listOrgDevices">;
+type DeviceHandlers = Pick<
+  ServiceImpl<typeof DataService>,
+  "createDevice" | "getDevice" | "updateDevice" | "deleteDevice" | "listOrgDevices" | "listDeviceTokens" | "createDeviceToken"
+>;
 
 /**
  * The device operations: create, get, update, delete (with the device's files, or moving them to
- * the org's root) and the org's listing. A device is addressed by its `device_id` in the org the
- * caller reads; another org's device is a 404.
+ * the org's root, and the device's tokens), the org's listing and the device's tokens. A device is
+ * addressed by its `device_id` in the org the caller reads; another org's device is a 404.
+ *
+ * A device's tokens are API tokens of its user in the admin service (`device:<universal_device_id>`,
+ * a plain member of the device's org), which the data service manages through the admin service's
+ * internal device-user RPCs. Any member of the org lists them; creating one needs the owner or admin
+ * role, as a token reads and writes the org's data.
  */
 export function createDeviceHandlers(context: ServiceContext, objects: ObjectStore): DeviceHandlers {
   const fork = () => new DeviceStore(context.orm.em.fork());
+  const admin = peerClients({
+    service: AdminService,
+    peer: "admin",
+    caller: "data",
+    locate: context.runtime.locate,
+    internalAuthSecret: context.runtime.internalAuthSecret,
+  });
   const load = async (store: DeviceStore, caller: Principal, deviceId: string, lock = false): Promise<DeviceRow> => {
     const orgId = readableOrg(caller);
     const row = orgId ? await store.findDevice(orgId, deviceId, lock) : null;
@@ -96,6 +116,9 @@ export function createDeviceHandlers(context: ServiceContext, objects: ObjectSto
         const row = await load(store, caller, req.deviceId, true);
         const unreferenced = await disposeFiles(em, row.universalDeviceId, caller.subject, req.keepConfigurations ? row.orgId : undefined);
         store.remove(row);
+        // Last, while the row is locked: a failure leaves the device and its tokens in place, and a
+        // token being created waits for this and then finds no device.
+        await admin(row.orgId).deleteDeviceUser({ orgId: row.orgId, deviceUserId: deviceUserId(row.universalDeviceId) });
         return unreferenced;
       });
       await objects.deleteObjects(keys);
@@ -106,6 +129,32 @@ export function createDeviceHandlers(context: ServiceContext, objects: ObjectSto
       const orgId = memberOrg(callerOf(ctx), req.orgId);
       const page = planKeysetPage(req.pageSize, req.pageToken, `devices:${orgId}`);
       return pageToProto(await fork().listDevices({ orgId }, page), page, deviceToProto);
+    },
+
+    async listDeviceTokens(req, ctx) {
+      const row = await load(fork(), callerOf(ctx), req.deviceId);
+      const { tokens } = await admin(row.orgId).listDeviceUserTokens({ orgId: row.orgId, deviceUserId: deviceUserId(row.universalDeviceId) });
+      return { tokens };
+    },
+
+    async createDeviceToken(req, ctx) {
+      const caller = callerOf(ctx);
+      // The device stays locked until the token exists, so that a concurrent delete revokes it.
+      return fork().em.transactional(async (em) => {
+        const row = await load(new DeviceStore(em), caller, req.deviceId, true);
+        if (!administers(caller, row.orgId)) throw unauthenticated(`creating a device's tokens in org '${row.orgId}' needs the owner or admin role`);
+        const { token } = await admin(row.orgId).createDeviceUserToken({
+          orgId: row.orgId,
+          deviceUserId: deviceUserId(row.universalDeviceId),
+          name: req.name,
+          ...(req.description !== undefined ? { description: req.description } : {}),
+          expiryDays: req.expiryDays,
+          apiScopes: req.apiScopes,
+          requestedBy: caller.subject,
+          userName: row.deviceId,
+        });
+        return { token };
+      });
     },
   };
 }

@@ -67,6 +67,31 @@ export function rolesIn(principal: Principal, orgId: string): string[] | undefin
 }
 
 /**
+ * Whether the principal may administer the org: a system admin, or a member holding `owner` or
+ * `admin` (the client SDK's role names; every member also holds `user`).
+ */
+export function administers(principal: Principal, orgId: string): boolean {
+  const roles = rolesIn(principal, orgId);
+  return principal.isSystemAdmin || (roles !== undefined && (roles.includes("owner") || roles.includes("admin")));
+}
+
+/**
+ * A device's tokens act as its user, `device:<universal_device_id>`, a plain member of the
+ * device's org (kept by the admin service); no other user may have an id with this prefix.
+ */
+export const DEVICE_USER_PREFIX = "device:";
+
+/** The id of the user a device's tokens act as. */
+export function deviceUserId(universalDeviceId: string): string {
+  return `${DEVICE_USER_PREFIX}${universalDeviceId}`;
+}
+
+/** Whether a user id names a device's user. */
+export function isDeviceUserId(userId: string): boolean {
+  return userId.startsWith(DEVICE_USER_PREFIX) && userId.length > DEVICE_USER_PREFIX.length;
+}
+
+/**
  * A signer that reuses a principal's signed header while it has more than half its lifetime left.
  * The gateway signs the same cached principal object on every request of a token; signing once per
  * half-TTL instead of per request takes the HMAC and serialisation off the hot path.

@@ -35,6 +35,24 @@ export function peerClient<S extends DescService>(options: {
 }
 
 /**
+ * peerClient per org, kept for reuse (each client holds an HTTP/2 connection) up to `maxOrgs`,
+ * the oldest dropped first. For services that call a peer on behalf of many orgs.
+ */
+export function peerClients<S extends DescService>(options: Omit<Parameters<typeof peerClient<S>>[0], "orgId"> & { maxOrgs?: number }): (orgId: string) => Client<S> {
+  const { maxOrgs = 256, ...rest } = options;
+  const clients = new Map<string, Client<S>>();
+  return (orgId) => {
+    let client = clients.get(orgId);
+    if (!client) {
+      if (clients.size >= maxOrgs) clients.delete(clients.keys().next().value!);
+      client = peerClient({ ...rest, orgId });
+      clients.set(orgId, client);
+    }
+    return client;
+  };
+}
+
+/**
  * A gRPC client that signs every call with `principal` (freshly, as signatures expire within a
  * minute). peerClient builds on it; platform components outside the services (runners) use it
  * directly with a service principal of their own.

@@ -13,7 +13,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file hangar/admin/v1/identity.proto.
  */
 export const file_hangar_admin_v1_identity: GenFile = /*@__PURE__*/
-  fileDesc("Ch5oYW5nYXIvYWRtaW4vdjEvaWRlbnRpdHkucHJvdG8SD2hhbmdhci5hZG1pbi52MSKLAQoMT3JnYW5pemF0aW9uEg4KBm9yZ19pZBgBIAEoCRIMCgRuYW1lGAIgASgJEgwKBHRpZXIYAyABKAkSDgoGc3RhdHVzGAQgASgJEisKB2NyZWF0ZWQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmNyZWF0ZWRfYnkYBiABKAkipgEKBFVzZXISDwoHdXNlcl9pZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESFwoPaXNfc2VydmljZV91c2VyGAMgASgIEhcKD2lzX3N5c3RlbV9hZG1pbhgEIAEoCBIrCgdjcmVhdGVkGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpjcmVhdGVkX2J5GAYgASgJQgcKBV9uYW1lImkKB09yZ1VzZXISIwoEdXNlchgBIAEoCzIVLmhhbmdhci5hZG1pbi52MS5Vc2VyEioKA29yZxgCIAEoCzIdLmhhbmdhci5hZG1pbi52MS5Pcmdhbml6YXRpb24SDQoFcm9sZXMYAyADKAkivQIKDkFwaVRva2VuUmVjb3JkEhAKCHRva2VuX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEisKB2NyZWF0ZWQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKB2V4cGlyZXMYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQESMgoJbGFzdF91c2VkGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEg8KB2VuYWJsZWQYCCABKAgSEgoKYXBpX3Njb3BlcxgJIAMoCUIOCgxfZGVzY3JpcHRpb25CCgoIX2V4cGlyZXNCDAoKX2xhc3RfdXNlZCKEAQoOQXBpVG9rZW5SZXN1bHQSEwoGc2VjcmV0GAEgASgJSACIAQESFAoHdXNlcl9pZBgCIAEoCUgBiAEBEjAKB2NvbnRleHQYAyABKAsyHy5oYW5nYXIuYWRtaW4udjEuQXBpVG9rZW5SZWNvcmRCCQoHX3NlY3JldEIKCghfdXNlcl9pZCJoCglVc2FnZUl0ZW0SFQoNcmVzb3VyY2VfbmFtZRgBIAEoCRIQCghxdWFudGl0eRgCIAEoAxIyCglwcmluY2lwYWwYAyABKAsyHy5oYW5nYXIuYWRtaW4udjEuVXNhZ2VQcmluY2lwYWwiKwoOVXNhZ2VQcmluY2lwYWwSCgoCaWQYASABKAkSDQoFc2NvcGUYAiABKAkiJQoQQ3JlYXRlT3JnUmVxdWVzdBIRCgRuYW1lGAEgASgJQgPgQQIiPwoRQ3JlYXRlT3JnUmVzcG9uc2USKgoDb3JnGAEgASgLMh0uaGFuZ2FyLmFkbWluLnYxLk9yZ2FuaXphdGlvbiIkCg1HZXRPcmdSZXF1ZXN0EhMKBm9yZ19pZBgBIAEoCUID4EECIjwKDkdldE9yZ1Jlc3BvbnNlEioKA29yZxgBIAEoCzIdLmhhbmdhci5hZG1pbi52MS5Pcmdhbml6YXRpb24iEwoRTGlzdE15T3Jnc1JlcXVlc3QiQQoSTGlzdE15T3Jnc1Jlc3BvbnNlEisKBG9yZ3MYASADKAsyHS5oYW5nYXIuYWRtaW4udjEuT3JnYW5pemF0aW9uIioKE0xpc3RPcmdVc2Vyc1JlcXVlc3QSEwoGb3JnX2lkGAEgASgJQgPgQQIiPwoUTGlzdE9yZ1VzZXJzUmVzcG9uc2USJwoFdXNlcnMYASADKAsyGC5oYW5nYXIuYWRtaW4udjEuT3JnVXNlciJBChRSZW1vdmVPcmdVc2VyUmVxdWVzdBITCgZvcmdfaWQYASABKAlCA+BBAhIUCgd1c2VyX2lkGAIgASgJQgPgQQIiFwoVUmVtb3ZlT3JnVXNlclJlc3BvbnNlInsKGVVwZGF0ZU9yZ1VzZXJSb2xlc1JlcXVlc3QSEwoGb3JnX2lkGAEgASgJQgPgQQISIAoTdXJsX2VuY29kZWRfdXNlcl9pZBgCIAEoCUID4EECEhEKCWFkZF9yb2xlcxgDIAMoCRIUCgxyZW1vdmVfcm9sZXMYBCADKAkiHAoaVXBkYXRlT3JnVXNlclJvbGVzUmVzcG9uc2UifgoRQ3JlYXRlVXNlclJlcXVlc3QSFAoHdXNlcl9pZBgBIAEoCUID4EECEhEKBG5hbWUYAiABKAlIAIgBARIXCg9pc19zZXJ2aWNlX3VzZXIYAyABKAgSEwoGb3JnX2lkGAQgASgJSAGIAQFCBwoFX25hbWVCCQoHX29yZ19pZCI5ChJDcmVhdGVVc2VyUmVzcG9uc2USIwoEdXNlchgBIAEoCzIVLmhhbmdhci5hZG1pbi52MS5Vc2VyIhcKFUdldEN1cnJlbnRVc2VyUmVxdWVzdCI9ChZHZXRDdXJyZW50VXNlclJlc3BvbnNlEiMKBHVzZXIYASABKAsyFS5oYW5nYXIuYWRtaW4udjEuVXNlciImCg5HZXRVc2VyUmVxdWVzdBIUCgd1c2VyX2lkGAEgASgJQgPgQQIiNgoPR2V0VXNlclJlc3BvbnNlEiMKBHVzZXIYASABKAsyFS5oYW5nYXIuYWRtaW4udjEuVXNlciIrChNMaXN0VXNlck9yZ3NSZXF1ZXN0EhQKB3VzZXJfaWQYASABKAlCA+BBAiJDChRMaXN0VXNlck9yZ3NSZXNwb25zZRIrCgRvcmdzGAEgAygLMh0uaGFuZ2FyLmFkbWluLnYxLk9yZ2FuaXphdGlvbiKCAQoVQ3JlYXRlQXBpVG9rZW5SZXF1ZXN0EhgKC2V4cGlyeV9kYXlzGAEgASgDQgPgQQISEQoEbmFtZRgCIAEoCUID4EECEhgKC2Rlc2NyaXB0aW9uGAMgASgJSACIAQESEgoKYXBpX3Njb3BlcxgEIAMoCUIOCgxfZGVzY3JpcHRpb24iSAoWQ3JlYXRlQXBpVG9rZW5SZXNwb25zZRIuCgV0b2tlbhgBIAEoCzIfLmhhbmdhci5hZG1pbi52MS5BcGlUb2tlblJlc3VsdCIuChVEZWxldGVBcGlUb2tlblJlcXVlc3QSFQoIdG9rZW5faWQYASABKAlCA+BBAiIYChZEZWxldGVBcGlUb2tlblJlc3BvbnNlIhYKFExpc3RBcGlUb2tlbnNSZXF1ZXN0IkgKFUxpc3RBcGlUb2tlbnNSZXNwb25zZRIvCgZ0b2tlbnMYASADKAsyHy5oYW5nYXIuYWRtaW4udjEuQXBpVG9rZW5SZXN1bHQiKwoSR2V0QXBpVG9rZW5SZXF1ZXN0EhUKCHRva2VuX2lkGAEgASgJQgPgQQIiRQoTR2V0QXBpVG9rZW5SZXNwb25zZRIuCgV0b2tlbhgBIAEoCzIfLmhhbmdhci5hZG1pbi52MS5BcGlUb2tlblJlc3VsdCIvChZEaXNhYmxlQXBpVG9rZW5SZXF1ZXN0EhUKCHRva2VuX2lkGAEgASgJQgPgQQIiSQoXRGlzYWJsZUFwaVRva2VuUmVzcG9uc2USLgoFdG9rZW4YASABKAsyHy5oYW5nYXIuYWRtaW4udjEuQXBpVG9rZW5SZXN1bHQiLgoVRW5hYmxlQXBpVG9rZW5SZXF1ZXN0EhUKCHRva2VuX2lkGAEgASgJQgPgQQIiSAoWRW5hYmxlQXBpVG9rZW5SZXNwb25zZRIuCgV0b2tlbhgBIAEoCzIfLmhhbmdhci5hZG1pbi52MS5BcGlUb2tlblJlc3VsdCIpChJHZXRPcmdVc2FnZVJlcXVlc3QSEwoGb3JnX2lkGAEgASgJQgPgQQIiQAoTR2V0T3JnVXNhZ2VSZXNwb25zZRIpCgVpdGVtcxgBIAMoCzIaLmhhbmdhci5hZG1pbi52MS5Vc2FnZUl0ZW0iKgoYQXV0aGVudGljYXRlVG9rZW5SZXF1ZXN0Eg4KBnNlY3JldBgBIAEoCSIrCgpNZW1iZXJzaGlwEg4KBm9yZ19pZBgBIAEoCRINCgVyb2xlcxgCIAMoCSLKAQoZQXV0aGVudGljYXRlVG9rZW5SZXNwb25zZRIPCgd1c2VyX2lkGAEgASgJEhAKCHRva2VuX2lkGAIgASgJEhcKD2lzX3N5c3RlbV9hZG1pbhgDIAEoCBIwCgttZW1iZXJzaGlwcxgEIAMoCzIbLmhhbmdhci5hZG1pbi52MS5NZW1iZXJzaGlwEhIKCmFwaV9zY29wZXMYBSADKAkSKwoKYXR0cmlidXRlcxgGIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiJQoSUmVzb2x2ZVVzZXJSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkicQoTUmVzb2x2ZVVzZXJSZXNwb25zZRIPCgd1c2VyX2lkGAEgASgJEhcKD2lzX3N5c3RlbV9hZG1pbhgCIAEoCBIwCgttZW1iZXJzaGlwcxgDIAMoCzIbLmhhbmdhci5hZG1pbi52MS5NZW1iZXJzaGlwYgZwcm90bzM", [file_google_api_field_behavior, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Ch5oYW5nYXIvYWRtaW4vdjEvaWRlbnRpdHkucHJvdG8SD2hhbmdhci5hZG1pbi52MSKLAQoMT3JnYW5pemF0aW9uEg4KBm9yZ19pZBgBIAEoCRIMCgRuYW1lGAIgASgJEgwKBHRpZXIYAyABKAkSDgoGc3RhdHVzGAQgASgJEisKB2NyZWF0ZWQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmNyZWF0ZWRfYnkYBiABKAkipgEKBFVzZXISDwoHdXNlcl9pZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESFwoPaXNfc2VydmljZV91c2VyGAMgASgIEhcKD2lzX3N5c3RlbV9hZG1pbhgEIAEoCBIrCgdjcmVhdGVkGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpjcmVhdGVkX2J5GAYgASgJQgcKBV9uYW1lImkKB09yZ1VzZXISIwoEdXNlchgBIAEoCzIVLmhhbmdhci5hZG1pbi52MS5Vc2VyEioKA29yZxgCIAEoCzIdLmhhbmdhci5hZG1pbi52MS5Pcmdhbml6YXRpb24SDQoFcm9sZXMYAyADKAkivQIKDkFwaVRva2VuUmVjb3JkEhAKCHRva2VuX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEisKB2NyZWF0ZWQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKB2V4cGlyZXMYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQESMgoJbGFzdF91c2VkGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEg8KB2VuYWJsZWQYCCABKAgSEgoKYXBpX3Njb3BlcxgJIAMoCUIOCgxfZGVzY3JpcHRpb25CCgoIX2V4cGlyZXNCDAoKX2xhc3RfdXNlZCKEAQoOQXBpVG9rZW5SZXN1bHQSEwoGc2VjcmV0GAEgASgJSACIAQESFAoHdXNlcl9pZBgCIAEoCUgBiAEBEjAKB2NvbnRleHQYAyABKAsyHy5oYW5nYXIuYWRtaW4udjEuQXBpVG9rZW5SZWNvcmRCCQoHX3NlY3JldEIKCghfdXNlcl9pZCJoCglVc2FnZUl0ZW0SFQoNcmVzb3VyY2VfbmFtZRgBIAEoCRIQCghxdWFudGl0eRgCIAEoAxIyCglwcmluY2lwYWwYAyABKAsyHy5oYW5nYXIuYWRtaW4udjEuVXNhZ2VQcmluY2lwYWwiKwoOVXNhZ2VQcmluY2lwYWwSCgoCaWQYASABKAkSDQoFc2NvcGUYAiABKAkiJQoQQ3JlYXRlT3JnUmVxdWVzdBIRCgRuYW1lGAEgASgJQgPgQQIiPwoRQ3JlYXRlT3JnUmVzcG9uc2USKgoDb3JnGAEgASgLMh0uaGFuZ2FyLmFkbWluLnYxLk9yZ2FuaXphdGlvbiIkCg1HZXRPcmdSZXF1ZXN0EhMKBm9yZ19pZBgBIAEoCUID4EECIjwKDkdldE9yZ1Jlc3BvbnNlEioKA29yZxgBIAEoCzIdLmhhbmdhci5hZG1pbi52MS5Pcmdhbml6YXRpb24iEwoRTGlzdE15T3Jnc1JlcXVlc3QiQQoSTGlzdE15T3Jnc1Jlc3BvbnNlEisKBG9yZ3MYASADKAsyHS5oYW5nYXIuYWRtaW4udjEuT3JnYW5pemF0aW9uIioKE0xpc3RPcmdVc2Vyc1JlcXVlc3QSEwoGb3JnX2lkGAEgASgJQgPgQQIiPwoUTGlzdE9yZ1VzZXJzUmVzcG9uc2USJwoFdXNlcnMYASADKAsyGC5oYW5nYXIuYWRtaW4udjEuT3JnVXNlciJBChRSZW1vdmVPcmdVc2VyUmVxdWVzdBITCgZvcmdfaWQYASABKAlCA+BBAhIUCgd1c2VyX2lkGAIgASgJQgPgQQIiFwoVUmVtb3ZlT3JnVXNlclJlc3BvbnNlInsKGVVwZGF0ZU9yZ1VzZXJSb2xlc1JlcXVlc3QSEwoGb3JnX2lkGAEgASgJQgPgQQISIAoTdXJsX2VuY29kZWRfdXNlcl9pZBgCIAEoCUID4EECEhEKCWFkZF9yb2xlcxgDIAMoCRIUCgxyZW1vdmVfcm9sZXMYBCADKAkiHAoaVXBkYXRlT3JnVXNlclJvbGVzUmVzcG9uc2UifgoRQ3JlYXRlVXNlclJlcXVlc3QSFAoHdXNlcl9pZBgBIAEoCUID4EECEhEKBG5hbWUYAiABKAlIAIgBARIXCg9pc19zZXJ2aWNlX3VzZXIYAyABKAgSEwoGb3JnX2lkGAQgASgJSAGIAQFCBwoFX25hbWVCCQoHX29yZ19pZCI5ChJDcmVhdGVVc2VyUmVzcG9uc2USIwoEdXNlchgBIAEoCzIVLmhhbmdhci5hZG1pbi52MS5Vc2VyIhcKFUdldEN1cnJlbnRVc2VyUmVxdWVzdCI9ChZHZXRDdXJyZW50VXNlclJlc3BvbnNlEiMKBHVzZXIYASABKAsyFS5oYW5nYXIuYWRtaW4udjEuVXNlciImCg5HZXRVc2VyUmVxdWVzdBIUCgd1c2VyX2lkGAEgASgJQgPgQQIiNgoPR2V0VXNlclJlc3BvbnNlEiMKBHVzZXIYASABKAsyFS5oYW5nYXIuYWRtaW4udjEuVXNlciIrChNMaXN0VXNlck9yZ3NSZXF1ZXN0EhQKB3VzZXJfaWQYASABKAlCA+BBAiJDChRMaXN0VXNlck9yZ3NSZXNwb25zZRIrCgRvcmdzGAEgAygLMh0uaGFuZ2FyLmFkbWluLnYxLk9yZ2FuaXphdGlvbiKCAQoVQ3JlYXRlQXBpVG9rZW5SZXF1ZXN0EhgKC2V4cGlyeV9kYXlzGAEgASgDQgPgQQISEQoEbmFtZRgCIAEoCUID4EECEhgKC2Rlc2NyaXB0aW9uGAMgASgJSACIAQESEgoKYXBpX3Njb3BlcxgEIAMoCUIOCgxfZGVzY3JpcHRpb24iSAoWQ3JlYXRlQXBpVG9rZW5SZXNwb25zZRIuCgV0b2tlbhgBIAEoCzIfLmhhbmdhci5hZG1pbi52MS5BcGlUb2tlblJlc3VsdCIuChVEZWxldGVBcGlUb2tlblJlcXVlc3QSFQoIdG9rZW5faWQYASABKAlCA+BBAiIYChZEZWxldGVBcGlUb2tlblJlc3BvbnNlIhYKFExpc3RBcGlUb2tlbnNSZXF1ZXN0IkgKFUxpc3RBcGlUb2tlbnNSZXNwb25zZRIvCgZ0b2tlbnMYASADKAsyHy5oYW5nYXIuYWRtaW4udjEuQXBpVG9rZW5SZXN1bHQiKwoSR2V0QXBpVG9rZW5SZXF1ZXN0EhUKCHRva2VuX2lkGAEgASgJQgPgQQIiRQoTR2V0QXBpVG9rZW5SZXNwb25zZRIuCgV0b2tlbhgBIAEoCzIfLmhhbmdhci5hZG1pbi52MS5BcGlUb2tlblJlc3VsdCIvChZEaXNhYmxlQXBpVG9rZW5SZXF1ZXN0EhUKCHRva2VuX2lkGAEgASgJQgPgQQIiSQoXRGlzYWJsZUFwaVRva2VuUmVzcG9uc2USLgoFdG9rZW4YASABKAsyHy5oYW5nYXIuYWRtaW4udjEuQXBpVG9rZW5SZXN1bHQiLgoVRW5hYmxlQXBpVG9rZW5SZXF1ZXN0EhUKCHRva2VuX2lkGAEgASgJQgPgQQIiSAoWRW5hYmxlQXBpVG9rZW5SZXNwb25zZRIuCgV0b2tlbhgBIAEoCzIfLmhhbmdhci5hZG1pbi52MS5BcGlUb2tlblJlc3VsdCIpChJHZXRPcmdVc2FnZVJlcXVlc3QSEwoGb3JnX2lkGAEgASgJQgPgQQIiQAoTR2V0T3JnVXNhZ2VSZXNwb25zZRIpCgVpdGVtcxgBIAMoCzIaLmhhbmdhci5hZG1pbi52MS5Vc2FnZUl0ZW0iKgoYQXV0aGVudGljYXRlVG9rZW5SZXF1ZXN0Eg4KBnNlY3JldBgBIAEoCSIrCgpNZW1iZXJzaGlwEg4KBm9yZ19pZBgBIAEoCRINCgVyb2xlcxgCIAMoCSLKAQoZQXV0aGVudGljYXRlVG9rZW5SZXNwb25zZRIPCgd1c2VyX2lkGAEgASgJEhAKCHRva2VuX2lkGAIgASgJEhcKD2lzX3N5c3RlbV9hZG1pbhgDIAEoCBIwCgttZW1iZXJzaGlwcxgEIAMoCzIbLmhhbmdhci5hZG1pbi52MS5NZW1iZXJzaGlwEhIKCmFwaV9zY29wZXMYBSADKAkSKwoKYXR0cmlidXRlcxgGIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiJQoSUmVzb2x2ZVVzZXJSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkicQoTUmVzb2x2ZVVzZXJSZXNwb25zZRIPCgd1c2VyX2lkGAEgASgJEhcKD2lzX3N5c3RlbV9hZG1pbhgCIAEoCBIwCgttZW1iZXJzaGlwcxgDIAMoCzIbLmhhbmdhci5hZG1pbi52MS5NZW1iZXJzaGlwIuMBChxDcmVhdGVEZXZpY2VVc2VyVG9rZW5SZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIWCg5kZXZpY2VfdXNlcl9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhgKC2Rlc2NyaXB0aW9uGAQgASgJSACIAQESEwoLZXhwaXJ5X2RheXMYBSABKAMSEgoKYXBpX3Njb3BlcxgGIAMoCRIUCgxyZXF1ZXN0ZWRfYnkYByABKAkSFgoJdXNlcl9uYW1lGAggASgJSAGIAQFCDgoMX2Rlc2NyaXB0aW9uQgwKCl91c2VyX25hbWUiTwodQ3JlYXRlRGV2aWNlVXNlclRva2VuUmVzcG9uc2USLgoFdG9rZW4YASABKAsyHy5oYW5nYXIuYWRtaW4udjEuQXBpVG9rZW5SZXN1bHQiRQobTGlzdERldmljZVVzZXJUb2tlbnNSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIWCg5kZXZpY2VfdXNlcl9pZBgCIAEoCSJPChxMaXN0RGV2aWNlVXNlclRva2Vuc1Jlc3BvbnNlEi8KBnRva2VucxgBIAMoCzIfLmhhbmdhci5hZG1pbi52MS5BcGlUb2tlblJlc3VsdCJBChdEZWxldGVEZXZpY2VVc2VyUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSFgoOZGV2aWNlX3VzZXJfaWQYAiABKAkiGgoYRGVsZXRlRGV2aWNlVXNlclJlc3BvbnNlYgZwcm90bzM", [file_google_api_field_behavior, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * Organization is a tenant: every resource belongs to exactly one.
@@ -1089,4 +1089,172 @@ export type ResolveUserResponse = Message<"hangar.admin.v1.ResolveUserResponse">
  */
 export const ResolveUserResponseSchema: GenMessage<ResolveUserResponse> = /*@__PURE__*/
   messageDesc(file_hangar_admin_v1_identity, 45);
+
+/**
+ * CreateDeviceUserTokenRequest creates a token for a device's user in the calling service's org.
+ * Internal: no HTTP binding.
+ *
+ * @generated from message hangar.admin.v1.CreateDeviceUserTokenRequest
+ */
+export type CreateDeviceUserTokenRequest = Message<"hangar.admin.v1.CreateDeviceUserTokenRequest"> & {
+  /**
+   * The device's org; must be the org the calling service acts in.
+   *
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * `device:<universal_device_id>`; other user ids are refused.
+   *
+   * @generated from field: string device_user_id = 2;
+   */
+  deviceUserId: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: optional string description = 4;
+   */
+  description?: string | undefined;
+
+  /**
+   * Days until the token expires; at least 1 (as for create_api_token).
+   *
+   * @generated from field: int64 expiry_days = 5;
+   */
+  expiryDays: bigint;
+
+  /**
+   * Each one of the client SDK's scopes (`ApiScope`); empty means unrestricted.
+   *
+   * @generated from field: repeated string api_scopes = 6;
+   */
+  apiScopes: string[];
+
+  /**
+   * The user who asked for the token; recorded as the device user's creator.
+   *
+   * @generated from field: string requested_by = 7;
+   */
+  requestedBy: string;
+
+  /**
+   * The device user's display name (the device's `device_id`), set when the user is created.
+   *
+   * @generated from field: optional string user_name = 8;
+   */
+  userName?: string | undefined;
+};
+
+/**
+ * Describes the message hangar.admin.v1.CreateDeviceUserTokenRequest.
+ * Use `create(CreateDeviceUserTokenRequestSchema)` to create a new message.
+ */
+export const CreateDeviceUserTokenRequestSchema: GenMessage<CreateDeviceUserTokenRequest> = /*@__PURE__*/
+  messageDesc(file_hangar_admin_v1_identity, 46);
+
+/**
+ * CreateDeviceUserTokenResponse carries the token with its secret.
+ *
+ * @generated from message hangar.admin.v1.CreateDeviceUserTokenResponse
+ */
+export type CreateDeviceUserTokenResponse = Message<"hangar.admin.v1.CreateDeviceUserTokenResponse"> & {
+  /**
+   * @generated from field: hangar.admin.v1.ApiTokenResult token = 1;
+   */
+  token?: ApiTokenResult | undefined;
+};
+
+/**
+ * Describes the message hangar.admin.v1.CreateDeviceUserTokenResponse.
+ * Use `create(CreateDeviceUserTokenResponseSchema)` to create a new message.
+ */
+export const CreateDeviceUserTokenResponseSchema: GenMessage<CreateDeviceUserTokenResponse> = /*@__PURE__*/
+  messageDesc(file_hangar_admin_v1_identity, 47);
+
+/**
+ * ListDeviceUserTokensRequest addresses a device user of the calling service's org.
+ *
+ * @generated from message hangar.admin.v1.ListDeviceUserTokensRequest
+ */
+export type ListDeviceUserTokensRequest = Message<"hangar.admin.v1.ListDeviceUserTokensRequest"> & {
+  /**
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * @generated from field: string device_user_id = 2;
+   */
+  deviceUserId: string;
+};
+
+/**
+ * Describes the message hangar.admin.v1.ListDeviceUserTokensRequest.
+ * Use `create(ListDeviceUserTokensRequestSchema)` to create a new message.
+ */
+export const ListDeviceUserTokensRequestSchema: GenMessage<ListDeviceUserTokensRequest> = /*@__PURE__*/
+  messageDesc(file_hangar_admin_v1_identity, 48);
+
+/**
+ * ListDeviceUserTokensResponse lists the device user's tokens, oldest first, without secrets.
+ *
+ * @generated from message hangar.admin.v1.ListDeviceUserTokensResponse
+ */
+export type ListDeviceUserTokensResponse = Message<"hangar.admin.v1.ListDeviceUserTokensResponse"> & {
+  /**
+   * @generated from field: repeated hangar.admin.v1.ApiTokenResult tokens = 1;
+   */
+  tokens: ApiTokenResult[];
+};
+
+/**
+ * Describes the message hangar.admin.v1.ListDeviceUserTokensResponse.
+ * Use `create(ListDeviceUserTokensResponseSchema)` to create a new message.
+ */
+export const ListDeviceUserTokensResponseSchema: GenMessage<ListDeviceUserTokensResponse> = /*@__PURE__*/
+  messageDesc(file_hangar_admin_v1_identity, 49);
+
+/**
+ * DeleteDeviceUserRequest addresses a device user of the calling service's org.
+ *
+ * @generated from message hangar.admin.v1.DeleteDeviceUserRequest
+ */
+export type DeleteDeviceUserRequest = Message<"hangar.admin.v1.DeleteDeviceUserRequest"> & {
+  /**
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * @generated from field: string device_user_id = 2;
+   */
+  deviceUserId: string;
+};
+
+/**
+ * Describes the message hangar.admin.v1.DeleteDeviceUserRequest.
+ * Use `create(DeleteDeviceUserRequestSchema)` to create a new message.
+ */
+export const DeleteDeviceUserRequestSchema: GenMessage<DeleteDeviceUserRequest> = /*@__PURE__*/
+  messageDesc(file_hangar_admin_v1_identity, 50);
+
+/**
+ * DeleteDeviceUserResponse is empty; deleting a device user that does not exist is no error.
+ *
+ * @generated from message hangar.admin.v1.DeleteDeviceUserResponse
+ */
+export type DeleteDeviceUserResponse = Message<"hangar.admin.v1.DeleteDeviceUserResponse"> & {
+};
+
+/**
+ * Describes the message hangar.admin.v1.DeleteDeviceUserResponse.
+ * Use `create(DeleteDeviceUserResponseSchema)` to create a new message.
+ */
+export const DeleteDeviceUserResponseSchema: GenMessage<DeleteDeviceUserResponse> = /*@__PURE__*/
+  messageDesc(file_hangar_admin_v1_identity, 51);
 
