@@ -437,6 +437,13 @@ describe("API tokens", () => {
     const res = await tenant.client.post("/v1/tokens", { name: "uploader", expiry_days: 1, api_scopes: ["files.upload", "datasets.create"] });
     expect(res.body.data.context.api_scopes).toEqual(["files.upload", "datasets.create"]);
   });
+  test("an api_scope the client SDK does not know is a 400 naming it, and no token is made", async () => {
+    const before = (await tenant.client.get("/v1/tokens")).body.data.length;
+    const res = await tenant.client.post("/v1/tokens", { name: "odd", expiry_days: 1, api_scopes: ["files.upload", "everything"] });
+    expectError(res, 400, /^api_scopes\[1\]: unknown scope 'everything'; expected one of /);
+    expect((await tenant.client.get("/v1/tokens")).body.data).toHaveLength(before);
+  });
+
 
   test("a token expires exactly expiry_days after its creation", async () => {
     const { context } = (await tenant.client.post("/v1/tokens", { name: "week", expiry_days: 7 })).body.data;

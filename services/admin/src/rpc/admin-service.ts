@@ -207,7 +207,7 @@ export function createAdminServiceImpl(deps: { orm: Orm; internalAuthSecret: str
     async createDeviceUserToken(req, ctx) {
       const caller = callerOf(ctx);
       const userId = deviceUserOf(caller, req);
-      const { token, secret } = newToken(userId, { ...req, apiScopes: parseApiScopes(req.apiScopes) });
+      const { token, secret } = newToken(userId, req);
       const user = { userId, name: req.userName ?? null, isServiceUser: true, isSystemAdmin: false, created: token.created, createdBy: req.requestedBy || caller.subject };
       await deps.orm.em.fork().transactional(async (em) => {
         const s = new IdentityStore(em);
@@ -235,7 +235,7 @@ export function createAdminServiceImpl(deps: { orm: Orm; internalAuthSecret: str
   };
 }
 
-/** A new token of `userId` and its secret; validates the name and `expiry_days`. */
+/** A new token of `userId` and its secret; validates the name, `expiry_days` and `api_scopes`. */
 function newToken(userId: string, req: { name: string; description?: string; expiryDays: bigint; apiScopes: string[] }): { token: ApiTokenRow; secret: string } {
   const name = checkName(req.name, "name");
   // One instant for both, so a token lives exactly `expiry_days` days.
@@ -248,7 +248,7 @@ function newToken(userId: string, req: { name: string; description?: string; exp
     name,
     description: req.description ?? null,
     secretHash: hashSecret(secret),
-    apiScopes: req.apiScopes,
+    apiScopes: parseApiScopes(req.apiScopes),
     created,
     expires,
     lastUsed: null,
