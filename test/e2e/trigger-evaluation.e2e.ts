@@ -336,3 +336,40 @@ test("a trigger reacting to dataset_metadata_update is evaluated when the datase
   const invocations = await invocationsOf(alice.client, trigger.trigger_id);
   expect(invocations.map((i) => [i.data_source.data_source_id, i.last_status])).toEqual([[datasetId, 0]]);
 });
+
+test("file_metadata_update and file_ingest triggers are evaluated for the edited file, once per file", async () => {
+  const stem = unique("filemeta");
+  const reviewed = await createTrigger(alice.client, {
+    name: stem,
+    for_each: "dataset_file",
+    required_inputs: [`${stem}-*.bag`],
+    causes: ["file_metadata_update"],
+    condition: { field: "metadata.reviewed", comparator: "EQUALS", value: true },
+  });
+  const ingested = await createTrigger(alice.client, { name: `${stem}-ingest`, for_each: "dataset_file", required_inputs: [`${stem}-*.bag`], causes: ["file_ingest"] });
+  const datasetId = await createDataset(alice.client, stem);
+  await uploadFiles(alice.client, datasetId, { [`${stem}-a.bag`]: "a", [`${stem}-b.bag`]: "b" });
+  await caughtUp();
+  expect(await evaluationsOf(alice.client, stem, datasetId)).toEqual([]);
+
+  const fileId = async (name: string) => (await alice.client.get(`/v1/files/record/path/${name}/association/${datasetId}`)).body.data.file_id as string;
+  const a = await fileId(`${stem}-a.bag`);
+  const edit = async (id: string, body: Record<string, unknown>) => expect((await alice.client.put(`/v1/files/record/${id}`, body)).status).toBe(200);
+  await edit(a, { metadata_changeset: { put_fields: { reviewed: false } } });
+  expect(outcomes(await settled(alice.client, stem, datasetId, 1))).toEqual([["evaluated", "skipped", "condition_not_met"]]);
+  await edit(a, { metadata_changeset: { put_fields: { reviewed: true } } });
+  await edit(a, { description: "seen twice" });
+  expect(outcomes(await settled(alice.client, stem, datasetId, 3))).toEqual([
+    ["evaluated", "skipped", "condition_not_met"],
+    ["evaluated", "invoked_action", null],
+    ["evaluated", "skipped", "already_run"],
+  ]);
+  const invocations = await invocationsOf(alice.client, reviewed.trigger_id);
+  expect(invocations.map((i) => i.input_data)).toEqual([[`${stem}-a.bag`]]);
+
+  // Marking a file ingested fires the file_ingest trigger for it (and is no metadata edit).
+  await edit(a, { ingestion_complete: true });
+  expect(outcomes(await settled(alice.client, `${stem}-ingest`, datasetId, 1))).toEqual([["evaluated", "invoked_action", null]]);
+  expect((await invocationsOf(alice.client, ingested.trigger_id)).map((i) => i.input_data)).toEqual([[`${stem}-a.bag`]]);
+  expect(await evaluationsOf(alice.client, stem, datasetId)).toHaveLength(3);
+});

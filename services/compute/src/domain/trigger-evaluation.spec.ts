@@ -172,6 +172,23 @@ describe("planEvaluation, when a dataset's fields change", () => {
   });
 });
 
+describe("planEvaluation, when a file is edited or marked ingested", () => {
+  const edited = (relativePath: string): EvaluationOccasion => ({ cause: "file_metadata_update", orgId: "og_1", datasetId: "ds_1", eventId: "ev_2", file: { fileId: "fl_x", relativePath } });
+
+  test("a dataset_file trigger considers that file alone, if it matches a required pattern", async () => {
+    const plan = await planEvaluation(trigger({ forEach: "dataset_file" }), edited("deep/x.bag"), sources().all);
+    expect("invoke" in plan && plan.invoke.map((r) => [r.idempotencyId, r.inputData])).toEqual([["trigger:tr_1:fl_x", ["deep/x.bag", "extra.yaml"]]]);
+    expect(await planEvaluation(trigger({ forEach: "dataset_file" }), edited("x.txt"), sources().all)).toEqual({ skip: "no_matching_files" });
+    const ingested: EvaluationOccasion = { ...edited("x.bag"), cause: "file_ingest" } as EvaluationOccasion;
+    expect(await planEvaluation(trigger({ forEach: "dataset_file" }), ingested, sources({ invoked: ["trigger:tr_1:fl_x"] }).all)).toEqual({ skip: "already_run" });
+  });
+
+  test("a dataset trigger evaluates the whole dataset", async () => {
+    const plan = await planEvaluation(trigger(), edited("x.txt"), sources().all);
+    expect("invoke" in plan && plan.invoke.map((r) => r.idempotencyId)).toEqual(["trigger:tr_1:ds_1"]);
+  });
+});
+
 describe("outcomeOf", () => {
   test("a plan whose invocations all existed already (a lost race) is already_run", () => {
     const plan = { invoke: [] };

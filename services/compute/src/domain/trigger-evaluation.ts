@@ -10,10 +10,14 @@ export type SkipReason = "already_run" | "condition_not_met" | "no_matching_file
 /** How an evaluation ended. */
 export type EvaluationOutcome = { outcome: "invoked_action"; reason: null } | { outcome: "skipped"; reason: SkipReason };
 
-/** The causes that start evaluations: an upload completing, a dataset's fields changing. */
+/**
+ * The causes that start evaluations: an upload completing, a dataset's fields changing, a file's
+ * record being edited or marked ingested.
+ */
 export const FILE_UPLOAD_CAUSE = "file_upload";
 export const DATASET_METADATA_UPDATE_CAUSE = "dataset_metadata_update";
-export type EvaluationCause = typeof FILE_UPLOAD_CAUSE | typeof DATASET_METADATA_UPDATE_CAUSE;
+export const FILE_METADATA_UPDATE_CAUSE = "file_metadata_update";
+export const FILE_INGEST_CAUSE = "file_ingest";
 
 /** A trigger as evaluation reads it. */
 export interface EvaluatedTrigger extends TriggerSettings {
@@ -33,15 +37,32 @@ export interface OccasionFile {
   relativePath: string;
 }
 
-/** What starts the evaluation of a dataset's triggers: an upload into it, or a change to its fields. */
+/**
+ * What starts the evaluation of a dataset's triggers: an upload into it, a change to its fields,
+ * or a change to one of its files.
+ */
 export type EvaluationOccasion = { orgId: string; datasetId: string } & (
   | { cause: typeof FILE_UPLOAD_CAUSE; transactionId: string; files: OccasionFile[] }
   | { cause: typeof DATASET_METADATA_UPDATE_CAUSE; eventId: string }
+  | { cause: typeof FILE_METADATA_UPDATE_CAUSE | typeof FILE_INGEST_CAUSE; eventId: string; file: OccasionFile }
 );
 
 /** The key that makes an occasion evaluated once per trigger: the transaction, or the change event. */
 export function occasionKey(occasion: EvaluationOccasion): string {
   return occasion.cause === FILE_UPLOAD_CAUSE ? occasion.transactionId : `${occasion.cause}:${occasion.eventId}`;
+}
+
+/** The files a `dataset_file` trigger considers on an occasion, before its patterns and condition. */
+async function occasionFiles(occasion: EvaluationOccasion, patterns: string[], data: TriggerDataQueries): Promise<OccasionFile[]> {
+  switch (occasion.cause) {
+    case FILE_UPLOAD_CAUSE:
+      return occasion.files.filter((f) => matchesAnyGlob(patterns, f.relativePath));
+    case FILE_METADATA_UPDATE_CAUSE:
+    case FILE_INGEST_CAUSE:
+      return matchesAnyGlob(patterns, occasion.file.relativePath) ? [occasion.file] : [];
+    case DATASET_METADATA_UPDATE_CAUSE:
+      return data.filesMatching(occasion.datasetId, patterns);
+  }
 }
 
 /**
@@ -71,8 +92,8 @@ export type EvaluationPlan = { skip: SkipReason } | { invoke: InvocationRequest[
  * Decides what a trigger does about an occasion (an upload, or a change to the dataset's fields). A `dataset` trigger fires once per dataset, when
  * every required pattern matches some available file of the dataset (not only this upload's) and
  * the dataset meets the condition. A `dataset_file` trigger fires once per file that matches any
- * required pattern and meets the condition: an upload's new files, or, when the dataset's fields
- * change, its matching files. Idempotency ids make each firing happen once however often the
+ * required pattern and meets the condition: an upload's new files, the file that changed, or, when
+ * the dataset's fields change, its matching files. Idempotency ids make each firing happen once however often the
  * dataset is evaluated.
  */
 export async function planEvaluation(trigger: EvaluatedTrigger, occasion: EvaluationOccasion, sources: EvaluationSources): Promise<EvaluationPlan> {
@@ -90,11 +111,7 @@ async function planPerDataset(trigger: EvaluatedTrigger, occasion: EvaluationOcc
 }
 
 async function planPerFile(trigger: EvaluatedTrigger, occasion: EvaluationOccasion, sources: EvaluationSources): Promise<EvaluationPlan> {
-  // An occasion's new files are matched here; a change to the dataset concerns all its matching files.
-  const candidates =
-    occasion.cause === FILE_UPLOAD_CAUSE
-      ? occasion.files.filter((f) => matchesAnyGlob(trigger.requiredInputs, f.relativePath))
-      : await sources.data.filesMatching(occasion.datasetId, trigger.requiredInputs);
+  const candidates = await occasionFiles(occasion, trigger.requiredInputs, sources.data);
   if (candidates.length === 0) return { skip: "no_matching_files" };
   const invoked = await sources.invoked(candidates.map((f) => idempotencyId(trigger, f.fileId)));
   const fresh = candidates.filter((f) => !invoked.has(idempotencyId(trigger, f.fileId)));

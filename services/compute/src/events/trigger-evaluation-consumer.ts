@@ -1,9 +1,11 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { TOPICS, type ConsumerDefinition, type EventMessage, type ServiceContext } from "@hangar/shared";
-import { DatasetChange, DatasetChangedSchema, UploadCompletedSchema } from "@hangar/shared/proto/events";
+import { DatasetChange, DatasetChangedSchema, FileChangedSchema, UploadCompletedSchema } from "@hangar/shared/proto/events";
 import { createInvocation } from "../domain/invoke";
 import {
   DATASET_METADATA_UPDATE_CAUSE,
+  FILE_INGEST_CAUSE,
+  FILE_METADATA_UPDATE_CAUSE,
   FILE_UPLOAD_CAUSE,
   failureDetail,
   isPermanentFailure,
@@ -22,8 +24,9 @@ export const TRIGGER_EVALUATION_CONSUMER = "compute.trigger-evaluation";
 
 /**
  * Evaluates the org's triggers when something happens to a dataset: an upload into it completes
- * (triggers reacting to `file_upload`; uploads to other associations start none) or its fields
- * change (`dataset_metadata_update`). Each trigger's evaluation commits on its own, outside the
+ * (triggers reacting to `file_upload`; uploads to other associations start none), its fields
+ * change (`dataset_metadata_update`), or one of its files is edited (`file_metadata_update`) or
+ * marked ingested (`file_ingest`). Each trigger's evaluation commits on its own, outside the
  * consumer's transaction, so that a failed one keeps its `failed` record and does not undo the
  * others. When the data service or the database is out, the evaluation fails and the event is
  * retried once every trigger was tried: the retry skips evaluations already made, and the
@@ -40,25 +43,39 @@ export function triggerEvaluationConsumer(context: ServiceContext): ConsumerDefi
   };
   return {
     name: TRIGGER_EVALUATION_CONSUMER,
-    topics: [TOPICS.uploadCompleted, TOPICS.datasetChanged],
+    topics: [TOPICS.uploadCompleted, TOPICS.datasetChanged, TOPICS.fileChanged],
     async handler(_em, message) {
-      const occasion = occasionOf(message);
-      if (occasion) await evaluateOccasion(context, occasion, dataFor);
+      for (const occasion of occasionsOf(message)) await evaluateOccasion(context, occasion, dataFor);
     },
   };
 }
 
-/** The occasion an event is, or undefined for events that start no evaluation. */
-function occasionOf(message: EventMessage): EvaluationOccasion | undefined {
-  if (message.topic === TOPICS.uploadCompleted) {
-    const event = fromBinary(UploadCompletedSchema, message.payload);
-    if (event.associationType !== "dataset") return undefined;
-    const files = event.files.map((f) => ({ fileId: f.fileId, relativePath: f.relativePath }));
-    return { cause: FILE_UPLOAD_CAUSE, orgId: event.orgId, datasetId: event.associationId, transactionId: event.transactionId, files };
+/** The occasions an event is (none for events that start no evaluation). */
+function occasionsOf(message: EventMessage): EvaluationOccasion[] {
+  switch (message.topic) {
+    case TOPICS.uploadCompleted: {
+      const event = fromBinary(UploadCompletedSchema, message.payload);
+      if (event.associationType !== "dataset") return [];
+      const files = event.files.map((f) => ({ fileId: f.fileId, relativePath: f.relativePath }));
+      return [{ cause: FILE_UPLOAD_CAUSE, orgId: event.orgId, datasetId: event.associationId, transactionId: event.transactionId, files }];
+    }
+    case TOPICS.datasetChanged: {
+      const event = fromBinary(DatasetChangedSchema, message.payload);
+      if (event.change !== DatasetChange.UPDATED) return [];
+      return [{ cause: DATASET_METADATA_UPDATE_CAUSE, orgId: event.orgId, datasetId: event.datasetId, eventId: message.eventId }];
+    }
+    case TOPICS.fileChanged: {
+      const event = fromBinary(FileChangedSchema, message.payload);
+      if (event.associationType !== "dataset") return [];
+      const common = { orgId: event.orgId, datasetId: event.associationId, eventId: message.eventId, file: { fileId: event.fileId, relativePath: event.relativePath } };
+      return [
+        ...(event.metadataUpdated ? [{ ...common, cause: FILE_METADATA_UPDATE_CAUSE } as const] : []),
+        ...(event.ingested ? [{ ...common, cause: FILE_INGEST_CAUSE } as const] : []),
+      ];
+    }
+    default:
+      return [];
   }
-  const event = fromBinary(DatasetChangedSchema, message.payload);
-  if (event.change !== DatasetChange.UPDATED) return undefined;
-  return { cause: DATASET_METADATA_UPDATE_CAUSE, orgId: event.orgId, datasetId: event.datasetId, eventId: message.eventId };
 }
 
 async function evaluateOccasion(context: ServiceContext, occasion: EvaluationOccasion, dataFor: (orgId: string) => TriggerDataQueries): Promise<void> {

@@ -1,3 +1,5 @@
+import { create, toBinary } from "@bufbuild/protobuf";
+import { timestampNow } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import {
   applyFieldChanges,
@@ -11,12 +13,15 @@ import {
   nullableString,
   queryFingerprint,
   readableOrg,
+  recordEvent,
   resolveLimit,
   badRequest,
+  TOPICS,
   type Principal,
   type ServiceContext,
 } from "@hangar/shared";
 import type { DataService } from "@hangar/shared/proto/data";
+import { FileChangedSchema } from "@hangar/shared/proto/events";
 import { checkTags } from "../domain/datasets";
 import { checkRelativePath } from "../domain/paths";
 import { keyOfUri, type ObjectStore } from "../object-store/object-store";
@@ -94,7 +99,10 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
       file.version = String(BigInt(file.version) + 1n);
       file.modified = new Date();
       file.modifiedBy = caller.subject;
+      const metadataUpdated = description !== undefined || deviceId !== undefined || req.metadataChangeset !== undefined;
+      emitFileChanged(store, file, { metadataUpdated, ingested: req.ingestionComplete === true }, caller.subject);
       await store.flush();
+      context.eventsWritten();
       return { file: fileToProto(file) };
     },
 
@@ -149,4 +157,19 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
       return { items: rows.map(fileToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
     },
   };
+}
+
+/** Records the file-changed event of an update in the update's transaction (the outbox). */
+function emitFileChanged(store: FileStore, file: FsNodeRow, change: { metadataUpdated: boolean; ingested: boolean }, actor: string): void {
+  const payload = create(FileChangedSchema, {
+    orgId: file.orgId,
+    fileId: file.nodeId,
+    associationId: file.associationId,
+    associationType: file.associationType,
+    relativePath: file.relativePath,
+    ...change,
+    occurred: timestampNow(),
+    actor,
+  });
+  recordEvent(store.em, { topic: TOPICS.fileChanged, key: file.associationId, payload: toBinary(FileChangedSchema, payload) });
 }

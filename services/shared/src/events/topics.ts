@@ -7,4 +7,6 @@ export const TOPICS = {
   datasetChanged: "hangar.data.dataset-changed.v1",
   /** hangar.events.v1.UploadCompleted, keyed by association id; data -> compute (triggers, ingestion). */
   uploadCompleted: "hangar.data.upload-completed.v1",
+  /** hangar.events.v1.FileChanged, keyed by association id; data -> compute (triggers). */
+  fileChanged: "hangar.data.file-changed.v1",
 } as const;
