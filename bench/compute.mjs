@@ -20,10 +20,10 @@ import { createRequire } from "node:module";
 import { startKafka } from "../test/src/kafka.mjs";
 import { startPostgres } from "../test/src/postgres.mjs";
 import { freePort } from "../test/src/ports.mjs";
-import { httpJson, percentile, startPlatformProcess, stopPlatformProcess } from "./lib.mjs";
+import { httpJson, percentile, s3ClientFor, startPlatformProcess, stopPlatformProcess } from "./lib.mjs";
 
 const require = createRequire(import.meta.url);
-const { S3Client, PutObjectCommand } = require("@aws-sdk/client-s3");
+const { PutObjectCommand } = require("@aws-sdk/client-s3");
 
 const UPLOADS = Number(process.env.BENCH_UPLOADS ?? 200);
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 10_000);
@@ -74,12 +74,7 @@ async function uploadAndWaitForInvocation(i) {
   const dataset = (await api("POST", "/v1/datasets", { name: `latency-${i}` })).data;
   const begun = (await api("POST", "/v1/files/upload", { association: { association_id: dataset.dataset_id, association_type: "dataset" }, origination: "bench", resource_manifest: { "log.bin": 16 } })).data;
   const creds = (await api("GET", `/v1/files/upload/${begun.transaction_id}/credentials`)).data[0];
-  const s3 = new S3Client({
-    region: creds.region,
-    endpoint: creds.endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: creds.access_key_id, secretAccessKey: creds.secret_access_key, sessionToken: creds.session_token },
-  });
+  const s3 = s3ClientFor(creds);
   await s3.send(new PutObjectCommand({ Bucket: creds.bucket, Key: begun.upload_mappings["log.bin"].replace(/^s3:\/\/[^/]+\//, ""), Body: randomBytes(16) }));
   s3.destroy();
   const query = { condition: { field: "data_source.data_source_id", comparator: "EQUALS", value: dataset.dataset_id }, limit: 1 };

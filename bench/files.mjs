@@ -19,10 +19,10 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { startPostgres } from "../test/src/postgres.mjs";
 import { freePort } from "../test/src/ports.mjs";
-import { httpJson, percentile, startPlatformProcess, stopPlatformProcess } from "./lib.mjs";
+import { httpJson, percentile, s3ClientFor, startPlatformProcess, stopPlatformProcess } from "./lib.mjs";
 
 const require = createRequire(import.meta.url);
-const { S3Client, PutObjectCommand } = require("@aws-sdk/client-s3");
+const { PutObjectCommand } = require("@aws-sdk/client-s3");
 const { Client } = require("pg");
 
 const FILES = Number(process.env.BENCH_FILES ?? 1_000_000);
@@ -69,12 +69,7 @@ async function benchUpload() {
   const started = performance.now();
   const begun = (await api("POST", "/v1/files/upload", { association: { association_id: dataset.dataset_id, association_type: "dataset" }, origination: "bench", resource_manifest: manifest })).data;
   const creds = (await api("GET", `/v1/files/upload/${begun.transaction_id}/credentials`)).data[0];
-  const s3 = new S3Client({
-    region: creds.region,
-    endpoint: creds.endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: creds.access_key_id, secretAccessKey: creds.secret_access_key, sessionToken: creds.session_token },
-  });
+  const s3 = s3ClientFor(creds);
   const queue = Object.entries(manifest);
   const put = async () => {
     for (let next = queue.pop(); next; next = queue.pop()) {

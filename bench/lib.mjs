@@ -1,6 +1,10 @@
 // Helpers shared by the benchmarks: the platform as `npm start` runs it, JSON over HTTP, percentiles.
 import { spawn } from "node:child_process";
 import http from "node:http";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const { S3Client } = require("@aws-sdk/client-s3");
 
 /**
  * Starts `services/embedded/dist/main.js` with `env` and resolves once its gateway is up, with the
@@ -56,4 +60,14 @@ export function httpJson(agent, method, url, token, body) {
 /** The p-th percentile of ascending-sorted `sorted`. */
 export function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+/** An S3 client for upload credentials as the platform returns them (with the endpoint to use). */
+export function s3ClientFor(creds) {
+  return new S3Client({
+    region: creds.region,
+    endpoint: creds.endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: creds.access_key_id, secretAccessKey: creds.secret_access_key, sessionToken: creds.session_token },
+  });
 }

@@ -1,5 +1,5 @@
 import type { JsonObject } from "@bufbuild/protobuf";
-import { invalidArgument } from "@hangar/shared";
+import { definedOnly, invalidArgument } from "@hangar/shared";
 
 /** What an action runs with when neither it nor the invocation says otherwise (the client SDK's defaults). */
 export const DEFAULT_COMPUTE_REQUIREMENTS = { vCPU: 512, memory: 1024, gpu: false, storage: 21 } as const;
@@ -19,7 +19,7 @@ const ALLOWED_VCPU = [256, 512, 1024, 2048, 4096, 8192, 16384];
  * vCPU one of the allowed sizes, memory positive, storage at least 21 GiB, no GPU.
  */
 export function resolveComputeRequirements(base: JsonObject | null | undefined, overrides: JsonObject | null | undefined, field: string): JsonObject {
-  const merged = { ...DEFAULT_COMPUTE_REQUIREMENTS, ...definedOnly(base), ...definedOnly(overrides) };
+  const merged = { ...DEFAULT_COMPUTE_REQUIREMENTS, ...definedOnly(base ?? {}), ...definedOnly(overrides ?? {}) };
   if (!ALLOWED_VCPU.includes(Number(merged.vCPU))) {
     throw invalidArgument(`${field}.vCPU`, `must be one of ${ALLOWED_VCPU.join(", ")}`);
   }
@@ -31,7 +31,7 @@ export function resolveComputeRequirements(base: JsonObject | null | undefined, 
 
 /** Lays container parameter overrides over the action's: a key the override sets replaces the action's. */
 export function resolveContainerParameters(base: JsonObject | null | undefined, overrides: JsonObject | null | undefined): JsonObject {
-  return { command: null, entry_point: null, env_vars: null, workdir: null, ...definedOnly(base), ...definedOnly(overrides) };
+  return { command: null, entry_point: null, env_vars: null, workdir: null, ...definedOnly(base ?? {}), ...definedOnly(overrides ?? {}) };
 }
 
 /** Checks a timeout in minutes; `field` names it in the error. */
@@ -42,9 +42,6 @@ export function checkTimeout(value: number, field: string): number {
   return value;
 }
 
-function definedOnly(json: JsonObject | null | undefined): JsonObject {
-  return Object.fromEntries(Object.entries(json ?? {}).filter(([, v]) => v !== null && v !== undefined));
-}
 
 /**
  * How many invocations of one org may run at once (`INVOCATION_CONCURRENCY_LIMIT`, default 4).

@@ -212,15 +212,15 @@ describe("planEvaluationPage", () => {
   test("defaults to 100 from the top; a token continues below the last id served", () => {
     const first = planEvaluationPage(undefined, undefined, "trigger:tr_1");
     expect({ limit: first.limit, before: first.before }).toEqual({ limit: 100, before: undefined });
-    const token = first.nextToken([{ triggerEvaluationId: "42" }, { triggerEvaluationId: "17" }], true);
-    expect(planEvaluationPage(2n, token, "trigger:tr_1").before).toBe("17");
-    expect(first.nextToken([{ triggerEvaluationId: "17" }], false)).toBeUndefined();
+    const token = first.nextToken(17, true);
+    expect(planEvaluationPage(2n, token, "trigger:tr_1").before).toBe(17);
+    expect(first.nextToken(17, false)).toBeUndefined();
   });
 
   test("a bad limit, a malformed token and another listing's token are 400s", () => {
     expect(() => planEvaluationPage(0n, undefined, "trigger:tr_1")).toThrow(/^\[invalid_argument\] limit: /);
     expect(() => planEvaluationPage(undefined, "%%%", "trigger:tr_1")).toThrow(/^\[invalid_argument\] page_token: /);
-    const token = planEvaluationPage(undefined, undefined, "dataset:ds_1").nextToken([{ triggerEvaluationId: "5" }], true);
+    const token = planEvaluationPage(undefined, undefined, "dataset:ds_1").nextToken(5, true);
     expect(() => planEvaluationPage(undefined, token, "trigger:tr_1")).toThrow(/^\[invalid_argument\] page_token: /);
   });
 });

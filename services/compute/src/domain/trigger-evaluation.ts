@@ -1,6 +1,6 @@
 import type { JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { decodePageToken, encodePageToken, matchesAnyGlob, queryFingerprint, resolveLimit } from "@hangar/shared";
+import { matchesAnyGlob, planKeysetPage, type KeysetPage } from "@hangar/shared";
 import type { InvocationRequest } from "./invoke";
 import type { TriggerSettings } from "./triggers";
 
@@ -173,26 +173,10 @@ export function failureDetail(error: unknown): string {
 /** Evaluations a page holds when a listing names no `limit`. */
 export const DEFAULT_EVALUATION_LIMIT = 100;
 
-/** A page of an evaluation listing: newest first, after a cursor. */
-export interface EvaluationPage {
-  limit: number;
-  /** Serve evaluations with ids below this one; undefined from the top. */
-  before: string | undefined;
-  /** The token of the page after one that served `rows` (undefined when it was the last). */
-  nextToken(rows: { triggerEvaluationId: string }[], hasMore: boolean): string | undefined;
-}
-
 /**
  * Reads `limit` (default 100; 1 to 1000, larger ones clamped) and `page_token` of an evaluation
- * listing. Tokens carry the last id served, so evaluations recorded meanwhile never shift a page;
- * `scope` (the trigger or dataset) binds a token to its listing.
+ * listing, newest first; `scope` (the trigger or dataset) binds a token to its listing.
  */
-export function planEvaluationPage(limit: bigint | undefined, pageToken: string | undefined, scope: string): EvaluationPage {
-  const fingerprint = queryFingerprint({ scope });
-  const cursor = decodePageToken(pageToken, fingerprint, "page_token");
-  return {
-    limit: limit === undefined ? DEFAULT_EVALUATION_LIMIT : resolveLimit(limit, "limit"),
-    before: cursor === 0 ? undefined : String(cursor),
-    nextToken: (rows, hasMore) => (hasMore && rows.length > 0 ? encodePageToken(Number(rows.at(-1)!.triggerEvaluationId), fingerprint) : undefined),
-  };
+export function planEvaluationPage(limit: bigint | undefined, pageToken: string | undefined, scope: string): KeysetPage {
+  return planKeysetPage(limit, pageToken, scope, { sizeField: "limit", defaultSize: DEFAULT_EVALUATION_LIMIT });
 }

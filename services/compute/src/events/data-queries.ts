@@ -1,7 +1,8 @@
 import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
-import { MAX_LIMIT, peerClient, type ServiceContext } from "@hangar/shared";
-import { DataService } from "@hangar/shared/proto/data";
+import type { Client } from "@connectrpc/connect";
+import { MAX_LIMIT } from "@hangar/shared";
+import type { DataService } from "@hangar/shared/proto/data";
 import { MAX_OCCASION_FILES, type OccasionFile, type TriggerDataQueries } from "../domain/trigger-evaluation";
 
 /**
@@ -9,15 +10,7 @@ import { MAX_OCCASION_FILES, type OccasionFile, type TriggerDataQueries } from "
  * org: required-input patterns go to its dataset file listing, conditions to its own query engine (so a
  * trigger condition means what the same condition means in query_datasets and query_files).
  */
-export function dataServiceQueries(context: ServiceContext, orgId: string): TriggerDataQueries {
-  const data = peerClient({
-    service: DataService,
-    peer: "data",
-    locate: context.runtime.locate,
-    caller: "compute",
-    orgId,
-    internalAuthSecret: context.runtime.internalAuthSecret,
-  });
+export function dataServiceQueries(data: Client<typeof DataService>): TriggerDataQueries {
   const conditionOn = (field: string, id: string, condition: JsonValue) =>
     fromJson(ValueSchema, { operator: "AND", conditions: [{ field, comparator: "EQUALS", value: id }, condition] });
 

@@ -17,6 +17,7 @@ import {
   type TriggerDataQueries,
 } from "../domain/trigger-evaluation";
 import { TriggerStore } from "../store/trigger-store";
+import { dataServiceClients } from "../data-service-clients";
 import { dataServiceQueries } from "./data-queries";
 
 /** The consumer's name: its Kafka group and the key of its processed-event records. */
@@ -34,13 +35,8 @@ export const TRIGGER_EVALUATION_CONSUMER = "compute.trigger-evaluation";
  * service rejects, a deleted action) only fails that evaluation; retrying could not help.
  */
 export function triggerEvaluationConsumer(context: ServiceContext): ConsumerDefinition {
-  // One data service client per org, reused across events: each holds an HTTP/2 connection.
-  const clients = new Map<string, TriggerDataQueries>();
-  const dataFor = (orgId: string): TriggerDataQueries => {
-    let client = clients.get(orgId);
-    if (!client) clients.set(orgId, (client = dataServiceQueries(context, orgId)));
-    return client;
-  };
+  const clientFor = dataServiceClients(context);
+  const dataFor = (orgId: string): TriggerDataQueries => dataServiceQueries(clientFor(orgId));
   return {
     name: TRIGGER_EVALUATION_CONSUMER,
     topics: [TOPICS.uploadCompleted, TOPICS.datasetChanged, TOPICS.fileChanged],

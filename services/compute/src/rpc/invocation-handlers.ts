@@ -1,8 +1,7 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { callerOf, notFound, parseIsoTimestamp, peerClients, readableOrg, requireOrg, type Principal, type ServiceContext } from "@hangar/shared";
+import { callerOf, definedOnly, notFound, parseIsoTimestamp, readableOrg, requireOrg, type Principal, type ServiceContext } from "@hangar/shared";
 import type { ComputeService } from "@hangar/shared/proto/compute";
-import { DataService } from "@hangar/shared/proto/data";
 import { concurrencyLimit } from "../domain/compute-defaults";
 import { activityBuckets, planActivity } from "../domain/invocation-activity";
 import { checkGroupSpec } from "../domain/invocation-grouping";
@@ -15,6 +14,7 @@ import { checkStatus, isTerminal } from "../domain/invocation-status";
 import { createInvocation } from "../domain/invoke";
 import type { InvocationLogRow, InvocationRow } from "../store/entities";
 import { InvocationStore, type RunSummaryRow } from "../store/invocation-store";
+import { dataServiceClients } from "../data-service-clients";
 import { invocationToProto } from "./invocation-mappers";
 import { computeRequirementsJson, containerParametersJson, valueJson } from "./wire-json";
 
@@ -267,13 +267,7 @@ export function createInvocationHandlers(context: ServiceContext): InvocationHan
 
 /** Checks that a dataset exists in an org by asking the data service. */
 function datasetChecker(context: ServiceContext) {
-  const clientFor = peerClients({
-    service: DataService,
-    peer: "data",
-    caller: "compute",
-    locate: context.runtime.locate,
-    internalAuthSecret: context.runtime.internalAuthSecret,
-  });
+  const clientFor = dataServiceClients(context);
   return {
     async require(orgId: string, datasetId: string): Promise<void> {
       try {
@@ -284,10 +278,6 @@ function datasetChecker(context: ServiceContext) {
       }
     },
   };
-}
-
-function definedOnly<T extends Record<string, unknown>>(record: T): { [K in keyof T]: Exclude<T[K], undefined | null> } {
-  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined && v !== null)) as { [K in keyof T]: Exclude<T[K], undefined | null> };
 }
 
 function bigintValues(record: Record<string, number>): Record<string, bigint> {

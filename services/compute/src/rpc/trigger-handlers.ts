@@ -1,7 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { callerOf, conflict, newId, notFound, readableOrg, requireOrg, type Principal, type ServiceContext } from "@hangar/shared";
+import { callerOf, conflict, newId, notFound, readableOrg, requireOrg, type KeysetPage, type Principal, type ServiceContext } from "@hangar/shared";
 import type { ComputeService } from "@hangar/shared/proto/compute";
-import { planEvaluationPage, type EvaluationPage } from "../domain/trigger-evaluation";
+import { planEvaluationPage } from "../domain/trigger-evaluation";
 import {
   applyTriggerChanges,
   changesAction,
@@ -96,8 +96,9 @@ export function createTriggerHandlers(context: ServiceContext): TriggerHandlers 
   };
 }
 
-async function evaluationsPage(s: TriggerStore, scope: EvaluationScope, page: EvaluationPage) {
+async function evaluationsPage(s: TriggerStore, scope: EvaluationScope, page: KeysetPage) {
   const { rows, hasMore, total } = await s.evaluations(scope, page);
-  const nextToken = page.nextToken(rows, hasMore);
+  const last = rows.at(-1);
+  const nextToken = page.nextToken(last ? Number(last.triggerEvaluationId) : undefined, hasMore);
   return { items: rows.map(evaluationToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
 }

@@ -1,5 +1,6 @@
 import { toJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
+import { definedOnly } from "@hangar/shared";
 import type { ComputeRequirements, ContainerParameters } from "@hangar/shared/proto/compute";
 
 /**
@@ -17,7 +18,7 @@ export function valueJson(value: Value | undefined): JsonValue | undefined {
  */
 export function computeRequirementsJson(message: ComputeRequirements): JsonObject {
   const { vCPU, memory, gpu, storage } = message;
-  return Object.fromEntries(Object.entries({ vCPU, memory, gpu, storage }).filter(([, v]) => v !== undefined)) as JsonObject;
+  return definedOnly({ vCPU, memory, gpu, storage });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
-import { rawSql, sql, type EntityManager, type SearchPlan, type SqlFragment } from "@hangar/shared";
-import { FILE_UPLOAD_CAUSE, occasionKey, type EvaluationOccasion, type EvaluationOutcome, type EvaluationPage } from "../domain/trigger-evaluation";
+import { rawSql, sql, type EntityManager, type KeysetPage, type SearchPlan, type SqlFragment } from "@hangar/shared";
+import { FILE_UPLOAD_CAUSE, occasionKey, type EvaluationOccasion, type EvaluationOutcome } from "../domain/trigger-evaluation";
 import { Invocation } from "./entities";
 import { Trigger, TriggerEvaluation, type TriggerEvaluationRow, type TriggerRow } from "./trigger-entities";
 
@@ -53,7 +53,7 @@ export class TriggerStore {
   }
 
   /** A page of evaluations, newest first, whether more follow, and how many the scope holds. */
-  async evaluations(scope: EvaluationScope, page: Pick<EvaluationPage, "limit" | "before">): Promise<{ rows: TriggerEvaluationRow[]; hasMore: boolean; total: number }> {
+  async evaluations(scope: EvaluationScope, page: Pick<KeysetPage, "limit" | "before">): Promise<{ rows: TriggerEvaluationRow[]; hasMore: boolean; total: number }> {
     const where = "triggerId" in scope ? sql`trigger_id = ${scope.triggerId}` : sql`org_id = ${scope.orgId} and data_source_id = ${scope.datasetId}`;
     const after: SqlFragment = page.before === undefined ? rawSql("true") : sql`trigger_evaluation_id < ${page.before}::bigint`;
     const list = sql`select * from trigger_evaluations where ${where} and ${after} order by trigger_evaluation_id desc limit ${page.limit + 1}`;

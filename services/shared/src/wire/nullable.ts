@@ -17,3 +17,8 @@ export function nullableString(value: Value | undefined, field: string): string 
       throw invalidArgument(field, "expected a string or null");
   }
 }
+
+/** The record without its null and undefined entries (for "unset means absent" shapes). */
+export function definedOnly<T extends Record<string, unknown>>(record: T): { [K in keyof T]?: Exclude<T[K], undefined | null> } {
+  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined && v !== null)) as { [K in keyof T]?: Exclude<T[K], undefined | null> };
+}
