@@ -22,21 +22,44 @@ export interface ConsumerOptions {
   retryDelayMs?: number;
 }
 
+/** A running consumer. */
+export interface RunningConsumer {
+  /**
+   * Stops delivery and waits for the events in hand. An event still failing is left undelivered
+   * (not dead-lettered): it comes again when the consumer next starts.
+   */
+  stop(): Promise<void>;
+}
+
 /**
  * Subscribes a handler so that each event takes effect exactly once: the event id is recorded in
  * the same transaction as the effect, and a redelivered id is skipped. An event that keeps failing
  * goes to the dead-letter topic and table with its error after bounded retries.
  */
-export async function startConsumer(options: ConsumerOptions): Promise<void> {
+export async function startConsumer(options: ConsumerOptions): Promise<RunningConsumer> {
+  let stopped = false;
+  const inHand = new Set<Promise<void>>();
   const subscription: Subscription = {
     group: options.name,
     topics: options.topics,
-    handle: (message) => handleWithRetries(options, message),
+    handle: (message) => {
+      if (stopped) return Promise.reject(new Error(`consumer ${options.name} has stopped`));
+      const handling = handleWithRetries(options, message, () => stopped).finally(() => inHand.delete(handling));
+      inHand.add(handling);
+      return handling;
+    },
   };
-  await options.transport.subscribe(subscription);
+  const unsubscribe = await options.transport.subscribe(subscription);
+  return {
+    async stop() {
+      stopped = true;
+      await unsubscribe();
+      await Promise.allSettled(inHand);
+    },
+  };
 }
 
-async function handleWithRetries(options: ConsumerOptions, message: EventMessage): Promise<void> {
+async function handleWithRetries(options: ConsumerOptions, message: EventMessage, stopped: () => boolean): Promise<void> {
   const maxAttempts = options.maxAttempts ?? 5;
   let delay = options.retryDelayMs ?? 100;
   for (let attempt = 1; ; attempt++) {
@@ -45,6 +68,8 @@ async function handleWithRetries(options: ConsumerOptions, message: EventMessage
       return;
     } catch (error) {
       options.logger.warn({ err: error, eventId: message.eventId, attempt, consumer: options.name }, "event handler failed");
+      // A stopping consumer hands the event back rather than retrying into a closing database.
+      if (stopped()) throw error;
       if (attempt >= maxAttempts) return deadLetter(options, message, error);
       await new Promise((resolve) => setTimeout(resolve, delay));
       delay *= 2;

@@ -17,6 +17,10 @@ export function createInProcessTransport(): EventTransport {
     },
     async subscribe(subscription: Subscription) {
       subscriptions.push(subscription);
+      return async () => {
+        const at = subscriptions.indexOf(subscription);
+        if (at >= 0) subscriptions.splice(at, 1);
+      };
     },
     async close() {
       subscriptions.length = 0;

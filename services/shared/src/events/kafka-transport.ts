@@ -63,6 +63,12 @@ export function createKafkaTransport(options: KafkaTransportOptions): EventTrans
           });
         },
       });
+      return async () => {
+        const at = consumers.indexOf(consumer);
+        if (at < 0) return;
+        consumers.splice(at, 1);
+        await consumer.disconnect();
+      };
     },
     async close() {
       await Promise.all(consumers.map((c) => c.disconnect()));

@@ -26,7 +26,8 @@ export interface Subscription {
  */
 export interface EventTransport {
   publish(messages: EventMessage[]): Promise<void>;
-  subscribe(subscription: Subscription): Promise<void>;
+  /** Starts delivering to the subscription; the result stops it (for a service that stops first). */
+  subscribe(subscription: Subscription): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

@@ -2,7 +2,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import type { EntitySchema, MigrationObject } from "@mikro-orm/core";
 import type { ServiceName } from "../config";
 import { openDatabase, type Orm } from "../db";
-import { eventEntities, eventTablesMigration, startConsumer, startOutboxRelay, type EventHandler, type EventTransport, type OutboxRelay } from "../events";
+import { eventEntities, eventTablesMigration, startConsumer, startOutboxRelay, type EventHandler, type EventTransport, type OutboxRelay, type RunningConsumer } from "../events";
 import type { Logger } from "../telemetry";
 import { startRpcServer } from "./rpc-server";
 import type { ServiceLocator } from "./service-client";
@@ -76,8 +76,9 @@ export async function runService(definition: ServiceDefinition, runtime: Service
   const relay: OutboxRelay = startOutboxRelay({ orm, transport: runtime.transport, logger });
   const context: ServiceContext = { orm, runtime: { ...runtime, logger }, eventsWritten: () => relay.wake() };
   await definition.onStart?.(context);
+  const consumers: RunningConsumer[] = [];
   for (const consumer of definition.consumers?.(context) ?? []) {
-    await startConsumer({ ...consumer, orm, transport: runtime.transport, logger });
+    consumers.push(await startConsumer({ ...consumer, orm, transport: runtime.transport, logger }));
   }
   const server = await startRpcServer({
     name: definition.name,
@@ -95,6 +96,8 @@ export async function runService(definition: ServiceDefinition, runtime: Service
     relay,
     async close() {
       await server.close();
+      // Events published after this (by services that stop later) wait for the next start.
+      for (const consumer of consumers) await consumer.stop();
       await definition.onStop?.();
       await relay.stop();
       await orm.close();
