@@ -11,16 +11,18 @@ import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import { startPostgres } from "../test/src/postgres.mjs";
 import { freePort } from "../test/src/ports.mjs";
-import { httpJson, percentile, startPlatformProcess, stopPlatformProcess } from "./lib.mjs";
+import { cpuSnapshot, cpuSpent, httpJson, percentile, startPlatformProcess, stopPlatformProcess } from "./lib.mjs";
 
 const require = createRequire(import.meta.url);
 const { create } = require("@bufbuild/protobuf");
 const { signPrincipal } = require("../services/shared/dist/auth/index.js");
 const { DataService, GetDatasetRequestSchema, CreateDatasetRequestSchema } = require("../services/shared/dist/proto/data.js");
 // The direct calls use the gateway's own gRPC client, so both sides pay the same client cost here.
+const { Pool } = require("undici");
 const { createGrpcUnaryClient } = require("../gateway/dist/grpc-unary-client.js");
 
-const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 10_000);
+const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 2_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const WARMUP_MS = 2_000;
 
@@ -32,6 +34,7 @@ const platform = await startPlatformProcess({ DATABASE_URL: pg.url, PORT: String
 try {
   const gateway = `http://127.0.0.1:${port}`;
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const pool = new Pool(gateway, { connections: CONCURRENCY });
   const whoami = await httpJson(agent, "GET", `${gateway}/v1/orgs/caller`, token);
   const orgId = whoami.data[0].org_id;
   const principal = { kind: "user", subject: "admin", orgId, memberships: [{ orgId, roles: ["owner"] }], isSystemAdmin: true };
@@ -41,30 +44,31 @@ try {
   const createRequest = () => create(CreateDatasetRequestSchema, { name: "b", tags: ["x"] });
   const dataset = (await httpJson(agent, "POST", `${gateway}/v1/datasets`, token, { name: "bench", metadata: { a: 1 } })).data;
 
-  const cases = {
-    "get_dataset  gateway": () => httpJson(agent, "GET", `${gateway}/v1/datasets/${dataset.dataset_id}`, token),
-    "get_dataset  direct ": () => data.call(DataService.method.getDataset, getRequest(dataset.dataset_id), callOptions()),
-    "create_dataset gateway": () => httpJson(agent, "POST", `${gateway}/v1/datasets`, token, { name: "b", tags: ["x"] }),
-    "create_dataset direct ": () => data.call(DataService.method.createDataset, createRequest(), callOptions()),
+  const calls = {
+    get_dataset: {
+      gateway: () => poolJson(pool, "GET", `/v1/datasets/${dataset.dataset_id}`, token),
+      direct: () => data.call(DataService.method.getDataset, getRequest(dataset.dataset_id), callOptions()),
+    },
+    create_dataset: {
+      gateway: () => poolJson(pool, "POST", "/v1/datasets", token, { name: "b", tags: ["x"] }),
+      direct: () => data.call(DataService.method.createDataset, createRequest(), callOptions()),
+    },
   };
   // First, before the create cases leave the outbox relay and consumers busy in the background.
-  wrkRun(`${gateway}/v1/datasets/${dataset.dataset_id}`, token);
-  const results = {};
-  const only = process.env.BENCH_CASES; // e.g. "get_dataset  gateway" to profile one case
-  for (const [name, call] of Object.entries(cases).filter(([n]) => !only || n.trim() === only)) {
-    await run(call, WARMUP_MS);
-    results[name] = await run(call, DURATION_MS);
-    const r = results[name];
-    console.log(`${name}  ${r.rps.toFixed(0).padStart(6)} req/s   p50 ${r.p50.toFixed(2)} ms   p99 ${r.p99.toFixed(2)} ms   errors ${r.errors}`);
+  wrkRun(platform.child.pid, `${gateway}/v1/datasets/${dataset.dataset_id}`, token);
+  const only = process.env.BENCH_CASES?.split(","); // e.g. "get_dataset" to profile one operation
+  for (const [op, paths] of Object.entries(calls).filter(([name]) => !only || only.includes(name))) {
+    const results = await compare(platform.child.pid, paths);
+    for (const [path, r] of Object.entries(results)) {
+      console.log(`${op.padEnd(15)}${path.padEnd(8)} ${r.rps.toFixed(0).padStart(6)} req/s   p50 ${r.p50.toFixed(2)} ms   p99 ${r.p99.toFixed(2)} ms   errors ${r.errors}`);
+      console.log(`${"".padEnd(23)} CPU per request: ${formatCpu(r.cpu)}`);
+    }
+    const { gateway: g, direct: d } = results;
+    console.log(`${op}: gateway p50 / direct p50 = ${(g.p50 / d.p50).toFixed(2)} (the gateway adds ${((g.p50 / d.p50 - 1) * 100).toFixed(0)}% to p50); median of the rounds' ratios ${median(g.roundRatios).toFixed(2)}`);
   }
-  for (const op of ["get_dataset", "create_dataset"]) {
-    const g = Object.entries(results).find(([k]) => k.startsWith(op) && k.includes("gateway"))?.[1];
-    const d = Object.entries(results).find(([k]) => k.startsWith(op) && k.includes("direct"))?.[1];
-    if (!g || !d) continue;
-    console.log(`${op}: gateway p50 / direct p50 = ${(g.p50 / d.p50).toFixed(2)} (the gateway adds ${((g.p50 / d.p50 - 1) * 100).toFixed(0)}% to p50)`);
-  }
-  console.log(`(concurrency ${CONCURRENCY}, ${DURATION_MS / 1000} s per case, ${process.env.BENCH_DURATION_MS ? "custom" : "default"} duration)`);
+  console.log(`(concurrency ${CONCURRENCY}, ${ROUNDS} alternating rounds of ${ROUND_MS / 1000} s per path after a ${WARMUP_MS / 1000} s warm-up each)`);
   agent.destroy();
+  await pool.close();
   data.close();
 } finally {
   await stopPlatformProcess(platform);
@@ -75,19 +79,73 @@ try {
  * The same get_dataset load from wrk (C, when installed: `apt-get install wrk`), whose own CPU use
  * is small, so the figure shows what the gateway serves when the load generator is out of the way.
  */
-function wrkRun(url, token) {
+function wrkRun(platformPid, url, token) {
   const probe = spawnSync("wrk", ["--version"]);
   if (probe.error) return console.log("(wrk not installed: skipping the wrk run of get_dataset through the gateway)");
-  const args = ["-t1", `-c${CONCURRENCY}`, `-d${Math.round(DURATION_MS / 1000)}s`, "--latency", "-H", `Authorization: Bearer ${token}`, url];
+  const seconds = Math.round((ROUNDS * ROUND_MS) / 1000);
+  const args = ["-t1", `-c${CONCURRENCY}`, `-d${seconds}s`, "--latency", "-H", `Authorization: Bearer ${token}`, url];
   spawnSync("wrk", ["-t1", `-c${CONCURRENCY}`, "-d2s", "-H", `Authorization: Bearer ${token}`, url]);
+  const before = cpuSnapshot(platformPid);
   const out = spawnSync("wrk", args, { encoding: "utf8" }).stdout;
-  const rps = out.match(/Requests\/sec:\s+([\d.]+)/)?.[1];
+  const after = cpuSnapshot(platformPid);
+  const rps = Number(out.match(/Requests\/sec:\s+([\d.]+)/)?.[1]);
   const p50 = out.match(/^\s+50%\s+(\S+)/m)?.[1];
   const p99 = out.match(/^\s+99%\s+(\S+)/m)?.[1];
-  console.log(`get_dataset  gateway (wrk)  ${Number(rps).toFixed(0).padStart(6)} req/s   p50 ${p50}   p99 ${p99}`);
+  console.log(`get_dataset    wrk      ${rps.toFixed(0).padStart(6)} req/s   p50 ${p50}   p99 ${p99}`);
+  console.log(`${"".padEnd(23)} CPU per request: ${formatCpu(cpuSpent(before, after, rps * seconds))}`);
 }
 
-/** Runs `call` from CONCURRENCY loops for `ms`; returns throughput and latency percentiles. */
+/**
+ * Runs the gateway and direct paths of one operation in alternating rounds, so that drift on a
+ * shared machine (other tenants, the outbox relay catching up, JIT and GC phases) lands on both
+ * paths alike. Returns each path's pooled throughput, percentiles and CPU split, and the
+ * gateway/direct p50 ratio of every round.
+ */
+async function compare(platformPid, paths) {
+  const pooled = Object.fromEntries(Object.keys(paths).map((path) => [path, { latencies: [], errors: 0, ms: 0, cpu: undefined }]));
+  for (const call of Object.values(paths)) await run(call, WARMUP_MS);
+  const roundRatios = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const p50s = {};
+    for (const [path, call] of Object.entries(paths)) {
+      const before = cpuSnapshot(platformPid);
+      const r = await run(call, ROUND_MS);
+      const spent = cpuSpent(before, cpuSnapshot(platformPid), 1);
+      const total = pooled[path];
+      total.latencies.push(...r.latencies);
+      total.errors += r.errors;
+      total.ms += r.elapsed;
+      total.cpu = total.cpu ? Object.fromEntries(Object.entries(total.cpu).map(([k, v]) => [k, v + spent[k]])) : spent;
+      p50s[path] = percentile(r.latencies, 50);
+    }
+    roundRatios.push(p50s.gateway / p50s.direct);
+  }
+  return Object.fromEntries(
+    Object.entries(pooled).map(([path, total]) => {
+      const sorted = total.latencies.sort((a, b) => a - b);
+      const perRequest = Object.fromEntries(Object.entries(total.cpu).map(([k, v]) => [k, v / sorted.length]));
+      const summary = { rps: (sorted.length / total.ms) * 1000, p50: percentile(sorted, 50), p99: percentile(sorted, 99), errors: total.errors, cpu: perRequest };
+      return [path, path === "gateway" ? { ...summary, roundRatios } : summary];
+    }),
+  );
+}
+
+/**
+ * One JSON request through undici's connection pool: the HTTP client with the least CPU per
+ * request in Node, so that the load generator, which shares the machine, takes as little as it
+ * can from the platform on the gateway path too (the direct path uses the gateway's own lean
+ * gRPC client for the same reason).
+ */
+async function poolJson(pool, method, path, token, body) {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const headers = { authorization: `Bearer ${token}`, ...(payload ? { "content-type": "application/json" } : {}) };
+  const res = await pool.request({ method, path, headers, body: payload });
+  const text = await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`${method} ${path}: ${res.statusCode} ${text}`);
+  return JSON.parse(text);
+}
+
+/** Runs `call` from CONCURRENCY loops for `ms`; returns the sorted latencies, errors and elapsed time. */
 async function run(call, ms) {
   const latencies = [];
   let errors = 0;
@@ -105,7 +163,15 @@ async function run(call, ms) {
   };
   const started = performance.now();
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const elapsed = performance.now() - started;
-  latencies.sort((a, b) => a - b);
-  return { rps: (latencies.length / elapsed) * 1000, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+  return { latencies: latencies.sort((a, b) => a - b), errors, elapsed: performance.now() - started };
+}
+
+function formatCpu(cpu) {
+  const total = Object.values(cpu).reduce((a, b) => a + b, 0);
+  return `${Object.entries(cpu).map(([part, us]) => `${part} ${us.toFixed(0)}`).join(", ")}; total ${total.toFixed(0)} µs`;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
 }

@@ -1,5 +1,6 @@
 // Helpers shared by the benchmarks: the platform as `npm start` runs it, JSON over HTTP, percentiles.
 import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import { createRequire } from "node:module";
 
@@ -9,10 +10,12 @@ const { S3Client } = require("@aws-sdk/client-s3");
 /**
  * Starts `services/embedded/dist/main.js` with `env` and resolves once its gateway is up, with the
  * child and the services' RPC URLs (read from the "services listening" log line, which needs
- * LOG_LEVEL info or lower; undefined otherwise).
+ * LOG_LEVEL info or lower; undefined otherwise). `BENCH_NODE_ARGS` adds Node flags to the platform
+ * process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the gateway and services threads.
  */
 export function startPlatformProcess(env) {
-  const child = spawn(process.execPath, ["services/embedded/dist/main.js"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, "services/embedded/dist/main.js"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
   const wantsServices = !["warn", "error", "fatal", "silent"].includes(env.LOG_LEVEL ?? "info");
   return new Promise((resolve, reject) => {
     let services;
@@ -70,4 +73,49 @@ export function s3ClientFor(creds) {
     forcePathStyle: true,
     credentials: { accessKeyId: creds.access_key_id, secretAccessKey: creds.secret_access_key, sessionToken: creds.session_token },
   });
+}
+
+const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/**
+ * CPU time (ms) consumed so far, split by who spent it: the platform process's gateway thread
+ * (MainThread), services thread (WorkerThread) and helper threads (V8's GC and compiler workers,
+ * libuv's pool), every PostgreSQL process, and this process (the load generator) with its
+ * waited-for children (wrk). Linux only: read from /proc. Subtract two snapshots with `cpuSpent`.
+ */
+export function cpuSnapshot(platformPid) {
+  const split = { gateway: 0, services: 0, helpers: 0, postgres: 0, client: 0 };
+  for (const tid of readdirSync(`/proc/${platformPid}/task`)) {
+    const { name, ticks } = readStat(`/proc/${platformPid}/task/${tid}/stat`);
+    const part = name === "MainThread" ? "gateway" : name === "WorkerThread" ? "services" : "helpers";
+    split[part] += ticks;
+  }
+  for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
+    const stat = readStat(`/proc/${pid}/stat`);
+    if (stat?.name === "postgres") split.postgres += stat.ticks;
+  }
+  const own = readStat("/proc/self/stat", true);
+  split.client = own.ticks;
+  for (const key of Object.keys(split)) split[key] *= 1000 / CLOCK_TICKS_PER_SECOND;
+  return split;
+}
+
+/** Per-request CPU (µs) of each part between two snapshots. */
+export function cpuSpent(before, after, requests) {
+  return Object.fromEntries(Object.keys(before).map((key) => [key, ((after[key] - before[key]) * 1000) / requests]));
+}
+
+/** Name and utime+stime ticks from a /proc stat file (with waited-for children's when asked). */
+function readStat(path, withChildren = false) {
+  let text;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return undefined; // the process or thread ended between listing and reading
+  }
+  const name = text.slice(text.indexOf("(") + 1, text.lastIndexOf(")"));
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  // fields[0] is field 3 (state): utime, stime, cutime, cstime are fields 14 to 17.
+  const ticks = Number(fields[11]) + Number(fields[12]) + (withChildren ? Number(fields[13]) + Number(fields[14]) : 0);
+  return { name, ticks };
 }
