@@ -11,14 +11,13 @@ import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import { startPostgres } from "../test/src/postgres.mjs";
 import { freePort } from "../test/src/ports.mjs";
-import { cpuSnapshot, cpuSpent, httpJson, percentile, startPlatformProcess, stopPlatformProcess } from "./lib.mjs";
+import { cpuSnapshot, cpuSpent, createLeanHttpClient, httpJson, percentile, startPlatformProcess, stopPlatformProcess } from "./lib.mjs";
 
 const require = createRequire(import.meta.url);
 const { create } = require("@bufbuild/protobuf");
 const { signPrincipal } = require("../services/shared/dist/auth/index.js");
 const { DataService, GetDatasetRequestSchema, CreateDatasetRequestSchema } = require("../services/shared/dist/proto/data.js");
 // The direct calls use the gateway's own gRPC client, so both sides pay the same client cost here.
-const { Pool } = require("undici");
 const { createGrpcUnaryClient } = require("../gateway/dist/grpc-unary-client.js");
 
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 2_000);
@@ -34,7 +33,7 @@ const platform = await startPlatformProcess({ DATABASE_URL: pg.url, PORT: String
 try {
   const gateway = `http://127.0.0.1:${port}`;
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const pool = new Pool(gateway, { connections: CONCURRENCY });
+  const client = createLeanHttpClient(gateway, CONCURRENCY);
   const whoami = await httpJson(agent, "GET", `${gateway}/v1/orgs/caller`, token);
   const orgId = whoami.data[0].org_id;
   const principal = { kind: "user", subject: "admin", orgId, memberships: [{ orgId, roles: ["owner"] }], isSystemAdmin: true };
@@ -46,11 +45,11 @@ try {
 
   const calls = {
     get_dataset: {
-      gateway: () => poolJson(pool, "GET", `/v1/datasets/${dataset.dataset_id}`, token),
+      gateway: () => leanJson(client, "GET", `/v1/datasets/${dataset.dataset_id}`, token),
       direct: () => data.call(DataService.method.getDataset, getRequest(dataset.dataset_id), callOptions()),
     },
     create_dataset: {
-      gateway: () => poolJson(pool, "POST", "/v1/datasets", token, { name: "b", tags: ["x"] }),
+      gateway: () => leanJson(client, "POST", "/v1/datasets", token, { name: "b", tags: ["x"] }),
       direct: () => data.call(DataService.method.createDataset, createRequest(), callOptions()),
     },
   };
@@ -68,7 +67,7 @@ try {
   }
   console.log(`(concurrency ${CONCURRENCY}, ${ROUNDS} alternating rounds of ${ROUND_MS / 1000} s per path after a ${WARMUP_MS / 1000} s warm-up each)`);
   agent.destroy();
-  await pool.close();
+  client.close();
   data.close();
 } finally {
   await stopPlatformProcess(platform);
@@ -130,19 +129,12 @@ async function compare(platformPid, paths) {
   );
 }
 
-/**
- * One JSON request through undici's connection pool: the HTTP client with the least CPU per
- * request in Node, so that the load generator, which shares the machine, takes as little as it
- * can from the platform on the gateway path too (the direct path uses the gateway's own lean
- * gRPC client for the same reason).
- */
-async function poolJson(pool, method, path, token, body) {
+/** One JSON request on the lean client; resolves the parsed body of a 200, rejects anything else. */
+async function leanJson(client, method, path, token, body) {
   const payload = body === undefined ? undefined : JSON.stringify(body);
-  const headers = { authorization: `Bearer ${token}`, ...(payload ? { "content-type": "application/json" } : {}) };
-  const res = await pool.request({ method, path, headers, body: payload });
-  const text = await res.body.text();
-  if (res.statusCode !== 200) throw new Error(`${method} ${path}: ${res.statusCode} ${text}`);
-  return JSON.parse(text);
+  const res = await client.request(method, path, { authorization: `Bearer ${token}` }, payload);
+  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.body}`);
+  return JSON.parse(res.body);
 }
 
 /** Runs `call` from CONCURRENCY loops for `ms`; returns the sorted latencies, errors and elapsed time. */

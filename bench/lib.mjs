@@ -2,6 +2,7 @@
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
+import net from "node:net";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
@@ -118,4 +119,67 @@ function readStat(path, withChildren = false) {
   // fields[0] is field 3 (state): utime, stime, cutime, cstime are fields 14 to 17.
   const ticks = Number(fields[11]) + Number(fields[12]) + (withChildren ? Number(fields[13]) + Number(fields[14]) : 0);
   return { name, ticks };
+}
+
+/**
+ * A load generator's HTTP/1.1 client, as lean as wrk's: `connections` keep-alive sockets, requests
+ * written as one string, responses read by content-length (the gateway always sends one). On a
+ * machine shared with the platform, every microsecond the client spends is taken from the server;
+ * Node's general-purpose clients spend several times more per request than this.
+ */
+export function createLeanHttpClient(baseUrl, connections) {
+  const { hostname, port } = new URL(baseUrl);
+  const idle = Array.from({ length: connections }, () => openLeanConnection(hostname, Number(port)));
+  return {
+    /** Resolves `{ status, body }` (body as text). */
+    async request(method, path, headers, body) {
+      const connection = idle.pop() ?? openLeanConnection(hostname, Number(port));
+      try {
+        return await connection.request(method, path, headers, body);
+      } finally {
+        idle.push(connection);
+      }
+    },
+    close() {
+      for (const connection of idle) connection.socket.destroy();
+    },
+  };
+}
+
+function openLeanConnection(host, port) {
+  const socket = net.connect(port, host);
+  socket.setNoDelay(true);
+  let buffer = Buffer.alloc(0);
+  let waiting;
+  const parse = () => {
+    const headerEnd = buffer.indexOf("\r\n\r\n");
+    if (headerEnd < 0 || !waiting) return;
+    const head = buffer.toString("latin1", 0, headerEnd);
+    const length = /\r\ncontent-length: *(\d+)/i.exec(head)?.[1];
+    if (length === undefined) return waiting.reject(new Error(`response without content-length: ${head}`));
+    const end = headerEnd + 4 + Number(length);
+    if (buffer.length < end) return;
+    const response = { status: Number(head.slice(9, 12)), body: buffer.toString("utf8", headerEnd + 4, end) };
+    buffer = buffer.subarray(end);
+    const { resolve } = waiting;
+    waiting = undefined;
+    resolve(response);
+  };
+  socket.on("data", (chunk) => {
+    buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk;
+    parse();
+  });
+  socket.on("error", (error) => waiting?.reject(error));
+  return {
+    socket,
+    request(method, path, headers, body) {
+      return new Promise((resolve, reject) => {
+        waiting = { resolve, reject };
+        let text = `${method} ${path} HTTP/1.1\r\nhost: ${host}:${port}\r\n`;
+        for (const [name, value] of Object.entries(headers)) text += `${name}: ${value}\r\n`;
+        if (body !== undefined) text += `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`;
+        socket.write(`${text}\r\n${body ?? ""}`);
+      });
+    },
+  };
 }

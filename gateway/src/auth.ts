@@ -1,3 +1,4 @@
+import type { Context } from "@opentelemetry/api";
 import { unauthenticated, type OrgMembership, type Principal } from "@hangar/shared";
 import type { AuthenticateTokenResponse, ResolveUserResponse } from "@hangar/shared/proto/admin";
 import type { IdentityHeaders } from "./headers";
@@ -12,10 +13,10 @@ interface Identity {
 
 /** Options of the gateway's authenticator. */
 export interface AuthenticatorOptions {
-  /** The admin service's AuthenticateToken RPC, called as the gateway itself. */
-  authenticateToken: (secret: string) => Promise<AuthenticateTokenResponse>;
-  /** The admin service's ResolveUser RPC, called as the gateway itself. */
-  resolveUser: (userId: string) => Promise<ResolveUserResponse>;
+  /** The admin service's AuthenticateToken RPC, called as the gateway itself within the request's trace. */
+  authenticateToken: (secret: string, traceContext: Context) => Promise<AuthenticateTokenResponse>;
+  /** The admin service's ResolveUser RPC, called as the gateway itself within the request's trace. */
+  resolveUser: (userId: string, traceContext: Context) => Promise<ResolveUserResponse>;
   /** How long a verified token is trusted without asking the admin service again. */
   ttlMs: number;
   /** Most cached entries; the oldest is dropped beyond it. */
@@ -23,7 +24,7 @@ export interface AuthenticatorOptions {
 }
 
 /** Turns request headers into the principal forwarded to services. */
-export type Authenticator = (headers: IdentityHeaders) => Promise<Principal>;
+export type Authenticator = (headers: IdentityHeaders, traceContext: Context) => Promise<Principal>;
 
 /**
  * Authenticates `Authorization: Bearer <secret>` with the admin service, caching verified tokens
@@ -37,26 +38,26 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   const users = createTtlCache<Identity>(options.ttlMs, options.maxEntries ?? 10_000);
   const principals = createPrincipalMemo();
 
-  const verifyToken = (secret: string) =>
+  const verifyToken = (secret: string, traceContext: Context) =>
     tokens.getOrLoad(secret, async () => {
-      const r = await options.authenticateToken(secret).catch(rethrowAsUnauthenticated);
+      const r = await options.authenticateToken(secret, traceContext).catch(rethrowAsUnauthenticated);
       return { userId: r.userId, tokenId: r.tokenId, isSystemAdmin: r.isSystemAdmin, memberships: r.memberships };
     });
-  const resolveUser = (userId: string) =>
+  const resolveUser = (userId: string, traceContext: Context) =>
     users.getOrLoad(userId, async () => {
-      const r = await options.resolveUser(userId).catch(() => {
+      const r = await options.resolveUser(userId, traceContext).catch(() => {
         throw unauthenticated(`unknown user '${userId}' in X-Service-User-Id`);
       });
       return { userId: r.userId, isSystemAdmin: r.isSystemAdmin, memberships: r.memberships };
     });
 
-  return async (headers) => {
+  return async (headers, traceContext) => {
     if (!headers.bearer) throw unauthenticated("missing 'Authorization: Bearer <API token>' header");
-    const caller = await verifyToken(headers.bearer);
+    const caller = await verifyToken(headers.bearer, traceContext);
     let acting = caller;
     if (headers.userId && headers.userId !== caller.userId) {
       if (!caller.isSystemAdmin) throw unauthenticated("only a system admin may act as another user (X-Service-User-Id)");
-      acting = await resolveUser(headers.userId);
+      acting = await resolveUser(headers.userId, traceContext);
     }
     const orgId = resolveOrg(acting, headers.orgId, headers.resourceOwnerId);
     return principals.get(acting, `${caller.tokenId ?? ""}|${orgId ?? ""}|${headers.resourceOwnerId ?? ""}`, () => ({

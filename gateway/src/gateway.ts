@@ -2,7 +2,7 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { create, type DescMethodUnary, type Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
+import { SpanKind, SpanStatusCode, context, trace, type Context, type Span } from "@opentelemetry/api";
 import { createPrincipalSigner, PRINCIPAL_HEADER, tracer, type Logger, type Principal, type ServiceName } from "@hangar/shared";
 import { AdminService, AuthenticateTokenRequestSchema, ResolveUserRequestSchema } from "@hangar/shared/proto/admin";
 import type { GrpcUnaryClient } from "./grpc-unary-client";
@@ -54,10 +54,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const gatewayPrincipal: Principal = { kind: "service", subject: "gateway", memberships: [], isSystemAdmin: false };
   const admin = upstreams.get(AdminService.typeName)!;
   const sign = createPrincipalSigner(options.internalAuthSecret);
-  const asGateway = () => ({ headers: { [PRINCIPAL_HEADER]: sign(gatewayPrincipal) }, timeoutMs: 10_000 });
+  const asGateway = (traceContext: Context) => ({ headers: { [PRINCIPAL_HEADER]: sign(gatewayPrincipal) }, timeoutMs: 10_000, traceContext });
   const authenticate = createAuthenticator({
-    authenticateToken: (secret) => admin.call(AdminService.method.authenticateToken, create(AuthenticateTokenRequestSchema, { secret }), asGateway()),
-    resolveUser: (userId) => admin.call(AdminService.method.resolveUser, create(ResolveUserRequestSchema, { userId }), asGateway()),
+    authenticateToken: (secret, traceContext) =>
+      admin.call(AdminService.method.authenticateToken, create(AuthenticateTokenRequestSchema, { secret }), asGateway(traceContext)),
+    resolveUser: (userId, traceContext) =>
+      admin.call(AdminService.method.resolveUser, create(ResolveUserRequestSchema, { userId }), asGateway(traceContext)),
     ttlMs: options.authCacheTtlMs,
   });
   const handle = createHandler({ ...options, router, upstreams, authenticate, sign });
@@ -90,11 +92,12 @@ interface HandlerDeps extends Omit<GatewayOptions, "upstreams"> {
 }
 
 function createHandler(deps: HandlerDeps) {
+  const httpTracer = tracer();
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const served: { route?: Route } = {};
-    const span = tracer().startSpan(`HTTP ${req.method}`, { kind: SpanKind.SERVER, attributes: { "http.request.method": req.method ?? "" } });
+    const span = httpTracer.startSpan(`HTTP ${req.method}`, { kind: SpanKind.SERVER, attributes: { "http.request.method": req.method ?? "" } });
     try {
-      await context.with(trace.setSpan(context.active(), span), () => serve(deps, req, res, served));
+      await serve(deps, req, res, served, span);
     } catch (error) {
       if (!(error instanceof ConnectError) || error.code === Code.Internal || error.code === Code.Unknown) {
         deps.logger.error({ err: error, method: req.method, url: req.url }, "request failed");
@@ -109,11 +112,13 @@ function createHandler(deps: HandlerDeps) {
   };
 }
 
-async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, served: { route?: Route }): Promise<void> {
+const noQuery = new URLSearchParams();
+
+async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, served: { route?: Route }, span: Span): Promise<void> {
   const url = req.url ?? "/";
   const queryAt = url.indexOf("?");
   const rawPath = queryAt < 0 ? url : url.slice(0, queryAt);
-  const query = new URLSearchParams(queryAt < 0 ? "" : url.slice(queryAt + 1));
+  const query = queryAt < 0 ? noQuery : new URLSearchParams(url.slice(queryAt + 1));
   const match = deps.router.match(req.method ?? "GET", rawPath);
   if ("error" in match) {
     if (match.error === "method_not_allowed") {
@@ -124,14 +129,18 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
   }
   const route = match.value;
   served.route = route;
-  trace.getActiveSpan()?.updateName(`${route.httpMethod} ${route.template.template}`);
-  const principal = await deps.authenticate(readIdentityHeaders(req.headers));
+  span.updateName(`${route.httpMethod} ${route.template.template}`);
+  // The upstream calls carry this span as their parent (passed explicitly: cheaper than making it
+  // the active context for the whole request).
+  const traceContext = trace.setSpan(context.active(), span);
+  const principal = await deps.authenticate(readIdentityHeaders(req.headers), traceContext);
   const bodyText = route.body ? await readBody(req, deps.maxBodyBytes ?? 16 * 1024 * 1024) : "";
   const input: Message = buildRequest(route, match.rawParams, query, bodyText);
   const upstream = deps.upstreams.get(route.service.typeName)!;
   const response = await upstream.call(route.method as DescMethodUnary, input, {
     headers: { [PRINCIPAL_HEADER]: deps.sign(principal) },
     timeoutMs: deps.timeoutMs ?? 30_000,
+    traceContext,
   });
   writeResponse(res, route, response);
 }

@@ -111,3 +111,65 @@ test("a service that is down fails the call with Unavailable, and the next call 
   expect((again as ConnectError).code).toBe(Code.Unavailable);
   client.close();
 });
+
+test("a response without grpc-status takes its code from the HTTP status (gRPC's HTTP mapping)", async () => {
+  await withServer(
+    (stream) => {
+      stream.on("data", () => {});
+      stream.respond({ ":status": 503 }, { endStream: true });
+    },
+    async (url) => {
+      const client = createGrpcUnaryClient(url);
+      const error = await client.call(DataService.method.getDataset, request(), options).catch((e: unknown) => e);
+      client.close();
+      expect((error as ConnectError).code).toBe(Code.Unavailable);
+      expect((error as ConnectError).rawMessage).toContain("HTTP 503");
+    },
+  );
+});
+
+test("a response over 4 MiB is refused with ResourceExhausted and the stream is reset", async () => {
+  let resetCode: number | undefined;
+  await withServer(
+    (stream) => {
+      stream.on("data", () => {});
+      stream.on("close", () => (resetCode = stream.rstCode));
+      stream.on("error", () => {});
+      stream.on("end", () => {
+        stream.respond({ ":status": 200, "content-type": "application/grpc+proto" });
+        // In pieces, so that the stream is still open when the client gives up on it.
+        const timer = setInterval(() => (stream.closed ? clearInterval(timer) : stream.write(Buffer.alloc(1024 * 1024))), 5);
+      });
+    },
+    async (url) => {
+      const client = createGrpcUnaryClient(url);
+      const error = await client.call(DataService.method.getDataset, request(), options).catch((e: unknown) => e);
+      expect((error as ConnectError).code).toBe(Code.ResourceExhausted);
+      await new Promise((r) => setTimeout(r, 50));
+      client.close();
+    },
+  );
+  expect(resetCode).toBe(http2.constants.NGHTTP2_CANCEL);
+});
+
+test("when the service closes the connection, the next call opens a new one", async () => {
+  const reply = toBinary(GetDatasetResponseSchema, create(GetDatasetResponseSchema, { dataset: { datasetId: "ds_1", orgId: "og_1" } }));
+  const sessions = new Set<http2.Http2Session>();
+  await withServer(
+    (stream) => {
+      sessions.add(stream.session!);
+      stream.on("data", () => {});
+      stream.on("end", () => respond(stream, reply, { "grpc-status": "0" }));
+    },
+    async (url) => {
+      const client = createGrpcUnaryClient(url);
+      await client.call(DataService.method.getDataset, request(), options);
+      for (const session of sessions) session.close();
+      await new Promise((r) => setTimeout(r, 50));
+      const response = await client.call(DataService.method.getDataset, request(), options);
+      client.close();
+      expect(response.dataset?.datasetId).toBe("ds_1");
+      expect(sessions.size).toBe(2);
+    },
+  );
+});

@@ -1,7 +1,12 @@
-import http2 from "node:http2";
+import net from "node:net";
+import type { Duplex } from "node:stream";
+import tls from "node:tls";
 import { fromBinary, toBinary, type DescMessage, type DescMethodUnary, type Message, type MessageShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
+import type { Context } from "@opentelemetry/api";
 import { injectTraceContext } from "@hangar/shared";
+import type { HeaderField } from "./h2/hpack";
+import { H2ClientSession, type ClientStream, type StreamAbortedError, type StreamHandler } from "./h2/session";
 
 /** Options of one upstream call. */
 export interface UnaryCallOptions {
@@ -9,6 +14,8 @@ export interface UnaryCallOptions {
   headers: Record<string, string>;
   /** Deadline: sent as `grpc-timeout` and enforced locally. */
   timeoutMs: number;
+  /** The trace the call belongs to (default: the active context). */
+  traceContext?: Context;
 }
 
 /** A gRPC client for unary calls to one service. */
@@ -21,47 +28,68 @@ export interface GrpcUnaryClient {
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 /**
- * The gateway's gRPC client: unary calls over one HTTP/2 session per service, reopened when it
- * goes away. The gateway only ever makes unary calls, and a general-purpose client's streaming
- * machinery cost about as much CPU per request as the rest of the gateway together (measured), so
- * this one speaks the gRPC wire format directly: length-prefixed protobuf, `grpc-timeout`,
- * `grpc-status` and `grpc-message` in trailers (or in headers for trailers-only errors).
+ * The gateway's gRPC client: unary calls over one HTTP/2 connection per service, reopened when it
+ * goes away. It speaks the gRPC wire format (length-prefixed protobuf, `grpc-timeout`,
+ * `grpc-status` and `grpc-message` in trailers, or in headers for trailers-only errors) over the
+ * gateway's own HTTP/2 client session (`./h2`): Node's http2 client streams cost about 50 µs of
+ * CPU per call on the development machine, two thirds of the gateway's whole per-request budget
+ * (measured with `bench/gateway-overhead.mjs`), for stream machinery unary calls never use.
  */
 export function createGrpcUnaryClient(baseUrl: string): GrpcUnaryClient {
-  let session: http2.ClientHttp2Session | undefined;
-  const connected = (): http2.ClientHttp2Session => {
-    if (!session || session.closed || session.destroyed) {
-      const fresh = http2.connect(baseUrl);
-      fresh.on("error", () => fresh.destroy());
-      fresh.on("goaway", () => fresh.close());
-      fresh.on("close", () => {
-        if (session === fresh) session = undefined;
-      });
-      fresh.unref();
-      session = fresh;
-    }
+  const target = new URL(baseUrl);
+  const scheme = target.protocol === "https:" ? "https" : "http";
+  let session: H2ClientSession | undefined;
+  const connected = (): H2ClientSession => {
+    if (!session?.usable) session = new H2ClientSession(openSocket(target));
     return session;
   };
   return {
     call(method, input, options) {
-      const headers: Record<string, string> = { ...options.headers };
-      injectTraceContext(headers);
-      const stream = connected().request({
-        ...headers,
-        ":method": "POST",
-        ":path": `/${method.parent.typeName}/${method.name}`,
-        "content-type": "application/grpc+proto",
-        te: "trailers",
-        "grpc-timeout": `${Math.max(1, Math.ceil(options.timeoutMs))}m`,
+      const fields: HeaderField[] = [
+        [":method", "POST"],
+        [":scheme", scheme],
+        [":authority", target.host],
+        [":path", pathOf(method)],
+        ["content-type", "application/grpc+proto"],
+        ["te", "trailers"],
+        ["grpc-timeout", `${Math.max(1, Math.ceil(options.timeoutMs))}m`],
+      ];
+      const metadata: Record<string, string> = { ...options.headers };
+      injectTraceContext(metadata, options.traceContext);
+      for (const name of Object.keys(metadata)) fields.push([name.toLowerCase(), metadata[name]!]);
+      const body = frame(toBinary(method.input, input as MessageShape<typeof method.input>));
+      return new Promise((resolve, reject) => {
+        const call = new UnaryCall(method.output, options.timeoutMs, resolve, reject);
+        call.start(connected().request(fields, body, call));
       });
-      stream.end(frame(toBinary(method.input, input as MessageShape<typeof method.input>)));
-      return readResponse(stream, method.output, options.timeoutMs);
     },
     close() {
       session?.close();
       session = undefined;
     },
   };
+}
+
+function openSocket(target: URL): Duplex {
+  const secure = target.protocol === "https:";
+  const port = Number(target.port || (secure ? 443 : 80));
+  const host = target.hostname.replace(/^\[(.*)\]$/, "$1");
+  const socket = secure
+    ? tls.connect({ host, port, ALPNProtocols: ["h2"], ...(net.isIP(host) ? {} : { servername: host }) })
+    : net.connect({ host, port });
+  socket.setNoDelay(true);
+  // An idle upstream connection must not keep the process alive.
+  socket.unref();
+  return socket;
+}
+
+const paths = new WeakMap<DescMethodUnary, string>();
+
+/** The HTTP/2 path of a method, `/<package>.<Service>/<Method>`, built once per method. */
+function pathOf(method: DescMethodUnary): string {
+  let path = paths.get(method);
+  if (path === undefined) paths.set(method, (path = `/${method.parent.typeName}/${method.name}`));
+  return path;
 }
 
 function frame(payload: Uint8Array): Buffer {
@@ -72,44 +100,90 @@ function frame(payload: Uint8Array): Buffer {
   return out;
 }
 
-function readResponse<O extends DescMessage>(stream: http2.ClientHttp2Stream, output: O, timeoutMs: number): Promise<MessageShape<O>> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let status: string | undefined;
-    let message: string | undefined;
-    const fail = (error: ConnectError) => {
-      clearTimeout(timer);
-      stream.close(http2.constants.NGHTTP2_CANCEL);
-      reject(error);
-    };
-    const timer = setTimeout(() => fail(new ConnectError("upstream deadline exceeded", Code.DeadlineExceeded)), timeoutMs);
-    const readStatus = (headers: http2.IncomingHttpHeaders) => {
-      if (headers["grpc-status"] !== undefined) {
-        status = String(headers["grpc-status"]);
-        message = headers["grpc-message"] === undefined ? "" : decodeURIComponent(String(headers["grpc-message"]));
-      }
-    };
-    stream.on("response", readStatus);
-    stream.on("trailers", readStatus);
-    stream.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_RESPONSE_BYTES + 5) return fail(new ConnectError("upstream response too large", Code.ResourceExhausted));
-      chunks.push(chunk);
-    });
-    stream.on("error", (error) => fail(new ConnectError(`upstream unavailable: ${error.message}`, Code.Unavailable)));
-    stream.on("close", () => {
-      clearTimeout(timer);
-      if (status === undefined) return reject(new ConnectError("upstream closed the call without a status", Code.Unavailable));
-      const code = Number(status);
-      if (code !== 0) return reject(new ConnectError(message ?? "", Number.isInteger(code) && code > 0 && code <= 16 ? code : Code.Unknown));
-      try {
-        resolve(unframe(Buffer.concat(chunks), output));
-      } catch (error) {
-        reject(new ConnectError("malformed upstream response", Code.Internal, undefined, undefined, error));
-      }
-    });
-  });
+/** One call's response: status from headers or trailers, the framed message, the deadline. */
+class UnaryCall<O extends DescMessage> implements StreamHandler {
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private httpStatus: string | undefined;
+  private grpcStatus: string | undefined;
+  private grpcMessage = "";
+  private stream: ClientStream | undefined;
+  private settled = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly output: O,
+    timeoutMs: number,
+    private readonly resolve: (message: MessageShape<O>) => void,
+    private readonly reject: (error: ConnectError) => void,
+  ) {
+    this.timer = setTimeout(() => this.fail(new ConnectError("upstream deadline exceeded", Code.DeadlineExceeded)), timeoutMs);
+  }
+
+  start(stream: ClientStream): void {
+    this.stream = stream;
+    if (this.settled) stream.cancel();
+  }
+
+  onHeaders(fields: HeaderField[]): void {
+    for (const [name, value] of fields) {
+      if (name === ":status") this.httpStatus = value;
+      else if (name === "grpc-status") this.grpcStatus = value;
+      else if (name === "grpc-message") this.grpcMessage = decodeGrpcMessage(value);
+    }
+  }
+
+  onData(chunk: Buffer): void {
+    this.size += chunk.length;
+    if (this.size > MAX_RESPONSE_BYTES + 5) return this.fail(new ConnectError("upstream response too large", Code.ResourceExhausted));
+    this.chunks.push(chunk);
+  }
+
+  onEnd(): void {
+    if (this.grpcStatus === undefined) return this.settle(new ConnectError(...statusWithoutGrpcStatus(this.httpStatus)));
+    const code = Number(this.grpcStatus);
+    if (code !== 0) return this.settle(new ConnectError(this.grpcMessage, Number.isInteger(code) && code > 0 && code <= 16 ? code : Code.Unknown));
+    try {
+      this.settle(unframe(this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks), this.output));
+    } catch (error) {
+      this.settle(new ConnectError("malformed upstream response", Code.Internal, undefined, undefined, error));
+    }
+  }
+
+  onAbort(error: StreamAbortedError): void {
+    this.settle(new ConnectError(`upstream unavailable: ${error.message}`, Code.Unavailable));
+  }
+
+  /** Gives up on the call: the stream is cancelled and the caller hears `error`. */
+  private fail(error: ConnectError): void {
+    this.stream?.cancel();
+    this.settle(error);
+  }
+
+  private settle(outcome: MessageShape<O> | ConnectError): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    if (outcome instanceof ConnectError) this.reject(outcome);
+    else this.resolve(outcome);
+  }
+}
+
+/** The gRPC status of a response that carries none, from its HTTP status (gRPC's HTTP mapping). */
+function statusWithoutGrpcStatus(httpStatus: string | undefined): [string, Code] {
+  if (httpStatus === undefined || httpStatus === "200") return ["upstream closed the call without a status", Code.Unavailable];
+  const code = { "400": Code.Internal, "401": Code.Unauthenticated, "403": Code.PermissionDenied, "404": Code.Unimplemented }[httpStatus];
+  const unavailable = httpStatus === "429" || httpStatus === "502" || httpStatus === "503" || httpStatus === "504";
+  return [`upstream answered HTTP ${httpStatus}`, code ?? (unavailable ? Code.Unavailable : Code.Unknown)];
+}
+
+/** `grpc-message` is percent-encoded; a malformed escape leaves the text as it came. */
+function decodeGrpcMessage(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
 
 function unframe<O extends DescMessage>(body: Buffer, output: O): MessageShape<O> {

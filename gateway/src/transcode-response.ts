@@ -9,7 +9,7 @@ import { fieldValueToJson, findField, messageToJson } from "./transcode";
  */
 export function writeResponse(res: ServerResponse, route: Route, message: Message): void {
   const body = `{"data":${dataOf(route, message)}}`;
-  res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.writeHead(200, ["content-type", "application/json", "content-length", String(Buffer.byteLength(body))]);
   res.end(body);
 }
 
