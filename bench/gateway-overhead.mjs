@@ -23,6 +23,12 @@ const { createGrpcUnaryClient } = require("../gateway/dist/grpc-unary-client.js"
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 2_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+/**
+ * The fixed request rates of the open-loop runs: get_dataset at the issue's throughput target, so
+ * that latency is compared at the load the platform must carry, create_dataset at about half of
+ * what it sustains. Override with e.g. `BENCH_RATES=get_dataset=1000,create_dataset=300`.
+ */
+const RATES = { get_dataset: 2_000, create_dataset: 500, ...Object.fromEntries((process.env.BENCH_RATES ?? "").split(",").filter(Boolean).map((pair) => pair.split("=")).map(([op, rate]) => [op, Number(rate)])) };
 const WARMUP_MS = 2_000;
 
 const pg = await startPostgres();
@@ -57,15 +63,11 @@ try {
   wrkRun(platform.child.pid, `${gateway}/v1/datasets/${dataset.dataset_id}`, token);
   const only = process.env.BENCH_CASES?.split(","); // e.g. "get_dataset" to profile one operation
   for (const [op, paths] of Object.entries(calls).filter(([name]) => !only || only.includes(name))) {
-    const results = await compare(platform.child.pid, paths);
-    for (const [path, r] of Object.entries(results)) {
-      console.log(`${op.padEnd(15)}${path.padEnd(8)} ${r.rps.toFixed(0).padStart(6)} req/s   p50 ${r.p50.toFixed(2)} ms   p99 ${r.p99.toFixed(2)} ms   errors ${r.errors}`);
-      console.log(`${"".padEnd(23)} CPU per request: ${formatCpu(r.cpu)}`);
-    }
-    const { gateway: g, direct: d } = results;
-    console.log(`${op}: gateway p50 / direct p50 = ${(g.p50 / d.p50).toFixed(2)} (the gateway adds ${((g.p50 / d.p50 - 1) * 100).toFixed(0)}% to p50); median of the rounds' ratios ${median(g.roundRatios).toFixed(2)}`);
+    report(op, `closed loop, concurrency ${CONCURRENCY}`, await compare(platform.child.pid, paths, (call, ms) => run(call, ms)));
+    const rate = RATES[op];
+    report(op, `open loop at ${rate} req/s`, await compare(platform.child.pid, paths, (call, ms) => runAtRate(call, rate, ms)));
   }
-  console.log(`(concurrency ${CONCURRENCY}, ${ROUNDS} alternating rounds of ${ROUND_MS / 1000} s per path after a ${WARMUP_MS / 1000} s warm-up each)`);
+  console.log(`(${ROUNDS} alternating rounds of ${ROUND_MS / 1000} s per path after a ${WARMUP_MS / 1000} s warm-up each)`);
   agent.destroy();
   client.close();
   data.close();
@@ -94,21 +96,31 @@ function wrkRun(platformPid, url, token) {
   console.log(`${"".padEnd(23)} CPU per request: ${formatCpu(cpuSpent(before, after, rps * seconds))}`);
 }
 
+function report(op, load, results) {
+  console.log(`${op}, ${load}:`);
+  for (const [path, r] of Object.entries(results)) {
+    console.log(`  ${path.padEnd(8)} ${r.rps.toFixed(0).padStart(6)} req/s   p50 ${r.p50.toFixed(2)} ms   p99 ${r.p99.toFixed(2)} ms   errors ${r.errors}`);
+    console.log(`  ${"".padEnd(8)} CPU per request: ${formatCpu(r.cpu)}`);
+  }
+  const { gateway: g, direct: d } = results;
+  console.log(`  gateway p50 / direct p50 = ${(g.p50 / d.p50).toFixed(2)} (the gateway adds ${((g.p50 / d.p50 - 1) * 100).toFixed(0)}% to p50); median of the rounds' ratios ${median(g.roundRatios).toFixed(2)}`);
+}
+
 /**
  * Runs the gateway and direct paths of one operation in alternating rounds, so that drift on a
  * shared machine (other tenants, the outbox relay catching up, JIT and GC phases) lands on both
  * paths alike. Returns each path's pooled throughput, percentiles and CPU split, and the
  * gateway/direct p50 ratio of every round.
  */
-async function compare(platformPid, paths) {
+async function compare(platformPid, paths, runner) {
   const pooled = Object.fromEntries(Object.keys(paths).map((path) => [path, { latencies: [], errors: 0, ms: 0, cpu: undefined }]));
-  for (const call of Object.values(paths)) await run(call, WARMUP_MS);
+  for (const call of Object.values(paths)) await runner(call, WARMUP_MS);
   const roundRatios = [];
   for (let round = 0; round < ROUNDS; round++) {
     const p50s = {};
     for (const [path, call] of Object.entries(paths)) {
       const before = cpuSnapshot(platformPid);
-      const r = await run(call, ROUND_MS);
+      const r = await runner(call, ROUND_MS);
       const spent = cpuSpent(before, cpuSnapshot(platformPid), 1);
       const total = pooled[path];
       total.latencies.push(...r.latencies);
@@ -135,6 +147,40 @@ async function leanJson(client, method, path, token, body) {
   const res = await client.request(method, path, { authorization: `Bearer ${token}` }, payload);
   if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.body}`);
   return JSON.parse(res.body);
+}
+
+/**
+ * Starts `call` at a fixed `rate` for `ms`, whatever the answers take (open loop, as wrk2 does):
+ * requests never wait for earlier answers, so a slow answer cannot hold back the load behind it.
+ * Each latency runs from the request's actual start, not from its due time: Node's timers fire
+ * in whole milliseconds, and that lateness belongs to the load generator, not to either path.
+ */
+async function runAtRate(call, rate, ms) {
+  const latencies = [];
+  let errors = 0;
+  const inFlight = new Set();
+  const total = Math.floor((ms / 1000) * rate);
+  const started = performance.now();
+  let issued = 0;
+  await new Promise((resolve) => {
+    const tick = () => {
+      const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * rate));
+      for (; issued < due; issued++) {
+        const sent = performance.now();
+        const pending = call().then(
+          () => latencies.push(performance.now() - sent),
+          () => errors++,
+        );
+        inFlight.add(pending);
+        void pending.finally(() => inFlight.delete(pending));
+      }
+      if (issued < total) setTimeout(tick, 1);
+      else resolve();
+    };
+    tick();
+  });
+  await Promise.all(inFlight);
+  return { latencies: latencies.sort((a, b) => a - b), errors, elapsed: performance.now() - started };
 }
 
 /** Runs `call` from CONCURRENCY loops for `ms`; returns the sorted latencies, errors and elapsed time. */

@@ -5,6 +5,7 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
 import { createPrincipalVerifier, principalKey, PRINCIPAL_HEADER } from "../auth";
 import { extractTraceContext, tracer, type Logger } from "../telemetry";
+import { recordingRouter, serveUnaryGrpc, type UnaryMethods } from "./unary-grpc";
 
 /** What `startRpcServer` needs. */
 export interface RpcServerOptions {
@@ -36,11 +37,11 @@ export interface RpcServer {
  * and answered as a bare `internal` error, so internals never leak to callers.
  */
 export async function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
-  const handler = connectNodeAdapter({
-    routes: options.routes,
-    interceptors: [traceCalls(options.name), normalizeErrors(options.logger), verifyCaller(options.internalAuthSecret)],
-  });
+  const interceptors = [traceCalls(options.name), normalizeErrors(options.logger), verifyCaller(options.internalAuthSecret)];
+  const unary: UnaryMethods = new Map();
+  const handler = connectNodeAdapter({ routes: (router) => options.routes(recordingRouter(router, unary)), interceptors });
   const server = http2.createServer(handler);
+  servePlainUnaryCallsFirst(server, unary, interceptors);
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -62,6 +63,21 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Puts the unary gRPC fast path in front of Connect's handler: each new stream goes to
+ * `serveUnaryGrpc` first, and only what it declines reaches the compatibility layer that turns
+ * streams into the requests Connect's Node adapter reads.
+ */
+function servePlainUnaryCallsFirst(server: http2.Http2Server, unary: UnaryMethods, interceptors: Interceptor[]): void {
+  const compatibility = server.listeners("stream");
+  if (compatibility.length !== 1) throw new Error(`expected Node's one compatibility 'stream' listener, found ${compatibility.length}`);
+  const toConnect = compatibility[0] as (...args: unknown[]) => void;
+  server.removeAllListeners("stream");
+  server.on("stream", (stream, headers, flags, rawHeaders) => {
+    if (!serveUnaryGrpc(stream, headers, unary, interceptors)) toConnect.call(server, stream, headers, flags, rawHeaders);
+  });
 }
 
 function verifyCaller(secret: string): Interceptor {

@@ -1,0 +1,238 @@
+import type { IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
+import { create, fromBinary, isMessage, toBinary, type DescMethod, type DescMethodUnary, type DescService, type Message } from "@bufbuild/protobuf";
+import {
+  Code,
+  ConnectError,
+  createContextValues,
+  createServiceImplSpec,
+  type ConnectRouter,
+  type HandlerContext,
+  type Interceptor,
+  type UnaryRequest,
+  type UnaryResponse,
+} from "@connectrpc/connect";
+import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
+
+/** A unary method as a service registered it. */
+interface UnaryMethod {
+  service: DescService;
+  method: DescMethodUnary;
+  impl: (request: Message, context: HandlerContext) => unknown;
+}
+
+/** Unary methods by HTTP/2 path, `/<package>.<Service>/<Method>`. */
+export type UnaryMethods = Map<string, UnaryMethod>;
+
+/** Largest request message accepted (the gRPC default). */
+const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+/** Longest deadline honoured; longer ones are clamped (Connect's default has no limit either way). */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/**
+ * A router that also records every unary method registered on `router`, for `serveUnaryGrpc`.
+ * Everything still registers on Connect's router, which serves what the fast path does not.
+ */
+export function recordingRouter(router: ConnectRouter, unary: UnaryMethods): ConnectRouter {
+  const recorder: ConnectRouter = {
+    get handlers() {
+      return router.handlers;
+    },
+    service(service, implementation, options) {
+      const spec = createServiceImplSpec(service, implementation);
+      for (const method of service.methods) {
+        if (!isUnary(method)) continue;
+        const impl = spec.methods[method.localName]!.impl as UnaryMethod["impl"];
+        unary.set(`/${service.typeName}/${method.name}`, { service, method, impl });
+      }
+      router.service(service, implementation, options);
+      return recorder;
+    },
+    rpc(method, impl, options) {
+      if (isUnary(method)) {
+        unary.set(`/${method.parent.typeName}/${method.name}`, { service: method.parent, method, impl: impl as UnaryMethod["impl"] });
+      }
+      router.rpc(method, impl, options);
+      return recorder;
+    },
+  };
+  return recorder;
+}
+
+function isUnary(method: DescMethod): method is DescMethodUnary {
+  return method.methodKind === "unary";
+}
+
+/**
+ * Serves a unary call in the gRPC protocol with protobuf messages and no compression, which is how
+ * the gateway and the platform's own clients call; returns false for anything else (Connect and
+ * gRPC-Web protocols, JSON, compressed messages, streaming methods), which Connect's handler then
+ * serves. Same implementations, interceptors, context and status trailers as Connect's gRPC
+ * handler, without its general streaming pipeline, which cost the services about 40% of their CPU
+ * per call (measured with `bench/gateway-overhead.mjs`).
+ */
+export function serveUnaryGrpc(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, methods: UnaryMethods, interceptors: Interceptor[]): boolean {
+  const method = methods.get(headers[":path"] ?? "");
+  if (method === undefined || headers[":method"] !== "POST") return false;
+  const contentType = headers["content-type"];
+  if (contentType !== "application/grpc" && contentType !== "application/grpc+proto") return false;
+  const encoding = headers["grpc-encoding"];
+  if (encoding !== undefined && encoding !== "identity") return false;
+  new UnaryGrpcCall(stream, headers, method, interceptors).start();
+  return true;
+}
+
+class UnaryGrpcCall {
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private readonly controller = new AbortController();
+  private deadline: NodeJS.Timeout | undefined;
+  private answered = false;
+
+  constructor(
+    private readonly stream: ServerHttp2Stream,
+    private readonly headers: IncomingHttpHeaders,
+    private readonly spec: UnaryMethod,
+    private readonly interceptors: Interceptor[],
+  ) {}
+
+  start(): void {
+    const { stream } = this;
+    stream.on("data", (chunk: Buffer) => {
+      this.size += chunk.length;
+      if (this.size > MAX_REQUEST_BYTES + 5) return this.fail(new ConnectError(`request message larger than ${MAX_REQUEST_BYTES} bytes`, Code.ResourceExhausted));
+      this.chunks.push(chunk);
+    });
+    stream.on("end", () => void this.run());
+    // The client went away (reset, connection lost) before the answer: tell the implementation.
+    stream.on("close", () => {
+      if (!this.answered) this.abort(new ConnectError("the client cancelled the call", Code.Canceled));
+    });
+    stream.on("error", () => {});
+  }
+
+  private async run(): Promise<void> {
+    if (this.answered) return;
+    const timeout = parseTimeout(headerText(this.headers["grpc-timeout"]), MAX_TIMEOUT_MS);
+    if (timeout.error) return this.fail(timeout.error);
+    const deadlineAt = timeout.timeoutMs === undefined ? undefined : Date.now() + timeout.timeoutMs;
+    if (timeout.timeoutMs !== undefined) {
+      this.deadline = setTimeout(() => this.fail(new ConnectError("the deadline passed", Code.DeadlineExceeded)), timeout.timeoutMs);
+    }
+    try {
+      const message = this.readRequest();
+      const response = await this.invoke(message, () => (deadlineAt === undefined ? undefined : deadlineAt - Date.now()));
+      this.succeed(response);
+    } catch (error) {
+      this.fail(error instanceof ConnectError ? error : new ConnectError("internal error", Code.Internal, undefined, undefined, error));
+    }
+  }
+
+  private readRequest(): Message {
+    const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+    if (body.length < 5) throw new ConnectError("request without a message", Code.InvalidArgument);
+    if (body[0] !== 0) throw new ConnectError("compressed message without grpc-encoding", Code.Internal);
+    const length = body.readUInt32BE(1);
+    if (body.length !== 5 + length) throw new ConnectError("a unary request carries exactly one message", Code.InvalidArgument);
+    try {
+      return fromBinary(this.spec.method.input, body.subarray(5));
+    } catch (error) {
+      throw new ConnectError("malformed request message", Code.InvalidArgument, undefined, undefined, error);
+    }
+  }
+
+  /** Runs the interceptors around the implementation, as Connect's handler does. */
+  private async invoke(message: Message, timeoutMs: () => number | undefined): Promise<UnaryResponse> {
+    const { service, method, impl } = this.spec;
+    const url = `http://${headerText(this.headers[":authority"]) ?? "localhost"}${this.headers[":path"]!}`;
+    const context: HandlerContext = {
+      service,
+      method,
+      protocolName: "grpc",
+      requestMethod: "POST",
+      url,
+      signal: this.controller.signal,
+      timeoutMs,
+      requestHeader: requestHeaders(this.headers),
+      responseHeader: new Headers(),
+      responseTrailer: new Headers(),
+      values: createContextValues(),
+    };
+    const call = async (request: UnaryRequest): Promise<UnaryResponse> => {
+      const output = await impl(request.message, context);
+      return {
+        stream: false,
+        service,
+        method,
+        header: context.responseHeader,
+        trailer: context.responseTrailer,
+        message: isMessage(output, method.output) ? output : create(method.output, output as never),
+      };
+    };
+    const next = this.interceptors.reduceRight<(request: UnaryRequest) => Promise<UnaryResponse>>((inner, interceptor) => interceptor(inner as never) as never, call);
+    return next({
+      stream: false,
+      service,
+      method,
+      requestMethod: "POST",
+      url,
+      signal: context.signal,
+      header: context.requestHeader,
+      contextValues: context.values,
+      message,
+    });
+  }
+
+  private succeed(response: UnaryResponse): void {
+    if (this.answered || this.stream.closed) return;
+    this.settle();
+    const payload = toBinary(this.spec.method.output, response.message);
+    const framed = Buffer.allocUnsafe(5 + payload.length);
+    framed[0] = 0;
+    framed.writeUInt32BE(payload.length, 1);
+    framed.set(payload, 5);
+    this.stream.respond({ ...plain(response.header), ":status": 200, "content-type": "application/grpc+proto" }, { waitForTrailers: true });
+    this.stream.once("wantTrailers", () => this.stream.sendTrailers({ ...plain(response.trailer), "grpc-status": "0" }));
+    this.stream.end(framed);
+  }
+
+  /** Answers with the error as a trailers-only response, gRPC's form for a call without a message. */
+  private fail(error: ConnectError): void {
+    if (this.answered) return;
+    this.settle();
+    this.abort(error);
+    if (this.stream.closed || this.stream.headersSent) return;
+    const status = setTrailerStatus(new Headers(error.metadata), error);
+    this.stream.respond({ ...plain(status), ":status": 200, "content-type": "application/grpc+proto" }, { endStream: true });
+  }
+
+  private settle(): void {
+    this.answered = true;
+    clearTimeout(this.deadline);
+  }
+
+  private abort(reason: ConnectError): void {
+    if (!this.controller.signal.aborted) this.controller.abort(reason);
+  }
+}
+
+function headerText(value: string | string[] | undefined): string | null {
+  return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+}
+
+/** The request's metadata (pseudo-headers left out) as WHATWG Headers, as Connect hands them to handlers. */
+function requestHeaders(headers: IncomingHttpHeaders): Headers {
+  const out = new Headers();
+  for (const name of Object.keys(headers)) {
+    if (name.charCodeAt(0) === 58 /* ":" */) continue;
+    const value = headers[name];
+    if (Array.isArray(value)) for (const item of value) out.append(name, item);
+    else if (value !== undefined) out.append(name, value);
+  }
+  return out;
+}
+
+function plain(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => (out[name] = value));
+  return out;
+}
