@@ -4,7 +4,7 @@ import tls from "node:tls";
 import { fromBinary, toBinary, type DescMessage, type DescMethodUnary, type Message, type MessageShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Context } from "@opentelemetry/api";
-import { injectTraceContext } from "@hangar/shared";
+import { frameGrpcMessage, injectTraceContext, unframeGrpcMessage } from "@hangar/shared";
 import type { HeaderField } from "./h2/hpack";
 import { H2ClientSession, type ClientStream, type StreamAbortedError, type StreamHandler } from "./h2/session";
 
@@ -57,7 +57,7 @@ export function createGrpcUnaryClient(baseUrl: string): GrpcUnaryClient {
       const metadata: Record<string, string> = { ...options.headers };
       injectTraceContext(metadata, options.traceContext);
       for (const name of Object.keys(metadata)) fields.push([name.toLowerCase(), metadata[name]!]);
-      const body = frame(toBinary(method.input, input as MessageShape<typeof method.input>));
+      const body = frameGrpcMessage(toBinary(method.input, input as MessageShape<typeof method.input>));
       return new Promise((resolve, reject) => {
         const call = new UnaryCall(method.output, options.timeoutMs, resolve, reject);
         call.start(connected().request(fields, body, call));
@@ -90,14 +90,6 @@ function pathOf(method: DescMethodUnary): string {
   let path = paths.get(method);
   if (path === undefined) paths.set(method, (path = `/${method.parent.typeName}/${method.name}`));
   return path;
-}
-
-function frame(payload: Uint8Array): Buffer {
-  const out = Buffer.allocUnsafe(5 + payload.length);
-  out.writeUInt8(0, 0);
-  out.writeUInt32BE(payload.length, 1);
-  out.set(payload, 5);
-  return out;
 }
 
 /** One call's response: status from headers or trailers, the framed message, the deadline. */
@@ -144,7 +136,8 @@ class UnaryCall<O extends DescMessage> implements StreamHandler {
     const code = Number(this.grpcStatus);
     if (code !== 0) return this.settle(new ConnectError(this.grpcMessage, Number.isInteger(code) && code > 0 && code <= 16 ? code : Code.Unknown));
     try {
-      this.settle(unframe(this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks), this.output));
+      const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+      this.settle(fromBinary(this.output, unframeGrpcMessage(body)));
     } catch (error) {
       this.settle(new ConnectError("malformed upstream response", Code.Internal, undefined, undefined, error));
     }
@@ -184,12 +177,4 @@ function decodeGrpcMessage(value: string): string {
   } catch {
     return value;
   }
-}
-
-function unframe<O extends DescMessage>(body: Buffer, output: O): MessageShape<O> {
-  if (body.length < 5) throw new Error("missing response message");
-  if (body.readUInt8(0) !== 0) throw new Error("compressed responses are not negotiated");
-  const length = body.readUInt32BE(1);
-  if (body.length < 5 + length) throw new Error("truncated response message");
-  return fromBinary(output, body.subarray(5, 5 + length));
 }

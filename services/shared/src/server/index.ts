@@ -3,3 +3,4 @@ export * from "./run-service";
 export * from "./service-main";
 export * from "./service-client";
 export * from "./periodic-task";
+export * from "./grpc-message";

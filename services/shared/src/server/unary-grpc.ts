@@ -12,6 +12,7 @@ import {
   type UnaryResponse,
 } from "@connectrpc/connect";
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
+import { frameGrpcMessage, unframeGrpcMessage } from "./grpc-message";
 
 /** A unary method as a service registered it. */
 interface UnaryMethod {
@@ -128,13 +129,14 @@ class UnaryGrpcCall {
   }
 
   private readRequest(): Message {
-    const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
-    if (body.length < 5) throw new ConnectError("request without a message", Code.InvalidArgument);
-    if (body[0] !== 0) throw new ConnectError("compressed message without grpc-encoding", Code.Internal);
-    const length = body.readUInt32BE(1);
-    if (body.length !== 5 + length) throw new ConnectError("a unary request carries exactly one message", Code.InvalidArgument);
+    let payload: Buffer;
     try {
-      return fromBinary(this.spec.method.input, body.subarray(5));
+      payload = unframeGrpcMessage(this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks));
+    } catch (error) {
+      throw new ConnectError(`malformed request: ${(error as Error).message}`, Code.InvalidArgument);
+    }
+    try {
+      return fromBinary(this.spec.method.input, payload);
     } catch (error) {
       throw new ConnectError("malformed request message", Code.InvalidArgument, undefined, undefined, error);
     }
@@ -185,11 +187,7 @@ class UnaryGrpcCall {
   private succeed(response: UnaryResponse): void {
     if (this.answered || this.stream.closed) return;
     this.settle();
-    const payload = toBinary(this.spec.method.output, response.message);
-    const framed = Buffer.allocUnsafe(5 + payload.length);
-    framed[0] = 0;
-    framed.writeUInt32BE(payload.length, 1);
-    framed.set(payload, 5);
+    const framed = frameGrpcMessage(toBinary(this.spec.method.output, response.message));
     this.stream.respond({ ...plain(response.header), ":status": 200, "content-type": "application/grpc+proto" }, { waitForTrailers: true });
     this.stream.once("wantTrailers", () => this.stream.sendTrailers({ ...plain(response.trailer), "grpc-status": "0" }));
     this.stream.end(framed);
