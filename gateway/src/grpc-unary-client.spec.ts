@@ -173,3 +173,7 @@ test("when the service closes the connection, the next call opens a new one", as
     },
   );
 });
+
+test("a service URL other than http:// is refused when the client is made, not at the first call", () => {
+  expect(() => createGrpcUnaryClient("https://data.internal:443")).toThrow("the gateway speaks h2c");
+});

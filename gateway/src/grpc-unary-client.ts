@@ -1,6 +1,5 @@
 import net from "node:net";
 import type { Duplex } from "node:stream";
-import tls from "node:tls";
 import { fromBinary, toBinary, type DescMessage, type DescMethodUnary, type Message, type MessageShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Context } from "@opentelemetry/api";
@@ -37,7 +36,9 @@ const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
  */
 export function createGrpcUnaryClient(baseUrl: string): GrpcUnaryClient {
   const target = new URL(baseUrl);
-  const scheme = target.protocol === "https:" ? "https" : "http";
+  // Services listen in cleartext HTTP/2 (h2c) on a private network; encryption between pods, where
+  // wanted, is the service mesh's (mutual TLS in the sidecars), as in deploy/.
+  if (target.protocol !== "http:") throw new Error(`service URL ${baseUrl}: the gateway speaks h2c, use http://`);
   let session: H2ClientSession | undefined;
   const connected = (): H2ClientSession => {
     if (!session?.usable) session = new H2ClientSession(openSocket(target));
@@ -47,7 +48,7 @@ export function createGrpcUnaryClient(baseUrl: string): GrpcUnaryClient {
     call(method, input, options) {
       const fields: HeaderField[] = [
         [":method", "POST"],
-        [":scheme", scheme],
+        [":scheme", "http"],
         [":authority", target.host],
         [":path", pathOf(method)],
         ["content-type", "application/grpc+proto"],
@@ -71,12 +72,7 @@ export function createGrpcUnaryClient(baseUrl: string): GrpcUnaryClient {
 }
 
 function openSocket(target: URL): Duplex {
-  const secure = target.protocol === "https:";
-  const port = Number(target.port || (secure ? 443 : 80));
-  const host = target.hostname.replace(/^\[(.*)\]$/, "$1");
-  const socket = secure
-    ? tls.connect({ host, port, ALPNProtocols: ["h2"], ...(net.isIP(host) ? {} : { servername: host }) })
-    : net.connect({ host, port });
+  const socket = net.connect({ host: target.hostname.replace(/^\[(.*)\]$/, "$1"), port: Number(target.port || 80) });
   socket.setNoDelay(true);
   // An idle upstream connection must not keep the process alive.
   socket.unref();

@@ -106,7 +106,9 @@ class UnaryGrpcCall {
     stream.on("end", () => void this.run());
     // The client went away (reset, connection lost) before the answer: tell the implementation.
     stream.on("close", () => {
-      if (!this.answered) this.abort(new ConnectError("the client cancelled the call", Code.Canceled));
+      if (this.answered) return;
+      this.settle();
+      this.abort(new ConnectError("the client cancelled the call", Code.Canceled));
     });
     stream.on("error", () => {});
   }
@@ -185,8 +187,9 @@ class UnaryGrpcCall {
   }
 
   private succeed(response: UnaryResponse): void {
-    if (this.answered || this.stream.closed) return;
+    if (this.answered) return;
     this.settle();
+    if (this.stream.closed) return;
     const framed = frameGrpcMessage(toBinary(this.spec.method.output, response.message));
     this.stream.respond({ ...plain(response.header), ":status": 200, "content-type": "application/grpc+proto" }, { waitForTrailers: true });
     this.stream.once("wantTrailers", () => this.stream.sendTrailers({ ...plain(response.trailer), "grpc-status": "0" }));
