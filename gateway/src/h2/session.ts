@@ -161,6 +161,8 @@ export class H2ClientSession {
     this.streams.set(id, stream);
     this.writeHeaders(id, encodeHeaders(pending.fields), pending.body.length === 0);
     if (pending.body.length > 0) this.sendBody(stream);
+    // Stream ids are spent: finish what is open here; the owner opens a new connection.
+    if (this.nextStreamId > MAX_STREAM_ID) this.close();
   }
 
   private cancel(pending: PendingRequest): void {
