@@ -177,3 +177,64 @@ test("when the service closes the connection, the next call opens a new one", as
 test("a service URL other than http:// is refused when the client is made, not at the first call", () => {
   expect(() => createGrpcUnaryClient("https://data.internal:443")).toThrow("the gateway speaks h2c");
 });
+
+test("a call the service refuses (REFUSED_STREAM: it never ran) is sent once more", async () => {
+  const reply = toBinary(GetDatasetResponseSchema, create(GetDatasetResponseSchema, { dataset: { datasetId: "ds_1", orgId: "og_1" } }));
+  let streams = 0;
+  await withServer(
+    (stream) => {
+      stream.on("error", () => {});
+      stream.on("data", () => {});
+      if (streams++ === 0) return stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+      stream.on("end", () => respond(stream, reply, { "grpc-status": "0" }));
+    },
+    async (url) => {
+      const client = createGrpcUnaryClient(url);
+      const response = await client.call(DataService.method.getDataset, request(), options);
+      client.close();
+      expect(response.dataset?.datasetId).toBe("ds_1");
+      expect(streams).toBe(2);
+    },
+  );
+});
+
+test("a call refused twice fails with Unavailable (one retry, not a loop)", async () => {
+  let streams = 0;
+  await withServer(
+    (stream) => {
+      streams++;
+      stream.on("error", () => {});
+      stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+    },
+    async (url) => {
+      const client = createGrpcUnaryClient(url);
+      const error = await client.call(DataService.method.getDataset, request(), options).catch((e: unknown) => e);
+      client.close();
+      expect((error as ConnectError).code).toBe(Code.Unavailable);
+      expect(streams).toBe(2);
+    },
+  );
+});
+
+test("after 10,000 calls the client moves to a new connection without failing a call", async () => {
+  const reply = toBinary(GetDatasetResponseSchema, create(GetDatasetResponseSchema, { dataset: { datasetId: "ds_1" } }));
+  const sessions = new Set<http2.Http2Session>();
+  await withServer(
+    (stream) => {
+      sessions.add(stream.session!);
+      stream.on("data", () => {});
+      stream.on("end", () => respond(stream, reply, { "grpc-status": "0" }));
+    },
+    async (url) => {
+      const client = createGrpcUnaryClient(url);
+      let succeeded = 0;
+      for (let batch = 0; batch < 101; batch++) {
+        const calls = Array.from({ length: 100 }, () => client.call(DataService.method.getDataset, request(), options));
+        succeeded += (await Promise.all(calls)).length;
+      }
+      client.close();
+      expect(succeeded).toBe(10_100);
+      expect(sessions.size).toBe(2);
+    },
+  );
+});

@@ -242,3 +242,23 @@ test("a peer speaking something else fails the open streams instead of crashing"
   expect(session.usable).toBe(false);
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
+
+test("after maxRequests the connection takes no more and closes once its streams finish", async () => {
+  const peers = new Set<http2.Http2Session>();
+  await withServer(
+    (stream, headers) => {
+      peers.add(stream.session!);
+      echo(stream, headers);
+    },
+    async (connect) => {
+      const session = connect({ maxRequests: 3 });
+      const calls = [1, 2, 3].map((i) => exchange(session, post("/echo"), Buffer.from(String(i))).done);
+      expect(session.usable).toBe(false);
+      expect((await Promise.all(calls)).map((o) => o.body.toString())).toEqual(["1", "2", "3"]);
+      const refused = await exchange(session, post("/echo"), Buffer.from("4")).done;
+      expect(refused.aborted?.refused).toBe(true);
+      await new Promise((r) => setTimeout(r, 50));
+      expect([...peers].every((peer) => peer.closed || peer.destroyed)).toBe(true);
+    },
+  );
+});

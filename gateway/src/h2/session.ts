@@ -54,6 +54,12 @@ export interface SessionOptions {
   maxFrameSize?: number;
   /** Largest header block accepted from the peer (default 256 KiB). */
   maxHeaderBlockBytes?: number;
+  /**
+   * Requests after which the connection stops taking new ones and closes once they finish (default:
+   * until stream ids run out, about a billion). Behind an L4 load balancer a connection stays with
+   * one backend; opening a fresh one now and then spreads the load over the backends again.
+   */
+  maxRequests?: number;
 }
 
 interface OpenStream {
@@ -75,6 +81,8 @@ interface PendingRequest {
 }
 
 const MAX_STREAM_ID = 2 ** 31 - 1;
+/** Client streams have odd ids, 1 to 2^31 - 1. */
+const MAX_CLIENT_STREAMS = 2 ** 30;
 
 /**
  * The client side of one HTTP/2 connection over cleartext or TLS (RFC 9113), reduced to what unary
@@ -91,6 +99,7 @@ export class H2ClientSession {
   private readonly windowSize: number;
   private readonly maxFrameSize: number;
   private readonly maxHeaderBlockBytes: number;
+  private readonly maxRequests: number;
   private nextStreamId = 1;
   private goingAway = false;
   private closed = false;
@@ -110,6 +119,7 @@ export class H2ClientSession {
     this.windowSize = options.windowSize ?? 16 * 1024 * 1024;
     this.maxFrameSize = options.maxFrameSize ?? 1024 * 1024;
     this.maxHeaderBlockBytes = options.maxHeaderBlockBytes ?? 256 * 1024;
+    this.maxRequests = Math.min(options.maxRequests ?? MAX_CLIENT_STREAMS, MAX_CLIENT_STREAMS);
     socket.on("data", (chunk: Buffer) => this.receive(chunk));
     socket.on("error", (error) => this.destroy(`connection failed: ${error.message}`));
     socket.on("end", () => this.destroy("connection closed by the peer"));
@@ -128,7 +138,7 @@ export class H2ClientSession {
 
   /** Whether new requests may start here; a closing or exhausted connection must be replaced. */
   get usable(): boolean {
-    return !this.closed && !this.goingAway && this.nextStreamId <= MAX_STREAM_ID;
+    return !this.closed && !this.goingAway;
   }
 
   /** Starts a request: HEADERS (and CONTINUATION) from `fields`, then `body` as DATA ending the stream. */
@@ -161,8 +171,8 @@ export class H2ClientSession {
     this.streams.set(id, stream);
     this.writeHeaders(id, encodeHeaders(pending.fields), pending.body.length === 0);
     if (pending.body.length > 0) this.sendBody(stream);
-    // Stream ids are spent: finish what is open here; the owner opens a new connection.
-    if (this.nextStreamId > MAX_STREAM_ID) this.close();
+    // Its requests are spent: finish what is open here; the owner opens a new connection.
+    if ((this.nextStreamId - 1) / 2 >= this.maxRequests) this.close();
   }
 
   private cancel(pending: PendingRequest): void {
