@@ -6,12 +6,11 @@
 // PostgreSQL; this process only generates load, so the two compete for the machine's 2 cores as
 // a client and a server would.
 import { spawnSync } from "node:child_process";
-import http from "node:http";
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import { startPostgres } from "../test/src/postgres.mjs";
 import { freePort } from "../test/src/ports.mjs";
-import { cpuSnapshot, cpuSpent, createLeanHttpClient, httpJson, percentile, startPlatformProcess, stopPlatformProcess } from "./lib.mjs";
+import { cpuSnapshot, cpuSpent, createLeanHttpClient, percentile, startPlatformProcess, stopPlatformProcess } from "./lib.mjs";
 
 const require = createRequire(import.meta.url);
 const { create } = require("@bufbuild/protobuf");
@@ -38,16 +37,15 @@ const port = await freePort();
 const platform = await startPlatformProcess({ DATABASE_URL: pg.url, PORT: String(port), BOOTSTRAP_TOKEN: token, INTERNAL_AUTH_SECRET: secret, LOG_LEVEL: "info", AUTH_CACHE_TTL_MS: "2000" });
 try {
   const gateway = `http://127.0.0.1:${port}`;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const client = createLeanHttpClient(gateway, CONCURRENCY);
-  const whoami = await httpJson(agent, "GET", `${gateway}/v1/orgs/caller`, token);
+  const whoami = await leanJson(client, "GET", "/v1/orgs/caller", token);
   const orgId = whoami.data[0].org_id;
   const principal = { kind: "user", subject: "admin", orgId, memberships: [{ orgId, roles: ["owner"] }], isSystemAdmin: true };
   const data = createGrpcUnaryClient(platform.services.data);
   const callOptions = () => ({ headers: { "x-hangar-principal": signPrincipal(principal, secret) }, timeoutMs: 10_000 });
   const getRequest = (datasetId) => create(GetDatasetRequestSchema, { datasetId });
   const createRequest = () => create(CreateDatasetRequestSchema, { name: "b", tags: ["x"] });
-  const dataset = (await httpJson(agent, "POST", `${gateway}/v1/datasets`, token, { name: "bench", metadata: { a: 1 } })).data;
+  const dataset = (await leanJson(client, "POST", "/v1/datasets", token, { name: "bench", metadata: { a: 1 } })).data;
 
   const calls = {
     get_dataset: {
@@ -68,7 +66,6 @@ try {
     report(op, `open loop at ${rate} req/s`, await compare(platform.child.pid, paths, (call, ms) => runAtRate(call, rate, ms)));
   }
   console.log(`(${ROUNDS} alternating rounds of ${ROUND_MS / 1000} s per path after a ${WARMUP_MS / 1000} s warm-up each)`);
-  agent.destroy();
   client.close();
   data.close();
 } finally {

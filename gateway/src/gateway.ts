@@ -112,13 +112,11 @@ function createHandler(deps: HandlerDeps) {
   };
 }
 
-const noQuery = new URLSearchParams();
-
 async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, served: { route?: Route }, span: Span): Promise<void> {
   const url = req.url ?? "/";
   const queryAt = url.indexOf("?");
   const rawPath = queryAt < 0 ? url : url.slice(0, queryAt);
-  const query = queryAt < 0 ? noQuery : new URLSearchParams(url.slice(queryAt + 1));
+  const query = new URLSearchParams(queryAt < 0 ? "" : url.slice(queryAt + 1));
   const match = deps.router.match(req.method ?? "GET", rawPath);
   if ("error" in match) {
     if (match.error === "method_not_allowed") {

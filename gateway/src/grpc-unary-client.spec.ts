@@ -21,6 +21,14 @@ async function withServer(onStream: (stream: http2.ServerHttp2Stream, headers: h
 const request = () => create(GetDatasetRequestSchema, { datasetId: "ds_1" });
 const options = { headers: { "x-test": "1" }, timeoutMs: 2_000 };
 
+const reply = toBinary(GetDatasetResponseSchema, create(GetDatasetResponseSchema, { dataset: { datasetId: "ds_1", orgId: "og_1" } }));
+
+/** Reads the request, then answers with `reply` and status 0. */
+function answerOk(stream: http2.ServerHttp2Stream) {
+  stream.on("data", () => {});
+  stream.on("end", () => respond(stream, reply, { "grpc-status": "0" }));
+}
+
 function respond(stream: http2.ServerHttp2Stream, body: Uint8Array, trailers: Record<string, string>) {
   stream.respond({ ":status": 200, "content-type": "application/grpc+proto" }, { waitForTrailers: true });
   stream.on("wantTrailers", () => stream.sendTrailers(trailers));
@@ -32,12 +40,10 @@ function respond(stream: http2.ServerHttp2Stream, body: Uint8Array, trailers: Re
 
 test("sends the method path, gRPC headers, deadline and metadata, and decodes the framed response", async () => {
   let seen: http2.IncomingHttpHeaders = {};
-  const reply = toBinary(GetDatasetResponseSchema, create(GetDatasetResponseSchema, { dataset: { datasetId: "ds_1", orgId: "og_1" } }));
   await withServer(
     (stream, headers) => {
       seen = headers;
-      stream.on("data", () => {});
-      stream.on("end", () => respond(stream, reply, { "grpc-status": "0" }));
+      answerOk(stream);
     },
     async (url) => {
       const client = createGrpcUnaryClient(url);
@@ -153,13 +159,11 @@ test("a response over 4 MiB is refused with ResourceExhausted and the stream is 
 });
 
 test("when the service closes the connection, the next call opens a new one", async () => {
-  const reply = toBinary(GetDatasetResponseSchema, create(GetDatasetResponseSchema, { dataset: { datasetId: "ds_1", orgId: "og_1" } }));
   const sessions = new Set<http2.Http2Session>();
   await withServer(
     (stream) => {
       sessions.add(stream.session!);
-      stream.on("data", () => {});
-      stream.on("end", () => respond(stream, reply, { "grpc-status": "0" }));
+      answerOk(stream);
     },
     async (url) => {
       const client = createGrpcUnaryClient(url);
@@ -179,14 +183,12 @@ test("a service URL other than http:// is refused when the client is made, not a
 });
 
 test("a call the service refuses (REFUSED_STREAM: it never ran) is sent once more", async () => {
-  const reply = toBinary(GetDatasetResponseSchema, create(GetDatasetResponseSchema, { dataset: { datasetId: "ds_1", orgId: "og_1" } }));
   let streams = 0;
   await withServer(
     (stream) => {
       stream.on("error", () => {});
-      stream.on("data", () => {});
       if (streams++ === 0) return stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
-      stream.on("end", () => respond(stream, reply, { "grpc-status": "0" }));
+      answerOk(stream);
     },
     async (url) => {
       const client = createGrpcUnaryClient(url);
@@ -217,13 +219,11 @@ test("a call refused twice fails with Unavailable (one retry, not a loop)", asyn
 });
 
 test("after 10,000 calls the client moves to a new connection without failing a call", async () => {
-  const reply = toBinary(GetDatasetResponseSchema, create(GetDatasetResponseSchema, { dataset: { datasetId: "ds_1" } }));
   const sessions = new Set<http2.Http2Session>();
   await withServer(
     (stream) => {
       sessions.add(stream.session!);
-      stream.on("data", () => {});
-      stream.on("end", () => respond(stream, reply, { "grpc-status": "0" }));
+      answerOk(stream);
     },
     async (url) => {
       const client = createGrpcUnaryClient(url);

@@ -3,7 +3,7 @@ import {
   createTenant,
   expectBadRequest,
   expectError,
-  startTestPlatform,
+  startWithTenants,
   type ApiClient,
   type ApiResponse,
   type TestPlatform,
@@ -21,9 +21,7 @@ let alice: TestTenant;
 let bob: TestTenant;
 
 beforeAll(async () => {
-  t = await startTestPlatform();
-  alice = await createTenant(t, "alice");
-  bob = await createTenant(t, "bob");
+  [t, alice, bob] = await startWithTenants(["alice", "bob"]);
 });
 afterAll(() => t?.close());
 

@@ -1,4 +1,4 @@
-import { createDataset, createTenant, startTestPlatform, uploadFiles, waitFor, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { createDataset, startWithTenants, uploadFiles, waitFor, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 
 // The whole compute path with a real Kafka broker: files uploaded through the gateway complete a
 // transaction; the upload-completed event reaches the compute service, whose trigger creates one
@@ -23,8 +23,7 @@ let t: TestPlatform;
 let alice: TestTenant;
 
 beforeAll(async () => {
-  t = await startTestPlatform({ kafka: true, runner: true });
-  alice = await createTenant(t, "compute-flow");
+  [t, alice] = await startWithTenants(["compute-flow"], { kafka: true, runner: true });
 });
 afterAll(() => t?.close());
 

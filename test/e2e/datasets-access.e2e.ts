@@ -1,7 +1,6 @@
 import {
   expectBadRequest,
-  createTenant,
-  startTestPlatform,
+  startWithTenants,
   type ApiClient,
   type TestPlatform,
   type TestTenant,
@@ -14,9 +13,7 @@ let alice: TestTenant;
 let bob: TestTenant;
 
 beforeAll(async () => {
-  t = await startTestPlatform();
-  alice = await createTenant(t, "alice");
-  bob = await createTenant(t, "bob");
+  [t, alice, bob] = await startWithTenants(["alice", "bob"]);
 });
 afterAll(() => t?.close());
 

@@ -1,7 +1,6 @@
 import {
   expectBadRequest,
-  createTenant,
-  startTestPlatform,
+  startWithTenants,
   type ApiClient,
   type ApiResponse,
   type TestPlatform,
@@ -18,9 +17,7 @@ let alice: TestTenant;
 let bob: TestTenant;
 
 beforeAll(async () => {
-  t = await startTestPlatform();
-  alice = await createTenant(t, "alice");
-  bob = await createTenant(t, "bob");
+  [t, alice, bob] = await startWithTenants(["alice", "bob"]);
 });
 afterAll(() => t?.close());
 

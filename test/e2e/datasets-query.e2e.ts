@@ -1,7 +1,7 @@
 import {
-  expectBadRequest,
   createTenant,
-  startTestPlatform,
+  expectBadRequest,
+  startWithTenants,
   type ApiClient,
   type ApiResponse,
   type TestPlatform,
@@ -17,8 +17,7 @@ let t: TestPlatform;
 let bob: TestTenant;
 
 beforeAll(async () => {
-  t = await startTestPlatform();
-  bob = await createTenant(t, "bob");
+  [t, bob] = await startWithTenants(["bob"]);
   await createInOrder(bob.client, [
     { name: "alpha", metadata: { vehicle: { id: "v1", speed: 5 }, rank: 3, site: "lab-north" }, tags: ["warehouse", "outdoor"] },
     { name: "p0", metadata: { rank: 0, bobonly: true } },

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import {
-  expectBadRequest,
   apiClient,
   createTenant,
-  startTestPlatform,
+  expectBadRequest,
+  startWithTenants,
   type ApiClient,
   type ApiResponse,
   type TestPlatform,
@@ -19,8 +19,7 @@ let carol: TestTenant;
 let bob: TestTenant;
 
 beforeAll(async () => {
-  t = await startTestPlatform();
-  alice = await createTenant(t, "alice");
+  [t, alice] = await startWithTenants(["alice"]);
   carol = await addMember(t, alice, "carol");
   bob = await createTenant(t, "bob");
 });

@@ -1,13 +1,11 @@
-import { createTenant, startTestPlatform, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { startWithTenants, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 
 let t: TestPlatform;
 let alice: TestTenant;
 let bob: TestTenant;
 
 beforeAll(async () => {
-  t = await startTestPlatform();
-  alice = await createTenant(t, "alice");
-  bob = await createTenant(t, "bob");
+  [t, alice, bob] = await startWithTenants(["alice", "bob"]);
 });
 afterAll(() => t?.close());
 

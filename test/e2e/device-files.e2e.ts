@@ -6,7 +6,7 @@ import {
   expectBadRequest,
   expectError,
   keyOfUri,
-  startTestPlatform,
+  startWithTenants,
   uploadFiles,
   type ApiClient,
   type TestPlatform,
@@ -22,9 +22,7 @@ let alice: TestTenant;
 let bob: TestTenant;
 
 beforeAll(async () => {
-  t = await startTestPlatform();
-  alice = await createTenant(t, "device-files-alice");
-  bob = await createTenant(t, "device-files-bob");
+  [t, alice, bob] = await startWithTenants(["device-files-alice", "device-files-bob"]);
 });
 afterAll(() => t?.close());
 

@@ -5,9 +5,8 @@ import { AdminService } from "@hangar/shared/proto/admin";
 import {
   apiClient,
   createDevice,
-  createTenant,
   expectError,
-  startTestPlatform,
+  startWithTenants,
   type ApiClient,
   type TestPlatform,
   type TestTenant,
@@ -26,8 +25,7 @@ let member: { userId: string; client: ApiClient }; // a plain member of alice's 
 let bob: TestTenant;
 
 beforeAll(async () => {
-  t = await startTestPlatform();
-  [alice, bob] = [await createTenant(t, "device-tokens"), await createTenant(t, "device-tokens-other")];
+  [t, alice, bob] = await startWithTenants(["device-tokens", "device-tokens-other"]);
   ok(await t.admin.put(`/v1/orgs/id/${alice.orgId}/users/id/${encodeURIComponent(alice.userId)}`, { add_roles: ["admin"] }));
   const userId = `plain-${randomBytes(3).toString("hex")}@example.com`;
   ok(await t.admin.post("/v1/users", { user_id: userId, org_id: alice.orgId }));

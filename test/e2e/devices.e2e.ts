@@ -4,7 +4,7 @@ import {
   createTenant,
   expectBadRequest,
   expectError,
-  startTestPlatform,
+  startWithTenants,
   type ApiClient,
   type TestPlatform,
   type TestTenant,
@@ -19,9 +19,7 @@ let alice: TestTenant;
 let bob: TestTenant;
 
 beforeAll(async () => {
-  t = await startTestPlatform();
-  alice = await createTenant(t, "devices-alice");
-  bob = await createTenant(t, "devices-bob");
+  [t, alice, bob] = await startWithTenants(["devices-alice", "devices-bob"]);
 });
 afterAll(() => t?.close());
 

@@ -1,9 +1,8 @@
 import {
   createDataset,
-  createTenant,
   expectBadRequest,
   expectError,
-  startTestPlatform,
+  startWithTenants,
   uploadFiles,
   type ApiClient,
   type TestPlatform,
@@ -17,9 +16,7 @@ let alice: TestTenant;
 let bob: TestTenant;
 
 beforeAll(async () => {
-  t = await startTestPlatform();
-  alice = await createTenant(t, "alice");
-  bob = await createTenant(t, "bob");
+  [t, alice, bob] = await startWithTenants(["alice", "bob"]);
 });
 afterAll(() => t?.close());
 

@@ -8,6 +8,7 @@ import {
   kafkaAdmin as connectKafkaAdmin,
   messagesOnTopic as messagesOn,
   startTestPlatform,
+  startWithTenants,
   waitFor,
   type TestPlatform,
   type TestTenant,
@@ -23,8 +24,7 @@ let kafkaAdmin: Admin;
 let db: Client;
 
 beforeAll(async () => {
-  t = await startTestPlatform({ kafka: true });
-  tenant = await createTenant(t, "events");
+  [t, tenant] = await startWithTenants(["events"], { kafka: true });
   kafkaAdmin = await connectKafkaAdmin();
   db = new Client({ connectionString: t.databaseUrl });
   await db.connect();

@@ -1,4 +1,4 @@
-import { createDataset, createTenant, startTestPlatform, uploadFiles, waitFor, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { createDataset, startWithTenants, uploadFiles, waitFor, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 
 // Finished exports are kept for a retention period (24 h by default; 4 s here), then the sweep
 // deletes the archive from the object store and the job with it.
@@ -8,8 +8,7 @@ let t: TestPlatform;
 let alice: TestTenant;
 
 beforeAll(async () => {
-  t = await startTestPlatform({ data: { exportRetentionMs: RETENTION_MS, exportSweepIntervalMs: 200 } });
-  alice = await createTenant(t, "exports-retention");
+  [t, alice] = await startWithTenants(["exports-retention"], { data: { exportRetentionMs: RETENTION_MS, exportSweepIntervalMs: 200 } });
 });
 afterAll(() => t?.close());
 

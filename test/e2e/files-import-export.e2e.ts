@@ -6,7 +6,7 @@ import {
   createTenant,
   expectBadRequest,
   keyOfUri,
-  startTestPlatform,
+  startWithTenants,
   uploadFiles,
   waitFor,
   type ApiClient,
@@ -22,9 +22,7 @@ let bob: TestTenant;
 let db: Client;
 
 beforeAll(async () => {
-  t = await startTestPlatform();
-  alice = await createTenant(t, "alice");
-  bob = await createTenant(t, "bob");
+  [t, alice, bob] = await startWithTenants(["alice", "bob"]);
   db = new Client({ connectionString: t.databaseUrl });
   await db.connect();
 });

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Client } from "pg";
-import { apiClient, createTenant, expectError, startTestPlatform, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { apiClient, expectError, startWithTenants, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 
 // The gateway's generic behaviour, seen over HTTP: routing, request transcoding, the response and
 // error envelopes. Dataset and identity routes serve as vehicles.
@@ -9,8 +9,7 @@ let t: TestPlatform;
 let alice: TestTenant;
 
 beforeAll(async () => {
-  t = await startTestPlatform();
-  alice = await createTenant(t, "alice");
+  [t, alice] = await startWithTenants(["alice"]);
 });
 afterAll(() => t?.close());
 

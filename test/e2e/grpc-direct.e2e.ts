@@ -3,7 +3,7 @@ import { create, fromBinary, toBinary, type DescMessage, type MessageShape } fro
 import { signPrincipal, type Principal } from "@hangar/shared";
 import { GetCurrentUserRequestSchema, GetCurrentUserResponseSchema } from "@hangar/shared/proto/admin";
 import { GetDatasetRequestSchema, GetDatasetResponseSchema } from "@hangar/shared/proto/data";
-import { createTenant, startTestPlatform, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { startWithTenants, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 
 // Interop: a plain @grpc/grpc-js client (no Connect) calls the services directly, with protobuf-es
 // doing only the (de)serialisation. Services trust nothing but a principal signed with the
@@ -19,8 +19,7 @@ let datasetId: string;
 const clients = new Map<string, grpc.Client>();
 
 beforeAll(async () => {
-  t = await startTestPlatform();
-  alice = await createTenant(t, "alice");
+  [t, alice] = await startWithTenants(["alice"]);
   const created = await alice.client.post("/v1/datasets", { name: "over-grpc", tags: ["direct"] });
   if (created.status !== 200) throw new Error(`create dataset failed: ${JSON.stringify(created.body)}`);
   datasetId = created.body.data.dataset_id;

@@ -1,4 +1,4 @@
-import { createDataset, createTenant, expectBadRequest, expectError, startTestPlatform, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { createDataset, expectBadRequest, expectError, startWithTenants, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 import { createAction, DURATION, invocationPath, invoke, invokeBody, ISO, ok, setStatus, unique, walk, type StatusName } from "./invocation-fixtures";
 
 // Invocations through the gateway: invoke_action (POST /v1/actions/{name}/invoke), get_invocation,
@@ -13,9 +13,7 @@ let bob: TestTenant;
 let dataset: string;
 
 beforeAll(async () => {
-  t = await startTestPlatform();
-  alice = await createTenant(t, "alice");
-  bob = await createTenant(t, "bob");
+  [t, alice, bob] = await startWithTenants(["alice", "bob"]);
   dataset = await createDataset(alice.client, "inputs");
 });
 afterAll(() => t?.close());

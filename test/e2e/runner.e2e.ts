@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createDataset, createTenant, startTestPlatform, uploadFiles, waitFor, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { createDataset, startWithTenants, uploadFiles, waitFor, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 import { backdateStart, invocationPath, ok, Status } from "./invocation-fixtures";
 
 // Real actions run by the platform's process runner: a node script invoked through the gateway
@@ -16,8 +16,7 @@ let alice: TestTenant;
 let probes: string;
 
 beforeAll(async () => {
-  t = await startTestPlatform({ runner: true, compute: { leases: { leaseMs: 3000 } } });
-  alice = await createTenant(t, "runner");
+  [t, alice] = await startWithTenants(["runner"], { runner: true, compute: { leases: { leaseMs: 3000 } } });
   probes = await mkdtemp(path.join(tmpdir(), "hangar-runner-probes-"));
 });
 afterAll(async () => {

@@ -1,4 +1,4 @@
-import { createTenant, startTestPlatform, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { createTenant, startWithTenants, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 import { invocationPath, ok, Status } from "./invocation-fixtures";
 import { contentAt, fileAtPath, recordOf, sdkWorkspace, type SdkWorkspace } from "./sdk-fixtures";
 
@@ -14,8 +14,7 @@ let bob: TestTenant;
 let ws: SdkWorkspace;
 
 beforeAll(async () => {
-  t = await startTestPlatform({ runner: true });
-  [alice, bob] = [await createTenant(t, "sdk-more"), await createTenant(t, "sdk-more-other")];
+  [t, alice, bob] = await startWithTenants(["sdk-more", "sdk-more-other"], { runner: true });
   ws = await sdkWorkspace(t);
 });
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { createTenant, startTestPlatform, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { startWithTenants, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 import { invocationPath, ok, Status } from "./invocation-fixtures";
 import { contentAt, fileAtPath, recordOf, sdkWorkspace, sha256, type SdkWorkspace } from "./sdk-fixtures";
 
@@ -17,8 +17,7 @@ let ws: SdkWorkspace;
 let work: string;
 
 beforeAll(async () => {
-  t = await startTestPlatform({ runner: true });
-  alice = await createTenant(t, "sdk-compat");
+  [t, alice] = await startWithTenants(["sdk-compat"], { runner: true });
   ws = await sdkWorkspace(t);
   work = ws.work;
 });

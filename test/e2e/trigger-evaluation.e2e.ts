@@ -4,10 +4,9 @@ import { TOPICS } from "@hangar/shared";
 import {
   consumerCaughtUp,
   createDataset,
-  createTenant,
   kafkaAdmin,
   messagesOnTopic,
-  startTestPlatform,
+  startWithTenants,
   uploadFiles,
   waitFor,
   type ApiClient,
@@ -30,9 +29,7 @@ let db: Client;
 let action: { name: string; digest: string };
 
 beforeAll(async () => {
-  t = await startTestPlatform({ kafka: true });
-  alice = await createTenant(t, "alice");
-  bob = await createTenant(t, "bob");
+  [t, alice, bob] = await startWithTenants(["alice", "bob"], { kafka: true });
   admin = await kafkaAdmin();
   db = new Client({ connectionString: t.databaseUrl });
   await db.connect();

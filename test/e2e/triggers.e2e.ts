@@ -3,7 +3,7 @@ import {
   createTenant,
   expectBadRequest,
   expectError,
-  startTestPlatform,
+  startWithTenants,
   uploadFiles,
   waitFor,
   type ApiClient,
@@ -24,9 +24,7 @@ let plain: { name: string; digest: string };
 let tunable: { name: string; digest: string };
 
 beforeAll(async () => {
-  t = await startTestPlatform();
-  alice = await createTenant(t, "alice");
-  bob = await createTenant(t, "bob");
+  [t, alice, bob] = await startWithTenants(["alice", "bob"]);
   plain = await createAction(alice.client, { name: "plain" });
   tunable = await createAction(alice.client, {
     name: "tunable",

@@ -6,10 +6,9 @@ import { UploadCompletedSchema } from "@hangar/shared/proto/events";
 import {
   consumerCaughtUp,
   createDataset,
-  createTenant,
   kafkaAdmin,
   messagesOnTopic,
-  startTestPlatform,
+  startWithTenants,
   uploadFiles,
   waitFor,
   type TestPlatform,
@@ -28,8 +27,7 @@ let admin: Admin;
 let db: Client;
 
 beforeAll(async () => {
-  t = await startTestPlatform({ kafka: true });
-  tenant = await createTenant(t, "uploads-events");
+  [t, tenant] = await startWithTenants(["uploads-events"], { kafka: true });
   admin = await kafkaAdmin();
   db = new Client({ connectionString: t.databaseUrl });
   await db.connect();

@@ -1,10 +1,9 @@
 import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import {
   createDataset,
-  createTenant,
   keyOfUri,
   s3With,
-  startTestPlatform,
+  startWithTenants,
   uploadFiles,
   type TestPlatform,
   type TestTenant,
@@ -18,8 +17,7 @@ let t: TestPlatform;
 let alice: TestTenant;
 
 beforeAll(async () => {
-  t = await startTestPlatform({ s3: true });
-  alice = await createTenant(t, "s3");
+  [t, alice] = await startWithTenants(["s3"], { s3: true });
 });
 afterAll(() => t?.close());
 

@@ -3,10 +3,9 @@ import { Upload } from "@aws-sdk/lib-storage";
 import { createHash, randomBytes } from "node:crypto";
 import {
   createDataset,
-  createTenant,
   keyOfUri,
   s3With,
-  startTestPlatform,
+  startWithTenants,
   uploadFiles,
   type TestPlatform,
   type TestTenant,
@@ -20,8 +19,7 @@ let t: TestPlatform;
 let alice: TestTenant;
 
 beforeAll(async () => {
-  t = await startTestPlatform();
-  alice = await createTenant(t, "scale");
+  [t, alice] = await startWithTenants(["scale"]);
 });
 afterAll(() => t?.close());
 

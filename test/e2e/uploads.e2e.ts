@@ -2,11 +2,10 @@ import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { Client } from "pg";
 import {
   createDataset,
-  createTenant,
   expectBadRequest,
   keyOfUri,
   s3With,
-  startTestPlatform,
+  startWithTenants,
   uploadFiles,
   type ApiClient,
   type TestPlatform,
@@ -23,9 +22,7 @@ let bob: TestTenant;
 let db: Client;
 
 beforeAll(async () => {
-  t = await startTestPlatform();
-  alice = await createTenant(t, "alice");
-  bob = await createTenant(t, "bob");
+  [t, alice, bob] = await startWithTenants(["alice", "bob"]);
   db = new Client({ connectionString: t.databaseUrl });
   await db.connect();
 });

@@ -158,3 +158,20 @@ export async function createTenant(t: TestPlatform, name: string): Promise<TestT
   const secret: string = token.body.data.secret;
   return { orgId, userId, token: secret, client: apiClient(t.url, secret) };
 }
+
+/**
+ * A test file's usual start: a platform, then one tenant (org, user, token) per name, in order;
+ * destructure it as `[t, alice, bob] = await startWithTenants(["alice", "bob"])`.
+ */
+export async function startWithTenants<const N extends readonly string[]>(
+  names: N,
+  options: TestPlatformOptions = {},
+): Promise<[TestPlatform, ...TenantsOf<N>]> {
+  const t = await startTestPlatform(options);
+  const tenants: TestTenant[] = [];
+  for (const name of names) tenants.push(await createTenant(t, name));
+  // One tenant per name, in order: the tuple type says so, which an array cannot.
+  return [t, ...(tenants as unknown as TenantsOf<N>)];
+}
+
+type TenantsOf<N extends readonly string[]> = { -readonly [K in keyof N]: TestTenant };

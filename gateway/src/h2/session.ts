@@ -52,8 +52,6 @@ export interface SessionOptions {
   windowSize?: number;
   /** Largest frame the peer may send (default 1 MiB). */
   maxFrameSize?: number;
-  /** Largest header block accepted from the peer (default 256 KiB). */
-  maxHeaderBlockBytes?: number;
   /**
    * Requests after which the connection stops taking new ones and closes once they finish (default:
    * until stream ids run out, about a billion). Behind an L4 load balancer a connection stays with
@@ -81,6 +79,8 @@ interface PendingRequest {
 }
 
 const MAX_STREAM_ID = 2 ** 31 - 1;
+/** Largest header block accepted from the peer: headers and trailers of a gRPC call are small. */
+const MAX_HEADER_BLOCK_BYTES = 256 * 1024;
 /** Client streams have odd ids, 1 to 2^31 - 1. */
 const MAX_CLIENT_STREAMS = 2 ** 30;
 
@@ -98,7 +98,6 @@ export class H2ClientSession {
   private readonly decoder = new HpackDecoder();
   private readonly windowSize: number;
   private readonly maxFrameSize: number;
-  private readonly maxHeaderBlockBytes: number;
   private readonly maxRequests: number;
   private nextStreamId = 1;
   private goingAway = false;
@@ -118,7 +117,6 @@ export class H2ClientSession {
   ) {
     this.windowSize = options.windowSize ?? 16 * 1024 * 1024;
     this.maxFrameSize = options.maxFrameSize ?? 1024 * 1024;
-    this.maxHeaderBlockBytes = options.maxHeaderBlockBytes ?? 256 * 1024;
     this.maxRequests = Math.min(options.maxRequests ?? MAX_CLIENT_STREAMS, MAX_CLIENT_STREAMS);
     socket.on("data", (chunk: Buffer) => this.receive(chunk));
     socket.on("error", (error) => this.destroy(`connection failed: ${error.message}`));
@@ -312,7 +310,7 @@ export class H2ClientSession {
     if (block === undefined || block.streamId !== streamId) return this.fail(ErrorCode.PROTOCOL_ERROR, "unexpected CONTINUATION");
     block.fragments.push(payload);
     block.size += payload.length;
-    if (block.size > this.maxHeaderBlockBytes) return this.fail(ErrorCode.PROTOCOL_ERROR, `header block exceeds ${this.maxHeaderBlockBytes} bytes`);
+    if (block.size > MAX_HEADER_BLOCK_BYTES) return this.fail(ErrorCode.PROTOCOL_ERROR, `header block exceeds ${MAX_HEADER_BLOCK_BYTES} bytes`);
     if ((flags & Flags.END_HEADERS) === 0) return;
     this.headerBlock = undefined;
     this.deliverHeaders(streamId, block.endStream, Buffer.concat(block.fragments));
