@@ -137,6 +137,15 @@ export function changesAction(changes: TriggerChanges): boolean {
 }
 
 /**
+ * True when the edits change what the trigger runs or as whom: anything but switching it on or off.
+ * Such an edit is a new decision to run as the service user, so the editor must be allowed to make
+ * it; otherwise a member could swap the action of a trigger that runs as the org's owner.
+ */
+export function changesWhatRuns(changes: TriggerChanges): boolean {
+  return Object.entries(changes).some(([key, value]) => key !== "enabled" && value !== undefined);
+}
+
+/**
  * Checks that the org may invoke the trigger's action (404 otherwise, also for a digest it never
  * had) and that the parameter values fit the action's parameters, as invoking it would.
  */

@@ -28,6 +28,14 @@ export function unauthenticated(message: string): ConnectError {
   return new ConnectError(message, Code.Unauthenticated);
 }
 
+/**
+ * An authenticated caller refused an authorization decision about one field of its request (a user
+ * it may not name as the principal something runs as): 403, naming the field as a 400 does.
+ */
+export function permissionDenied(field: string, problem: string): ConnectError {
+  return new ConnectError(`${field}: ${problem}`, Code.PermissionDenied);
+}
+
 /** A request refused because of the resource's current state (for example a disallowed status move). */
 export function failedPrecondition(message: string): ConnectError {
   return new ConnectError(message, Code.FailedPrecondition);
