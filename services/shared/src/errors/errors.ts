@@ -36,6 +36,11 @@ export function permissionDenied(field: string, problem: string): ConnectError {
   return new ConnectError(`${field}: ${problem}`, Code.PermissionDenied);
 }
 
+/** An authenticated caller refused an operation as a whole (a role it lacks, an org it no longer belongs to): 403. */
+export function forbidden(message: string): ConnectError {
+  return new ConnectError(message, Code.PermissionDenied);
+}
+
 /** A request refused because of the resource's current state (for example a disallowed status move). */
 export function failedPrecondition(message: string): ConnectError {
   return new ConnectError(message, Code.FailedPrecondition);
