@@ -21,7 +21,8 @@ import {
 // X-Service-Org-Id naming A and naming B, and with X-Service-Resource-Owner-Id naming A. Each call
 // must be refused (401, 403 or 404) and A's resource read back unchanged. A route whose path
 // variable has no fixture below fails the suite, so a new route must get one. Then every
-// owner/admin-only operation is refused to a member holding only the `user` role.
+// owner/admin-only operation is refused to a member holding only the `user` role, and an id of org A
+// named in the body of B's own call reads as an id that does not exist.
 
 const REFUSED = [401, 403, 404];
 const routes = authzRoutes().filter((r) => r.variables.length > 0);
@@ -232,5 +233,47 @@ describe("owner/admin-only operations", () => {
 
   test.each(OWNER_ONLY.map((op, i) => [`${op.rpc} #${i + 1}`, op] as const))("%s on the owner role is refused to an admin: 403", async (_rpc, op) => {
     await refused(() => people.adminClient, op, [403]);
+  });
+});
+
+describe("another org's ids in a request body read as ids that do not exist, and nothing is written", () => {
+  let bDataset: string;
+  let bAction: string;
+  const bFiles = async () => ok(await b.client.post(`/v1/datasets/${bDataset}/files/query`, {}), "B's files").items.length;
+  const bInvocations = async () => ok(await b.client.post("/v1/actions/invocations/query", {}), "B's invocations").items.length;
+
+  beforeAll(async () => {
+    bDataset = await createDataset(b.client, "authz-b-dataset");
+    bAction = ok(await b.client.post("/v1/actions", { name: "authz-b-action", uri: "registry.example.com/b:1" }), "B's action").name;
+  });
+
+  // Each case names org A's resource (of fixture `key`) in the body of a call org B's caller makes in its own org.
+  const cases: [string, string, (id: string) => Promise<ApiResponse>, () => Promise<number>][] = [
+    ["link A's file into B's dataset", "file_id", (id) => b.client.post(`/v1/files/association/id/${bDataset}/link`, { target_file_id: id }), bFiles],
+    ["move A's file within B's dataset", "file_id", (id) => b.client.put(`/v1/datasets/${bDataset}/files/move`, { operations: [{ node_id: id, fs_type: "file", new_name: "x.bag" }] }), bFiles],
+    ["export A's file", "file_id", (id) => b.client.post("/v1/files/export", { node_ids: [id] }), bFiles],
+    [
+      "begin an upload into A's dataset",
+      "dataset_id",
+      (id) => b.client.post("/v1/files/upload", { association: { association_id: id, association_type: "dataset" }, origination: "b", resource_manifest: { "x.bag": 1 } }),
+      bFiles,
+    ],
+    [
+      "invoke B's action on A's dataset",
+      "dataset_id",
+      (id) => b.client.post(`/v1/actions/${bAction}/invoke`, { data_source_id: id, data_source_type: "Dataset", input_data: ["**"], invocation_source: "Manual" }),
+      bInvocations,
+    ],
+  ];
+
+  test.each(cases)("%s", async (_label, key, request, countInB) => {
+    const fixture = fixtures.get(key)!;
+    const before = [await countInB(), await fixture.read()];
+    const ghost = `${fixture.value.slice(0, 3)}${"0".repeat(fixture.value.length - 3)}`;
+    const [foreign, missing] = [await request(fixture.value), await request(ghost)];
+    const answer = (res: ApiResponse, id: string) => `${res.status} ${JSON.stringify(res.body?.error?.message ?? res.body).replaceAll(id, "<id>")}`;
+    expect(answer(foreign, fixture.value)).toBe(answer(missing, ghost));
+    expect([400, ...REFUSED]).toContain(foreign.status);
+    expect([await countInB(), await fixture.read()]).toEqual(before);
   });
 });
