@@ -131,9 +131,11 @@ export function createAdminServiceImpl(deps: { orm: Orm; internalAuthSecret: str
         created: new Date(),
         createdBy: creator,
       };
-      s.addUser(user);
-      s.addMembership({ orgId, userId, roles: [MEMBER_ROLE], created: new Date() });
-      await s.flush();
+      await changeMembership(deps.orm, orgId, async (tx) => {
+        tx.addUser(user);
+        tx.addMembership({ orgId, userId, roles: [MEMBER_ROLE], created: new Date() });
+        await tx.audit({ orgId, userId, action: "added", actor: creator, rolesBefore: [], rolesAfter: [MEMBER_ROLE] });
+      });
       return { user: userToProto(user) };
     },
 

@@ -1,7 +1,8 @@
 import { Migration } from "@mikro-orm/migrations";
 
 /**
- * The membership audit trail (issue 9): who added, removed or changed the roles of whom, and when.
+ * The membership audit trail (issue 9): who added (created or added back), removed or changed the
+ * roles of whom in an existing org, and when.
  * A removal is recorded here rather than by keeping the membership row, so that every membership
  * check stays a plain lookup; it also lets a removed user be added back.
  */
