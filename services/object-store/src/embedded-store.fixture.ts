@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ScopedCredentials } from "../object-store";
+import type { ScopedCredentials } from "./scoped-credentials";
 import { createEmbeddedObjectStore, type EmbeddedObjectStore } from "./embedded-object-store";
 import type { EmbeddedObjectStoreOptions } from "./embedded-object-store-options";
 import type { ChunkSigning } from "./aws-chunked-decoder";

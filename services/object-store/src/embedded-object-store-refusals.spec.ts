@@ -1,7 +1,7 @@
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand, CreateMultipartUploadCommand } from "@aws-sdk/client-s3";
 import { randomBytes } from "node:crypto";
 import { crc32 } from "node:zlib";
-import type { ScopedCredentials } from "../object-store";
+import type { ScopedCredentials } from "./scoped-credentials";
 import { listFiles, sendSigned, startTestStore, type TestStore } from "./embedded-store.fixture";
 import type { ChunkSigning } from "./aws-chunked-decoder";
 import { EMPTY_SHA256, hmacSha256, sha256Hex } from "./sigv4";

@@ -24,7 +24,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { buffer } from "node:stream/consumers";
 import { crc32 } from "node:zlib";
-import type { ScopedCredentials } from "../object-store";
+import type { ScopedCredentials } from "./scoped-credentials";
 import { createEmbeddedObjectStore } from "./embedded-object-store";
 import { listFiles, startTestStore, type TestStore } from "./embedded-store.fixture";
 
