@@ -63,14 +63,14 @@ export async function createEmbeddedObjectStore(options: EmbeddedObjectStoreOpti
   const endpoint = publicUrl ?? url;
   let stopping: Promise<void> | undefined;
 
-  const presign = (method: "GET" | "PUT", key: string, expiresInSeconds: number, query: Array<[string, string]> = []): string => {
+  const presign = async (method: "GET" | "PUT", key: string, expiresInSeconds: number, query: Array<[string, string]> = []): Promise<string> => {
     validateObjectKey(key);
     if (!Number.isInteger(expiresInSeconds) || expiresInSeconds < 1 || expiresInSeconds > MAX_PRESIGN_SECONDS) {
       throw new RangeError(`presigned URLs last from 1 to ${MAX_PRESIGN_SECONDS} seconds, not ${expiresInSeconds}`);
     }
     const { accessKeyId, secretAccessKey } = credentials.internal;
     const path = `/${bucket}/${key}`;
-    return presignUrl({ method, endpoint, path, region, accessKeyId, secretAccessKey, expiresInSeconds, now: now(), query });
+    return presignUrl({ method, endpoint, path, region, credential: { accessKeyId, secretAccessKey }, expiresInSeconds, now: now(), query });
   };
 
   return {
@@ -90,8 +90,8 @@ export async function createEmbeddedObjectStore(options: EmbeddedObjectStoreOpti
         expiration: issued.expiration!,
       };
     },
-    presignPut: async (key, { expiresInSeconds }) => presign("PUT", key, expiresInSeconds),
-    presignGet: async (key, { expiresInSeconds, contentDisposition, contentType }) =>
+    presignPut: (key, { expiresInSeconds }) => presign("PUT", key, expiresInSeconds),
+    presignGet: (key, { expiresInSeconds, contentDisposition, contentType }) =>
       presign("GET", key, expiresInSeconds, [
         ...(contentDisposition === undefined ? [] : [["response-content-disposition", contentDisposition] as [string, string]]),
         ...(contentType === undefined ? [] : [["response-content-type", contentType] as [string, string]]),
