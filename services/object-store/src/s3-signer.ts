@@ -82,7 +82,7 @@ export interface ComputedSignature {
 /**
  * Recomputes the hex SigV4 signature of a request with the AWS SDK's own signer (`@smithy/signature-v4`),
  * over exactly the headers the client signed, at the request's own time and scope; the caller compares
- * it with the one sent ({@link signaturesEqual}).
+ * it with the one sent, in constant time (`signaturesEqual`).
  */
 export async function computeSignature(parts: SignedRequestParts, credential: SigningCredential, signingDate: Date, scope: SigningScope): Promise<ComputedSignature> {
   const signed = new Set(parts.signedHeaders);
