@@ -1,7 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { callerOf, invalidArgument, newId, notFound, readableOrg, type ServiceContext } from "@hangar/shared";
 import type { DataService } from "@hangar/shared/proto/data";
-import type { ArchiveEntry } from "../domain/export-archive";
+import type { ArchiveEntry } from "../archive";
 import { keyOfUri, type ObjectStore } from "../object-store/object-store";
 import type { ExportJobRow } from "../store/export-entities";
 import { ExportStore } from "../store/export-store";

@@ -45,7 +45,7 @@ export function createS3RequestHandler(options: S3RequestHandlerOptions): S3Requ
     };
     try {
       target = parseRequestTarget(req.url ?? "/");
-      const auth = authenticateRequest(req, target, options);
+      const auth = await authenticateRequest(req, target, options);
       const operation = routeOperation(req.method ?? "GET", target, req.headers, options.bucket);
       checkAccess(auth.credential, operation.access);
       const receive = (maxSize: number) => {

@@ -6,11 +6,11 @@ export interface ObjectStoreLogger {
 /** Options of the embedded object store. */
 export interface EmbeddedObjectStoreOptions {
   /**
-   * Where the store keeps its state (`DATA_DIR`): `objects/<bucket>/<key>`, `object-metadata/`, `multipart/`,
+   * Where the store keeps its state: `objects/<bucket>/<key>`, `object-metadata/`, `multipart/`,
    * `object-tmp/` (emptied at start) and `object-credentials.json`.
    */
   dataDir: string;
-  /** Port of the S3 endpoint (`OBJECT_STORE_PORT`); 0 picks a free one. */
+  /** Port of the S3 endpoint (Hangar's `OBJECT_STORE_PORT`); 0 picks a free one. */
   port: number;
   /** Interface to listen on; default 127.0.0.1 (single-machine mode). */
   host?: string;

@@ -3,12 +3,13 @@ import { buffer } from "node:stream/consumers";
 import { pipeline } from "node:stream/promises";
 import { crc32 } from "node:zlib";
 import { createAwsChunkedDecoder, type AwsChunkedDecoderOptions } from "./aws-chunked-decoder";
-import { deriveSigningKey, EMPTY_SHA256, hmacSha256, sha256Hex } from "./sigv4";
+import { documentedSigningKey, hmacHex } from "./embedded-store.fixture";
+import { EMPTY_SHA256, sha256Hex } from "./sigv4";
 
 // The chunked-upload example of the AWS S3 documentation ("Signature Calculations for the Authorization
 // Header: Transferring Payload in Multiple Chunks"): 65 KiB of 'a' in a 64 KiB and a 1 KiB chunk.
 const signing = {
-  key: deriveSigningKey("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", { date: "20130524", region: "us-east-1", service: "s3" }),
+  key: documentedSigningKey("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "20130524"),
   amzDate: "20130524T000000Z",
   scope: "20130524/us-east-1/s3/aws4_request",
   seedSignature: "4f232c4386841ef735655705268965c44a0e4690baa4adea153f7db9fa80a0a9",
@@ -63,11 +64,11 @@ test("a body that ends right after the last chunk (the JavaScript SDK without a 
 
 test("a signed trailer is verified against the chain of chunk signatures", async () => {
   const chunkSignature = (previous: string, data: string): string =>
-    hmacSha256(signing.key, ["AWS4-HMAC-SHA256-PAYLOAD", signing.amzDate, signing.scope, previous, EMPTY_SHA256, sha256Hex(data)].join("\n")).toString("hex");
+    hmacHex(signing.key, ["AWS4-HMAC-SHA256-PAYLOAD", signing.amzDate, signing.scope, previous, EMPTY_SHA256, sha256Hex(data)].join("\n"));
   const first = chunkSignature(signing.seedSignature, "abc");
   const last = chunkSignature(first, "");
   const trailer = "x-amz-checksum-crc32:NSRBwg==";
-  const trailerSignature = hmacSha256(signing.key, ["AWS4-HMAC-SHA256-TRAILER", signing.amzDate, signing.scope, last, sha256Hex(`${trailer}\n`)].join("\n")).toString("hex");
+  const trailerSignature = hmacHex(signing.key, ["AWS4-HMAC-SHA256-TRAILER", signing.amzDate, signing.scope, last, sha256Hex(`${trailer}\n`)].join("\n"));
   const body = (signature: string): Buffer =>
     Buffer.from(`3;chunk-signature=${first}\r\nabc\r\n0;chunk-signature=${last}\r\n${trailer}\r\nx-amz-trailer-signature:${signature}\r\n\r\n`);
   expect((await decode(body(trailerSignature), { signing })).trailers.get("x-amz-checksum-crc32")).toBe("NSRBwg==");

@@ -3,6 +3,10 @@
  * bytes and a data descriptor (sizes and CRC are only known after the bytes), then a central
  * directory and its end record. ZIP64 fields appear only where a value may not fit 32 bits, so
  * small archives stay readable by the oldest tools.
+ *
+ * Kept rather than replaced by yazl (3.3.1, the maintained streaming writer checked): yazl never puts
+ * a ZIP64 extra field in a local header, so a streaming reader cannot tell that an entry over 4 GiB
+ * has 8-byte sizes in its data descriptor, and it writes DOS times in the host's time zone.
  */
 
 const U32_MAX = 0xffffffff;

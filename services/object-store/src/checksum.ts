@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { crc32 } from "node:zlib";
-import { crc32c } from "./crc32c";
-import { Crc64Nvme } from "./crc64nvme";
+import { Crc32c, Crc64Nvme } from "@aws-sdk/checksums/crc";
 import { S3Error } from "./s3-error";
 
 /** The flexible checksums S3 clients send (`x-amz-sdk-checksum-algorithm`). */
@@ -13,24 +12,25 @@ export type ChecksumAlgorithm = (typeof CHECKSUM_ALGORITHMS)[number];
 /** A running checksum whose digest is base64, as in the `x-amz-checksum-*` headers. */
 export interface Checksum {
   update(chunk: Buffer): void;
-  digest(): string;
+  digest(): Promise<string>;
 }
 
-/** Starts a checksum of the given algorithm. */
+/**
+ * Starts a checksum of the given algorithm: CRC-32 from Node's zlib, CRC-32C and CRC-64/NVME from the
+ * AWS SDK's own checksum package (what its clients compute them with), SHA-1 and SHA-256 from Node.
+ */
 export function createChecksum(algorithm: ChecksumAlgorithm): Checksum {
   switch (algorithm) {
     case "CRC32":
-      return crcChecksum(crc32);
+      return crc32Checksum();
     case "CRC32C":
-      return crcChecksum(crc32c);
-    case "CRC64NVME": {
-      const crc = new Crc64Nvme();
-      return { update: (chunk) => crc.update(chunk), digest: () => crc.digest().toString("base64") };
-    }
+      return sdkChecksum(new Crc32c());
+    case "CRC64NVME":
+      return sdkChecksum(new Crc64Nvme());
     case "SHA1":
     case "SHA256": {
       const hash = createHash(algorithm === "SHA1" ? "sha1" : "sha256");
-      return { update: (chunk) => hash.update(chunk), digest: () => hash.digest("base64") };
+      return { update: (chunk) => hash.update(chunk), digest: async () => hash.digest("base64") };
     }
   }
 }
@@ -48,16 +48,23 @@ export function parseChecksumAlgorithm(value: string): ChecksumAlgorithm {
   return found;
 }
 
-function crcChecksum(update: (data: Uint8Array, previous?: number) => number): Checksum {
+function crc32Checksum(): Checksum {
   let value = 0;
   return {
     update: (chunk) => {
-      value = update(chunk, value);
+      value = crc32(chunk, value);
     },
-    digest: () => {
+    digest: async () => {
       const bytes = Buffer.alloc(4);
       bytes.writeUInt32BE(value >>> 0);
       return bytes.toString("base64");
     },
+  };
+}
+
+function sdkChecksum(checksum: { update(data: Uint8Array): void; digest(): Promise<Uint8Array> }): Checksum {
+  return {
+    update: (chunk) => checksum.update(chunk),
+    digest: async () => Buffer.from(await checksum.digest()).toString("base64"),
   };
 }

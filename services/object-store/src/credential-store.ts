@@ -1,7 +1,7 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { AccessMode } from "../object-store";
+import type { AccessMode } from "./scoped-credentials";
 
 /** A credential the endpoint accepts: one issued to clients, or the internal one that signs presigned URLs. */
 export interface StoredCredential {

@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { crc32, inflateRawSync } from "node:zlib";
-import { zipArchive, type ArchiveEntry } from "./export-archive";
+import { zipArchive, type ArchiveEntry } from "./zip-archive";
 
 // ZIP64 needs entries of 4 GiB; the mock lets small entries take that path.
 let forceZip64 = false;

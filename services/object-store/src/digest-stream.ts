@@ -45,8 +45,11 @@ export function createDigestStream(options: { maxSize: number; algorithm?: Check
     },
     flush(callback) {
       md5Digest = md5.digest();
-      extraDigest = extra?.digest();
-      callback();
+      if (extra === undefined) return callback();
+      extra.digest().then((digest) => {
+        extraDigest = digest;
+        callback();
+      }, callback);
     },
   });
   return Object.assign(stream, {

@@ -1,20 +1,37 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import type { ObjectStore, ScopedCredentials } from "../object-store";
 import { createCredentialStore } from "./credential-store";
-import { createDirectOperations } from "./direct-operations";
+import { createDirectOperations, type DirectOperations } from "./direct-operations";
 import { createDiskStore } from "./disk-store";
 import { createMultipartStore } from "./multipart-store";
 import { validateObjectKey } from "./object-key";
 import { MAX_PRESIGN_SECONDS, presignUrl } from "./presign-url";
 import { createS3RequestHandler } from "./s3-request-handler";
+import type { AccessMode, ScopedCredentials } from "./scoped-credentials";
 import { validateEmbeddedObjectStoreOptions, type EmbeddedObjectStoreOptions } from "./embedded-object-store-options";
 
-/** The embedded store: an {@link ObjectStore} whose S3 endpoint listens at `url`. */
-export interface EmbeddedObjectStore extends ObjectStore {
+/** Where S3 clients reach the store. */
+export interface StoreLocation {
+  bucket: string;
+  region: string;
+  /** The endpoint URL for S3 clients (path-style addressing). */
+  endpoint: string;
+}
+
+/** A running store: its S3 endpoint, what it hands out to clients, and direct access for the embedding program. */
+export interface EmbeddedObjectStore extends DirectOperations {
   /** Where the endpoint listens (`http://127.0.0.1:<port>`); `location.endpoint` is `publicUrl` when given. */
   readonly url: string;
+  readonly location: StoreLocation;
+  /** Issues session credentials for keys under `prefix` (no leading slash), valid for `ttlSeconds` (at least 900). */
+  issueCredentials(scope: { prefix: string; mode: AccessMode; ttlSeconds: number }): Promise<ScopedCredentials>;
+  /** A presigned (SigV4) single-PUT URL for `key`, valid 1 second to 7 days. */
+  presignPut(key: string, options: { expiresInSeconds: number }): Promise<string>;
+  /** A presigned (SigV4) GET URL for `key`, optionally overriding the response's headers. */
+  presignGet(key: string, options: { expiresInSeconds: number; contentDisposition?: string; contentType?: string }): Promise<string>;
+  /** Stops the endpoint: idle connections close at once, the rest after a short grace. */
+  close(): Promise<void>;
 }
 
 /**
@@ -46,14 +63,14 @@ export async function createEmbeddedObjectStore(options: EmbeddedObjectStoreOpti
   const endpoint = publicUrl ?? url;
   let stopping: Promise<void> | undefined;
 
-  const presign = (method: "GET" | "PUT", key: string, expiresInSeconds: number, query: Array<[string, string]> = []): string => {
+  const presign = async (method: "GET" | "PUT", key: string, expiresInSeconds: number, query: Array<[string, string]> = []): Promise<string> => {
     validateObjectKey(key);
     if (!Number.isInteger(expiresInSeconds) || expiresInSeconds < 1 || expiresInSeconds > MAX_PRESIGN_SECONDS) {
       throw new RangeError(`presigned URLs last from 1 to ${MAX_PRESIGN_SECONDS} seconds, not ${expiresInSeconds}`);
     }
     const { accessKeyId, secretAccessKey } = credentials.internal;
     const path = `/${bucket}/${key}`;
-    return presignUrl({ method, endpoint, path, region, accessKeyId, secretAccessKey, expiresInSeconds, now: now(), query });
+    return presignUrl({ method, endpoint, path, region, credential: { accessKeyId, secretAccessKey }, expiresInSeconds, now: now(), query });
   };
 
   return {
@@ -73,8 +90,8 @@ export async function createEmbeddedObjectStore(options: EmbeddedObjectStoreOpti
         expiration: issued.expiration!,
       };
     },
-    presignPut: async (key, { expiresInSeconds }) => presign("PUT", key, expiresInSeconds),
-    presignGet: async (key, { expiresInSeconds, contentDisposition, contentType }) =>
+    presignPut: (key, { expiresInSeconds }) => presign("PUT", key, expiresInSeconds),
+    presignGet: (key, { expiresInSeconds, contentDisposition, contentType }) =>
       presign("GET", key, expiresInSeconds, [
         ...(contentDisposition === undefined ? [] : [["response-content-disposition", contentDisposition] as [string, string]]),
         ...(contentType === undefined ? [] : [["response-content-type", contentType] as [string, string]]),

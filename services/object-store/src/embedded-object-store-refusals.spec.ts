@@ -1,10 +1,10 @@
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand, CreateMultipartUploadCommand } from "@aws-sdk/client-s3";
 import { randomBytes } from "node:crypto";
 import { crc32 } from "node:zlib";
-import type { ScopedCredentials } from "../object-store";
-import { listFiles, sendSigned, startTestStore, type TestStore } from "./embedded-store.fixture";
+import type { ScopedCredentials } from "./scoped-credentials";
+import { hmacHex, listFiles, sendSigned, startTestStore, type TestStore } from "./embedded-store.fixture";
 import type { ChunkSigning } from "./aws-chunked-decoder";
-import { EMPTY_SHA256, hmacSha256, sha256Hex } from "./sigv4";
+import { EMPTY_SHA256, sha256Hex } from "./sigv4";
 
 const Bucket = "hangar";
 const prefix = "datasets/d2/";
@@ -197,7 +197,7 @@ test("a part upload with a wrong CRC-32 is refused and leaves no part", async ()
 /** A body in signed aws-chunked encoding with a signed CRC-32 trailer; `tamper` breaks the second chunk's signature. */
 function signedChunkedBody(payload: Buffer, seed: ChunkSigning, tamper = false): Buffer {
   const sign = (kind: string, previous: string, hash: string, extra: string[] = []): string =>
-    hmacSha256(seed.key, [kind, seed.amzDate, seed.scope, previous, ...extra, hash].join("\n")).toString("hex");
+    hmacHex(seed.key, [kind, seed.amzDate, seed.scope, previous, ...extra, hash].join("\n"));
   const pieces: Buffer[] = [];
   let previous = seed.seedSignature;
   const chunks = [payload.subarray(0, 65536), payload.subarray(65536), Buffer.alloc(0)];

@@ -24,7 +24,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { buffer } from "node:stream/consumers";
 import { crc32 } from "node:zlib";
-import type { ScopedCredentials } from "../object-store";
+import type { ScopedCredentials } from "./scoped-credentials";
 import { createEmbeddedObjectStore } from "./embedded-object-store";
 import { listFiles, startTestStore, type TestStore } from "./embedded-store.fixture";
 
@@ -83,6 +83,18 @@ test("a streamed PUT (aws-chunked with a CRC-32 trailer) is decoded and verified
   expect(put.ChecksumCRC32).toBe(crc32Base64(body));
   const got = await s3.send(new GetObjectCommand({ Bucket, Key }));
   expect(Buffer.from(await got.Body!.transformToByteArray()).equals(body)).toBe(true);
+});
+
+test.each([
+  ["CRC32C", "ChecksumCRC32C", "4waSgw==", "AAAAAA=="],
+  ["CRC64NVME", "ChecksumCRC64NVME", "rosUhgp5mIg=", "AAAAAAAAAAA="],
+] as const)("a PUT with a %s checksum (the SDK's trailer) is verified, stored and answered; a wrong value is BadDigest", async (algorithm, field, checkValue, wrongValue) => {
+  // The catalogue's check value: the checksum of "123456789".
+  const Key = `${prefix}single/${algorithm}.txt`;
+  const put = await s3.send(new PutObjectCommand({ Bucket, Key, Body: "123456789", ChecksumAlgorithm: algorithm }));
+  expect(put[field]).toBe(checkValue);
+  const wrong = s3.send(new PutObjectCommand({ Bucket, Key: `${prefix}single/${algorithm}-wrong.txt`, Body: "123456789", [field]: wrongValue }));
+  await expect(wrong).rejects.toMatchObject({ name: "BadDigest", $metadata: { httpStatusCode: 400 } });
 });
 
 test("a 50 MiB upload through lib-storage's Upload (8 MiB parts) completes, and downloads with the same SHA-256", async () => {

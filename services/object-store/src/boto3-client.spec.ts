@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import type { ScopedCredentials } from "../object-store";
+import type { ScopedCredentials } from "./scoped-credentials";
 import { startTestStore, type TestStore } from "./embedded-store.fixture";
 
 // boto3 is the platform's main client: it runs unmodified against the endpoint, configured only through

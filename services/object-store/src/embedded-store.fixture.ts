@@ -1,13 +1,14 @@
 import { S3Client } from "@aws-sdk/client-s3";
+import { createHmac } from "node:crypto";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ScopedCredentials } from "../object-store";
+import type { ScopedCredentials } from "./scoped-credentials";
 import { createEmbeddedObjectStore, type EmbeddedObjectStore } from "./embedded-object-store";
 import type { EmbeddedObjectStoreOptions } from "./embedded-object-store-options";
 import type { ChunkSigning } from "./aws-chunked-decoder";
-import { deriveSigningKey, formatAmzDate, hmacSha256, sha256Hex } from "./sigv4";
+import { formatAmzDate, sha256Hex } from "./sigv4";
 
 /** A running store over a fresh temporary folder, with a clock tests can move. */
 export interface TestStore {
@@ -99,8 +100,8 @@ export async function sendSigned(
   const names = Object.keys(headers).map((name) => name.toLowerCase()).sort();
   const canonical = [method, request_.rawPath, "", ...names.map((name) => `${name}:${headers[name]}`), "", names.join(";"), headers["x-amz-content-sha256"]].join("\n");
   const credentialScope = `${scope.date}/us-east-1/s3/aws4_request`;
-  const key = deriveSigningKey(credentials.secretAccessKey, scope);
-  const signature = hmacSha256(key, ["AWS4-HMAC-SHA256", amzDate, credentialScope, sha256Hex(canonical)].join("\n")).toString("hex");
+  const key = documentedSigningKey(credentials.secretAccessKey, scope.date);
+  const signature = hmacHex(key, ["AWS4-HMAC-SHA256", amzDate, credentialScope, sha256Hex(canonical)].join("\n"));
   headers.authorization = `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${credentialScope}, SignedHeaders=${names.join(";")}, Signature=${signature}`;
   const body = typeof request_.body === "function" ? request_.body({ key, amzDate, scope: credentialScope, seedSignature: signature }) : request_.body;
   return new Promise((resolve, reject) => {
@@ -113,4 +114,15 @@ export async function sendSigned(
     });
     req.on("error", reject).end(body);
   });
+}
+
+/** The SigV4 signing key of a secret for one day in us-east-1, derived as the AWS documentation spells it out (not by the store's signer). */
+export function documentedSigningKey(secretAccessKey: string, date: string): Buffer {
+  const step = (key: Buffer | string, data: string): Buffer => createHmac("sha256", key).update(data, "utf8").digest();
+  return step(step(step(step(`AWS4${secretAccessKey}`, date), "us-east-1"), "s3"), "aws4_request");
+}
+
+/** Hex HMAC-SHA256: how tests sign strings to sign by hand. */
+export function hmacHex(key: Uint8Array, data: string): string {
+  return createHmac("sha256", key).update(data, "utf8").digest("hex");
 }

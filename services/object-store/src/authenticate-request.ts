@@ -1,19 +1,13 @@
 import type { IncomingMessage } from "node:http";
-import { awsUriEncode } from "./aws-uri-encode";
+import { escapeUriPath } from "@smithy/core/protocols";
 import { authenticateSigV2Query, isSigV2Query } from "./authenticate-sigv2-query";
+import type { ChunkSigning } from "./aws-chunked-decoder";
 import type { CredentialStore, StoredCredential } from "./credential-store";
 import { parseSignature, type SignatureFields } from "./parse-signature";
 import type { RequestTarget } from "./request-target";
 import { S3Error } from "./s3-error";
-import {
-  canonicalRequest,
-  deriveSigningKey,
-  hmacSha256,
-  parseAmzDate,
-  requestStringToSign,
-  scopeString,
-  signaturesEqual,
-} from "./sigv4";
+import { computeSignature, deriveSigningKey, type ComputedSignature } from "./s3-signer";
+import { parseAmzDate, scopeString, signaturesEqual } from "./sigv4";
 
 /** How far a request's timestamp may be from the server's clock, as S3 allows. */
 export const MAX_CLOCK_SKEW_MS = 15 * 60 * 1000;
@@ -23,7 +17,7 @@ export interface AuthenticatedRequest {
   credential: StoredCredential;
   /** The payload hash the client declared: hex, `UNSIGNED-PAYLOAD` or a `STREAMING-*` mode. */
   payloadHash: string;
-  signing: { key: Buffer; amzDate: string; scope: string; seedSignature: string };
+  signing: ChunkSigning;
 }
 
 /** What {@link authenticateRequest} checks against. */
@@ -36,14 +30,15 @@ export interface AuthenticationContext {
 /**
  * Checks a request's SigV4 signature (header or presigned query) against the credentials the platform
  * issued: known key, matching session token, unexpired credential, timestamp within the allowed skew
- * (or presigned validity), then the signature itself, compared in constant time. Legacy presigned URLs
- * (boto3's default) go through {@link authenticateSigV2Query} with the same credential checks.
+ * (or presigned validity), then the signature itself, recomputed by the AWS SDK's signer and compared
+ * in constant time. Legacy presigned URLs (boto3's default) go through {@link authenticateSigV2Query}
+ * with the same credential checks.
  */
-export function authenticateRequest(
+export async function authenticateRequest(
   req: IncomingMessage,
   target: RequestTarget,
   context: AuthenticationContext,
-): AuthenticatedRequest {
+): Promise<AuthenticatedRequest> {
   const checkCredential = (accessKeyId: string, token: string | undefined): StoredCredential => {
     const credential = context.credentials.find(accessKeyId);
     if (credential === undefined) {
@@ -65,31 +60,22 @@ export function authenticateRequest(
   const contentSha256 = req.headers["x-amz-content-sha256"];
   const payloadHash = signedPayloadHash(fields, typeof contentSha256 === "string" ? contentSha256 : undefined);
   const headerValues = collectHeaders(req.rawHeaders);
-  const key = deriveSigningKey(credential.secretAccessKey, fields.scope);
-  const amzDate = fields.amzDate!;
-  let firstAttempt: { canonical: string; stringToSign: string } | undefined;
-  for (const canonicalUri of candidateUris(target.rawPath)) {
-    const canonical = canonicalRequest({
-      method: req.method ?? "GET",
-      canonicalUri,
-      query: fields.presigned ? target.query.filter(([name]) => name !== "X-Amz-Signature") : target.query,
-      signedHeaders: fields.signedHeaders,
-      headerValues,
-      payloadHash,
-    });
-    const stringToSign = requestStringToSign(amzDate, fields.scope, canonical);
-    const expected = hmacSha256(key, stringToSign).toString("hex");
-    if (signaturesEqual(expected, fields.signature.toLowerCase())) {
+  let firstAttempt: ComputedSignature | undefined;
+  for (const path of candidatePaths(target.rawPath)) {
+    const parts = { method: req.method ?? "GET", path, query: target.query, signedHeaders: fields.signedHeaders, headerValues, payloadHash };
+    const computed = await computeSignature(parts, credential, requestTime, fields.scope);
+    if (signaturesEqual(computed.signature, fields.signature.toLowerCase())) {
       // The body is decoded by what the client declares it sent, signed or not.
       const declared = typeof contentSha256 === "string" ? contentSha256 : payloadHash;
-      return { credential, payloadHash: declared, signing: { key, amzDate, scope: scopeString(fields.scope), seedSignature: expected } };
+      const key = await deriveSigningKey(credential, fields.scope);
+      return { credential, payloadHash: declared, signing: { key, amzDate: fields.amzDate!, scope: scopeString(fields.scope), seedSignature: computed.signature } };
     }
-    firstAttempt ??= { canonical, stringToSign };
+    firstAttempt ??= computed;
   }
   throw new S3Error(
     "SignatureDoesNotMatch",
     "The request signature we calculated does not match the signature you provided. Check your key and signing method.",
-    { AWSAccessKeyId: fields.accessKeyId, StringToSign: firstAttempt!.stringToSign, CanonicalRequest: firstAttempt!.canonical },
+    { AWSAccessKeyId: fields.accessKeyId, StringToSign: firstAttempt!.stringToSign, CanonicalRequest: firstAttempt!.canonicalRequest },
   );
 }
 
@@ -164,10 +150,10 @@ function collectHeaders(rawHeaders: readonly string[]): Map<string, string> {
  * S3 signs the path as sent, encoded once. Clients that encode a character AWS would leave alone (or the
  * reverse) sign their own spelling, which is tried first; the AWS-canonical spelling second.
  */
-function candidateUris(rawPath: string): string[] {
+function candidatePaths(rawPath: string): string[] {
   let canonical: string;
   try {
-    canonical = awsUriEncode(decodeURIComponent(rawPath), true);
+    canonical = escapeUriPath(decodeURIComponent(rawPath));
   } catch {
     return [rawPath];
   }

@@ -1,11 +1,14 @@
 import { createHash, type Hash } from "node:crypto";
 import { Transform, type TransformCallback } from "node:stream";
 import { S3Error } from "./s3-error";
-import { EMPTY_SHA256, hmacSha256, sha256Hex, signaturesEqual } from "./sigv4";
+import { EMPTY_SHA256, hmacSha256Hex, sha256Hex, signaturesEqual } from "./sigv4";
 
-/** What verifies chunk signatures: the request's signing key, timestamp, scope and seed signature. */
+/**
+ * What verifies chunk signatures: the request's signing key (derived by the AWS SDK's signer library),
+ * timestamp, scope and seed signature. Each chunk is checked with one synchronous HMAC in the decoder.
+ */
 export interface ChunkSigning {
-  key: Buffer;
+  key: Uint8Array;
   amzDate: string;
   scope: string;
   seedSignature: string;
@@ -46,7 +49,7 @@ export function createAwsChunkedDecoder(options: AwsChunkedDecoderOptions = {}):
   const verifyChunk = (hash: string): void => {
     if (!signing) return;
     const stringToSign = ["AWS4-HMAC-SHA256-PAYLOAD", signing.amzDate, signing.scope, previousSignature, EMPTY_SHA256, hash].join("\n");
-    const expected = hmacSha256(signing.key, stringToSign).toString("hex");
+    const expected = hmacSha256Hex(signing.key, stringToSign);
     if (!signaturesEqual(expected, chunkSignature)) throw chunkSignatureMismatch();
     previousSignature = expected;
   };
@@ -85,7 +88,7 @@ export function createAwsChunkedDecoder(options: AwsChunkedDecoderOptions = {}):
     }
     if (signing && trailers.size > 0) {
       const stringToSign = ["AWS4-HMAC-SHA256-TRAILER", signing.amzDate, signing.scope, previousSignature, sha256Hex(trailerLines.join(""))].join("\n");
-      if (!signaturesEqual(hmacSha256(signing.key, stringToSign).toString("hex"), chunkSignature)) throw chunkSignatureMismatch();
+      if (!signaturesEqual(hmacSha256Hex(signing.key, stringToSign), chunkSignature)) throw chunkSignatureMismatch();
     }
     state = "done";
   };

@@ -2,14 +2,29 @@ import { createWriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { ObjectStore } from "../object-store";
 import { createDigestStream } from "./digest-stream";
 import type { DiskStore } from "./disk-store";
 import { validateObjectKey } from "./object-key";
 import { S3Error } from "./s3-error";
 
-/** The store's own reads and writes (exports, action outputs, record checks). */
-export type DirectOperations = Pick<ObjectStore, "head" | "putObject" | "getObject" | "deleteObjects">;
+/** What is known of a stored object. */
+export interface ObjectHead {
+  size: number;
+  /** The quoted ETag S3 clients see: the MD5 of the bytes, or of the parts' MD5s with `-<parts>` after a multipart upload. */
+  etag: string;
+}
+
+/** The store's own reads and writes, without HTTP or signatures (for the program that embeds it). */
+export interface DirectOperations {
+  /** The object's size and ETag, or undefined when it does not exist. */
+  head(key: string): Promise<ObjectHead | undefined>;
+  /** Writes an object from bytes or a stream, atomically: readers see the old object or the whole new one. */
+  putObject(key: string, body: Buffer | Readable, contentType?: string): Promise<void>;
+  /** Streams an object; a missing one is an S3Error NoSuchKey. */
+  getObject(key: string): Promise<Readable>;
+  /** Deletes objects; absent keys are not an error. */
+  deleteObjects(keys: string[]): Promise<void>;
+}
 
 /**
  * The platform's object operations, straight on disk: no HTTP, no signatures, the same layout, metadata
