@@ -16,7 +16,8 @@ export interface FsNodeRow {
   parentId: string | null;
   name: string;
   relativePath: string;
-  status: "pending" | "available";
+  /** `pending` while its first upload is open; `deleted` once its owner is deleted, until the cleanup removes it. */
+  status: "pending" | "available" | "deleted";
   size: string;
   uri: string | null;
   version: string;
