@@ -60,7 +60,7 @@ async function leftovers(platform: TestPlatform, associationId: string, fileIds:
       `select (select count(*) from fs_nodes where association_id = ?)::int as nodes,
               (select count(*) from file_versions where file_id = any(?::text[]))::int as versions,
               (select count(*) from upload_transactions where association_id = ?)::int as uploads,
-              (select count(*) from association_deletions where association_id = ?)::int as queued`,
+              (select count(*) from association_deletions where association_id = ? and finished is null)::int as queued`,
       [associationId, `{${fileIds.join(",")}}`, associationId, associationId],
     );
   return rows[0] as Leftovers;

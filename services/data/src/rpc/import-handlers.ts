@@ -51,7 +51,9 @@ export function createImportHandlers(context: ServiceContext, objects: ObjectSto
       if (req.fileIds.length > MAX_DEVICE_ID_FILES) throw invalidArgument("file_ids", `must name at most ${MAX_DEVICE_ID_FILES} files`);
       const orgId = readableOrg(callerOf(ctx));
       if (!orgId || req.fileIds.length === 0) return { deviceIds: [] };
-      const rows = await fork().find(FsNode, { orgId, nodeId: { $in: req.fileIds }, fsType: "file", status: { $ne: "deleted" }, deviceId: { $ne: null } }, { fields: ["deviceId"] });
+      const em = fork();
+      const found = await em.find(FsNode, { orgId, nodeId: { $in: req.fileIds }, fsType: "file", deviceId: { $ne: null } }, { fields: ["deviceId", "associationId"] });
+      const rows = await new FileStore(em).live(found);
       return { deviceIds: [...new Set(rows.map((row) => row.deviceId!))].sort() };
     },
   };

@@ -11,9 +11,9 @@ export interface DeletedAssociation {
 }
 
 /**
- * The deletion of what owns files (a dataset, device or device type): marks its files in the
- * deleting transaction and queues the rest for the background cleanup, which works through it
- * here one batch per transaction. Every query touches at most one batch of rows.
+ * The deletion of what owns files (a dataset, device or device type): recorded in the deleting
+ * transaction, which hides its files and queues the rest for the background cleanup, which works
+ * through it here one batch per transaction. Every query touches at most one batch of rows.
  */
 export class AssociationDeletionStore implements DeletionQueue {
   private readonly files: FileStore;
@@ -23,15 +23,14 @@ export class AssociationDeletionStore implements DeletionQueue {
   }
 
   /**
-   * In the caller's transaction: aborts the association's open uploads, marks all its nodes
-   * `deleted` (every read looks for `available` or `pending` ones, so they vanish on commit) and
-   * queues its cleanup. Takes the association's path lock, so an upload completing meanwhile
-   * waits and then finds its pending files gone. Queuing twice is harmless.
+   * In the caller's transaction: aborts the association's open uploads and records the deletion,
+   * which hides all its nodes from every read on commit (see deleted-associations.ts) and queues
+   * its cleanup. Both are a few rows whatever the number of files. An upload being completed
+   * holds its transaction's row, so this waits for it (its files then go with the rest), or the
+   * completion waits for this and finds the transaction aborted. Recording twice is harmless.
    */
   async retire(association: DeletedAssociation): Promise<void> {
-    await this.files.lockAssociation(association.associationId);
     await this.em.execute("update upload_transactions set status = 'aborted' where association_id = ? and status = 'open'", [association.associationId]);
-    await this.em.execute("update fs_nodes set status = 'deleted' where association_id = ? and status <> 'deleted'", [association.associationId]);
     await this.em.execute(
       `insert into association_deletions (association_id, org_id, association_type, requested, requested_by) values (?, ?, ?, now(), ?)
        on conflict (association_id) do nothing`,
@@ -41,7 +40,7 @@ export class AssociationDeletionStore implements DeletionQueue {
 
   async claim(): Promise<string | null> {
     const rows = await this.em.execute<{ association_id: string }[]>(
-      "select association_id from association_deletions order by requested, association_id limit 1 for update skip locked",
+      "select association_id from association_deletions where finished is null order by requested, association_id limit 1 for update skip locked",
     );
     return rows[0]?.association_id ?? null;
   }
@@ -80,7 +79,8 @@ export class AssociationDeletionStore implements DeletionQueue {
     return this.files.unreferencedKeys(uris);
   }
 
+  /** Ends the cleanup; the row stays, so nodes that a racing write might still add stay hidden. */
   async finish(associationId: string): Promise<void> {
-    await this.em.execute("delete from association_deletions where association_id = ?", [associationId]);
+    await this.em.execute("update association_deletions set finished = now() where association_id = ?", [associationId]);
   }
 }

@@ -44,9 +44,9 @@ export class ExportStore {
     await this.em.nativeDelete(ExportJob, { exportJobId: { $in: exportJobIds } });
   }
 
-  /** The available nodes of the org among `nodeIds`. */
-  nodes(orgId: string, nodeIds: string[]): Promise<FsNodeRow[]> {
-    return this.em.find(FsNode, { orgId, nodeId: { $in: nodeIds }, status: "available" });
+  /** The available nodes of the org among `nodeIds` (not those of a deleted owner). */
+  async nodes(orgId: string, nodeIds: string[]): Promise<FsNodeRow[]> {
+    return new FileStore(this.em).live(await this.em.find(FsNode, { orgId, nodeId: { $in: nodeIds }, status: "available" }));
   }
 
   /** The available files below a directory, sorted by path. */

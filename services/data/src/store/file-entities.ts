@@ -16,8 +16,8 @@ export interface FsNodeRow {
   parentId: string | null;
   name: string;
   relativePath: string;
-  /** `pending` while its first upload is open; `deleted` once its owner is deleted, until the cleanup removes it. */
-  status: "pending" | "available" | "deleted";
+  /** `pending` while the upload that creates it is open. */
+  status: "pending" | "available";
   size: string;
   uri: string | null;
   version: string;

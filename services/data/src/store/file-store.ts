@@ -1,4 +1,4 @@
-import { FlushMode } from "@mikro-orm/core";
+import { FlushMode, LockMode } from "@mikro-orm/core";
 import { conflict, newId, queryPrepared, sql, textArrayLiteral, type EntityManager, type Orm, type SqlFragment } from "@hangar/shared";
 import { ancestorDirectories } from "../domain/paths";
 import {
@@ -13,6 +13,7 @@ import {
   type UploadTransactionRow,
 } from "./file-entities";
 import { keyOfUri } from "../object-store/object-store";
+import { liveAssociation } from "./deleted-associations";
 
 /** A compiled search over one association's available files. */
 export interface FileSearch {
@@ -30,8 +31,9 @@ export class FileStore {
   constructor(readonly em: EntityManager) {}
 
   /** A node to change (tracked by the ORM); a node whose owner was deleted is not found. */
-  findNode(orgId: string, nodeId: string): Promise<FsNodeRow | null> {
-    return this.em.findOne(FsNode, { nodeId, orgId, status: { $ne: "deleted" } });
+  async findNode(orgId: string, nodeId: string): Promise<FsNodeRow | null> {
+    const node = await this.em.findOne(FsNode, { nodeId, orgId });
+    return node && (await this.live([node])).length > 0 ? node : null;
   }
 
   /** The available node at a path, if any. */
@@ -45,10 +47,25 @@ export class FileStore {
     return new Map(rows.map((row) => [row.relativePath, row]));
   }
 
-  /** Nodes of an org by id (one query), leaving out those whose owner was deleted. */
+  /** Nodes of an org by id (two queries), leaving out those whose owner was deleted. */
   async nodesByIds(orgId: string, nodeIds: string[]): Promise<Map<string, FsNodeRow>> {
-    const rows = nodeIds.length ? await this.em.find(FsNode, { orgId, nodeId: { $in: nodeIds }, status: { $ne: "deleted" } }) : [];
+    const rows = nodeIds.length ? await this.live(await this.em.find(FsNode, { orgId, nodeId: { $in: nodeIds } })) : [];
     return new Map(rows.map((row) => [row.nodeId, row]));
+  }
+
+  /**
+   * The rows whose association (dataset, device, device type) has not been deleted, in one query
+   * for all of them: reads by id go through here, reads through a live owner need not.
+   */
+  async live<T extends Pick<FsNodeRow, "associationId">>(rows: T[]): Promise<T[]> {
+    if (rows.length === 0) return rows;
+    const ids = [...new Set(rows.map((row) => row.associationId))];
+    const deleted = await this.em.execute<{ association_id: string }[]>(
+      "select association_id from association_deletions where association_id = any(?::text[])",
+      [textArrayLiteral(ids)],
+    );
+    const gone = new Set(deleted.map((row) => row.association_id));
+    return gone.size === 0 ? rows : rows.filter((row) => !gone.has(row.associationId));
   }
 
   /**
@@ -58,8 +75,8 @@ export class FileStore {
   static async readByPath(orm: Orm, associationId: string, relativePath: string): Promise<FsNodeRow | null> {
     const rows = await queryPrepared(
       orm,
-      `select * from fs_nodes where association_id = $1 and relative_path = $2 and status in ('available', 'pending') and fs_type = 'file'
-       order by status = 'available' desc, created desc, node_id desc limit 1`,
+      `select * from fs_nodes n where association_id = $1 and relative_path = $2 and status in ('available', 'pending') and fs_type = 'file'
+       and ${liveAssociation("n").sql} order by status = 'available' desc, created desc, node_id desc limit 1`,
       [associationId, relativePath],
     );
     return rows[0] ? fsNodeFromRow(rows[0]) : null;
@@ -96,17 +113,16 @@ export class FileStore {
   /**
    * The object keys of `uris` that no file or earlier version points at any more. Links and imports
    * share objects, so a delete removes bytes only when this says nothing else needs them. Call it
-   * after deleting the rows, in the same transaction. Files marked `deleted` (their owner was
-   * deleted) are on their way out and need nothing, so two cleanups sharing an object cannot
-   * each leave the bytes to the other.
+   * after deleting the rows, in the same transaction. Files of a deleted owner are on their way
+   * out and need nothing, so two cleanups sharing an object cannot each leave the bytes to the other.
    */
   async unreferencedKeys(uris: string[]): Promise<string[]> {
     const unique = [...new Set(uris)];
     if (unique.length === 0) return [];
     const rows = await this.em.execute<{ uri: string }[]>(
       `select u.uri from unnest(?::text[]) as u(uri)
-       where not exists (select 1 from fs_nodes n where n.uri = u.uri and n.status <> 'deleted')
-         and not exists (select 1 from file_versions v join fs_nodes n on n.node_id = v.file_id where v.snapshot->>'uri' = u.uri and n.status <> 'deleted')`,
+       where not exists (select 1 from fs_nodes n where n.uri = u.uri and ${liveAssociation("n").sql})
+         and not exists (select 1 from file_versions v join fs_nodes n on n.node_id = v.file_id where v.snapshot->>'uri' = u.uri and ${liveAssociation("n").sql})`,
       [textArrayLiteral(unique)],
     );
     return rows.map((r) => keyOfUri(r.uri));
@@ -152,8 +168,12 @@ export class FileStore {
     await this.em.execute("select pg_advisory_xact_lock(hashtextextended(?, 0))", [`files:${associationId}`]);
   }
 
-  transaction(orgId: string, transactionId: string): Promise<UploadTransactionRow | null> {
-    return this.em.findOne(UploadTransaction, { transactionId, orgId });
+  /**
+   * An upload transaction of the org; with `lock` (in a transaction) its row stays locked until
+   * the transaction ends, which orders a completion against a delete of its owner.
+   */
+  transaction(orgId: string, transactionId: string, lock = false): Promise<UploadTransactionRow | null> {
+    return this.em.findOne(UploadTransaction, { transactionId, orgId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   }
 
   items(transactionId: string): Promise<UploadItemRow[]> {
