@@ -1,4 +1,5 @@
 import type { EntityManager } from "@hangar/shared";
+import { liveAssociationFilter } from "./deleted-associations";
 import { ExportJob, type ExportJobRow } from "./export-entities";
 import { FsNode, type FsNodeRow } from "./file-entities";
 import { FileStore } from "./file-store";
@@ -45,8 +46,8 @@ export class ExportStore {
   }
 
   /** The available nodes of the org among `nodeIds` (not those of a deleted owner). */
-  async nodes(orgId: string, nodeIds: string[]): Promise<FsNodeRow[]> {
-    return new FileStore(this.em).live(await this.em.find(FsNode, { orgId, nodeId: { $in: nodeIds }, status: "available" }));
+  nodes(orgId: string, nodeIds: string[]): Promise<FsNodeRow[]> {
+    return this.em.find(FsNode, { orgId, nodeId: { $in: nodeIds }, status: "available", ...liveAssociationFilter() });
   }
 
   /** The available files below a directory, sorted by path. */

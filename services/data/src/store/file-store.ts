@@ -13,7 +13,7 @@ import {
   type UploadTransactionRow,
 } from "./file-entities";
 import { keyOfUri } from "../object-store/object-store";
-import { liveAssociation } from "./deleted-associations";
+import { liveAssociation, liveAssociationFilter } from "./deleted-associations";
 
 /** A compiled search over one association's available files. */
 export interface FileSearch {
@@ -31,9 +31,8 @@ export class FileStore {
   constructor(readonly em: EntityManager) {}
 
   /** A node to change (tracked by the ORM); a node whose owner was deleted is not found. */
-  async findNode(orgId: string, nodeId: string): Promise<FsNodeRow | null> {
-    const node = await this.em.findOne(FsNode, { nodeId, orgId });
-    return node && (await this.live([node])).length > 0 ? node : null;
+  findNode(orgId: string, nodeId: string): Promise<FsNodeRow | null> {
+    return this.em.findOne(FsNode, { nodeId, orgId, ...liveAssociationFilter() });
   }
 
   /** The available node at a path, if any. */
@@ -47,25 +46,10 @@ export class FileStore {
     return new Map(rows.map((row) => [row.relativePath, row]));
   }
 
-  /** Nodes of an org by id (two queries), leaving out those whose owner was deleted. */
+  /** Nodes of an org by id (one query), leaving out those whose owner was deleted. */
   async nodesByIds(orgId: string, nodeIds: string[]): Promise<Map<string, FsNodeRow>> {
-    const rows = nodeIds.length ? await this.live(await this.em.find(FsNode, { orgId, nodeId: { $in: nodeIds } })) : [];
+    const rows = nodeIds.length ? await this.em.find(FsNode, { orgId, nodeId: { $in: nodeIds }, ...liveAssociationFilter() }) : [];
     return new Map(rows.map((row) => [row.nodeId, row]));
-  }
-
-  /**
-   * The rows whose association (dataset, device, device type) has not been deleted, in one query
-   * for all of them: reads by id go through here, reads through a live owner need not.
-   */
-  async live<T extends Pick<FsNodeRow, "associationId">>(rows: T[]): Promise<T[]> {
-    if (rows.length === 0) return rows;
-    const ids = [...new Set(rows.map((row) => row.associationId))];
-    const deleted = await this.em.execute<{ association_id: string }[]>(
-      "select association_id from association_deletions where association_id = any(?::text[])",
-      [textArrayLiteral(ids)],
-    );
-    const gone = new Set(deleted.map((row) => row.association_id));
-    return gone.size === 0 ? rows : rows.filter((row) => !gone.has(row.associationId));
   }
 
   /**
