@@ -1,3 +1,4 @@
+import { Client } from "pg";
 import {
   createDataset,
   createDevice,
@@ -134,6 +135,34 @@ describe("deleting a dataset", () => {
     expectError(await alice.client.delete(`/v1/datasets/${ds}`), 404, `dataset '${ds}' not found`);
     await cleanedUp(t, ds);
     expectError(await alice.client.delete(`/v1/datasets/${ds}`), 404, `dataset '${ds}' not found`);
+  });
+
+  test("a write that found the dataset just before its deletion is refused once the deletion commits, instead of adding a file nobody can see", async () => {
+    const ds = await createDataset(alice.client, "racing");
+    const key = `${alice.orgId}/imports/racing.bin`;
+    await t.objectStore.putObject(key, Buffer.from("racing"));
+    // The test holds the dataset's path lock, so that the delete and then the import queue behind it in that order.
+    const db = new Client({ connectionString: t.databaseUrl });
+    await db.connect();
+    try {
+      await db.query("begin");
+      await db.query("select pg_advisory_xact_lock(hashtextextended($1, 0))", [`files:${ds}`]);
+      const waiting = (n: number) =>
+        waitFor(`${n} waiting for the path lock`, async () => {
+          const res = await db.query("select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())");
+          return res.rows[0].n === n ? true : undefined;
+        });
+      const deleting = alice.client.delete(`/v1/datasets/${ds}`);
+      await waiting(1);
+      const importing = alice.client.post("/v1/files/import", { dataset_id: ds, relative_path: "late.bin", uri: `s3://${t.objectStore.location.bucket}/${key}` });
+      await waiting(2);
+      await db.query("commit");
+      expect((await deleting).status).toBe(200);
+      expectError(await importing, 404, `dataset '${ds}' not found`);
+    } finally {
+      await db.end();
+    }
+    await cleanedUp(t, ds);
   });
 
   test("the files vanish while their rows are still there; a restart in the middle of the cleanup finishes it", async () => {

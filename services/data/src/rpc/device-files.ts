@@ -11,11 +11,11 @@ import { TreeStore } from "../store/tree-store";
  * path taken by something else is a 409 and nothing moves; only pending files then stay behind.
  */
 export async function disposeFiles(em: EntityManager, association: DeletedAssociation, keepIn?: string): Promise<void> {
-  // First: its update of the open uploads' rows must come before the path locks (a completing upload takes them in that order).
+  // First: it takes the device's path lock after its update of the open uploads' rows, the order
+  // a completing upload takes them in; the move then holds both path locks.
   await new AssociationDeletionStore(em).retire(association);
   if (keepIn === undefined) return;
   const files = new FileStore(em);
-  await files.lockAssociation(association.associationId);
   await files.lockAssociation(keepIn);
   const to = { associationId: keepIn, associationType: "org" };
   const { clash } = await new TreeStore(files).moveAssociation(association.associationId, to, association.requestedBy);

@@ -27,10 +27,13 @@ export class AssociationDeletionStore implements DeletionQueue {
    * which hides all its nodes from every read on commit (see deleted-associations.ts) and queues
    * its cleanup. Both are a few rows whatever the number of files. An upload being completed
    * holds its transaction's row, so this waits for it (its files then go with the rest), or the
-   * completion waits for this and finds the transaction aborted. Recording twice is harmless.
+   * completion waits for this and finds the transaction aborted; other writes are ordered by the
+   * path lock (FileStore.lockAssociation). Recording twice is harmless.
    */
   async retire(association: DeletedAssociation): Promise<void> {
     await this.em.execute("update upload_transactions set status = 'aborted' where association_id = ? and status = 'open'", [association.associationId]);
+    // Writes holding the path lock finish first (their files then go with the rest); later ones see the record and stop.
+    await this.files.lockPaths(association.associationId);
     await this.em.execute(
       `insert into association_deletions (association_id, org_id, association_type, requested, requested_by) values (?, ?, ?, now(), ?)
        on conflict (association_id) do nothing`,

@@ -1,5 +1,5 @@
 import { FlushMode, LockMode } from "@mikro-orm/core";
-import { conflict, newId, queryPrepared, sql, textArrayLiteral, type EntityManager, type Orm, type SqlFragment } from "@hangar/shared";
+import { conflict, newId, notFound, queryPrepared, sql, textArrayLiteral, type EntityManager, type Orm, type SqlFragment } from "@hangar/shared";
 import { ancestorDirectories } from "../domain/paths";
 import {
   FileVersion,
@@ -147,8 +147,19 @@ export class FileStore {
     return parentId;
   }
 
-  /** Serialises path claims in one association until the transaction ends. */
+  /**
+   * Serialises path claims in one association until the transaction ends. Every write that adds
+   * or moves nodes takes it, and a deletion of the owner takes it too, so a write that looked the
+   * owner up just before it was deleted is refused here (404) instead of adding invisible files.
+   */
   async lockAssociation(associationId: string): Promise<void> {
+    await this.lockPaths(associationId);
+    const deleted = await this.em.execute<{ association_type: string }[]>("select association_type from association_deletions where association_id = ?", [associationId]);
+    if (deleted[0]) throw notFound(deleted[0].association_type.replace("_", " "), associationId);
+  }
+
+  /** The path lock alone: for the owner's own deletion, which records itself under the lock. */
+  async lockPaths(associationId: string): Promise<void> {
     await this.em.execute("select pg_advisory_xact_lock(hashtextextended(?, 0))", [`files:${associationId}`]);
   }
 
