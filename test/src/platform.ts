@@ -25,6 +25,8 @@ export interface TestPlatform {
   transport: EventTransport;
   /** Where the platform keeps file bytes (the embedded S3-compatible store). */
   objectStore: ObjectStore;
+  /** The test S3 server's settings and bucket (with `s3`), which a restart reuses. */
+  s3: S3Config | undefined;
   /** Kafka topic and group prefix of this platform (with `kafka`). */
   namespace: string | undefined;
   /** The process runner (with `runner`). */
@@ -38,8 +40,8 @@ export interface TestPlatformOptions {
   kafka?: boolean;
   /** Keep file bytes in the test S3 server (moto) instead of the embedded store. */
   s3?: boolean;
-  /** Reuse an existing database and Kafka namespace: a restart of an earlier platform. */
-  restartOf?: Pick<TestPlatform, "databaseUrl" | "namespace" | "adminToken" | "internalAuthSecret">;
+  /** Reuse an existing database and Kafka namespace (and with `s3`, its bucket): a restart of an earlier platform. */
+  restartOf?: Pick<TestPlatform, "databaseUrl" | "namespace" | "adminToken" | "internalAuthSecret"> & Partial<Pick<TestPlatform, "s3">>;
   /** Start a process runner against the platform, which runs the actions invoked through it. */
   runner?: boolean;
   /** Options of the compute service, such as shorter runner leases. */
@@ -64,7 +66,8 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
   const adminToken = previous?.adminToken ?? `hgr_test_${randomBytes(16).toString("hex")}`;
   const internalAuthSecret = previous?.internalAuthSecret ?? randomBytes(32).toString("hex");
   const dataDir = await mkdtemp(path.join(tmpdir(), "hangar-test-"));
-  const objectStore: ObjectStore = await openObjectStore({ s3: options.s3 ? testS3Config() : undefined, dataDir, port: 0 });
+  const s3 = options.s3 ? (previous?.s3 ?? testS3Config()) : undefined;
+  const objectStore: ObjectStore = await openObjectStore({ s3, dataDir, port: 0 });
   const platform = await startPlatform({
     objectStore,
     databaseUrl,
@@ -100,6 +103,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     transport,
     namespace,
     objectStore,
+    s3,
     runner,
     async close() {
       await runner?.stop();

@@ -22,6 +22,7 @@ import { DataService, type CreateDatasetIfNotExistsRequest, type CreateDatasetRe
 import { DatasetChange, DatasetChangedSchema } from "@hangar/shared/proto/events";
 import { checkDatasetName, checkRelationTuple, checkTags, datasetObject, groupPermissions } from "../domain/datasets";
 import { planDatasetSearch, whereOf } from "../domain/dataset-search";
+import { AssociationDeletionStore } from "../store/association-deletion-store";
 import { DatasetStore } from "../store/dataset-store";
 import type { DatasetRow } from "../store/entities";
 import { datasetToProto } from "./mappers";
@@ -39,12 +40,15 @@ type DatasetHandlers = Pick<
   | "listDatasetMetadataKeys"
 >;
 
-/** Implements the dataset operations of hangar.data.v1.DataService. */
-export function createDatasetHandlers(context: ServiceContext): DatasetHandlers {
+/**
+ * Implements the dataset operations of hangar.data.v1.DataService. `deleted` is called after a
+ * dataset's deletion commits, to wake the background cleanup of its files.
+ */
+export function createDatasetHandlers(context: ServiceContext, deleted: () => void): DatasetHandlers {
   const store = () => new DatasetStore(context.orm.em.fork());
-  const load = async (s: DatasetStore, caller: Principal, datasetId: string): Promise<DatasetRow> => {
+  const load = async (s: DatasetStore, caller: Principal, datasetId: string, lock = false): Promise<DatasetRow> => {
     const orgId = readableOrg(caller);
-    const row = orgId ? await s.find(orgId, datasetId) : null;
+    const row = orgId ? await s.find(orgId, datasetId, lock) : null;
     if (!row) throw notFound("dataset", datasetId);
     return row;
   };
@@ -97,12 +101,17 @@ export function createDatasetHandlers(context: ServiceContext): DatasetHandlers 
 
     async deleteDataset(req, ctx) {
       const caller = callerOf(ctx);
-      const s = store();
-      const row = await load(s, caller, req.datasetId);
-      s.remove(row);
-      emitDatasetChanged(s, row, DatasetChange.DELETED, caller.subject);
-      await s.flush();
+      await store().em.transactional(async (em) => {
+        const s = new DatasetStore(em);
+        // Locked: of two deletes at once, the second waits and then finds nothing (404).
+        const row = await load(s, caller, req.datasetId, true);
+        s.remove(row);
+        await s.removeRelations(row.datasetId);
+        await new AssociationDeletionStore(em).retire({ associationId: row.datasetId, associationType: "dataset", orgId: row.orgId, requestedBy: caller.subject });
+        emitDatasetChanged(s, row, DatasetChange.DELETED, caller.subject);
+      });
       context.eventsWritten();
+      deleted();
       return {};
     },
 

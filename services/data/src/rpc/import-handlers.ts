@@ -4,6 +4,7 @@ import type { DataService, LinkFileRequest } from "@hangar/shared/proto/data";
 import { checkRelativePath } from "../domain/paths";
 import type { ObjectStore } from "../object-store/object-store";
 import { DatasetStore } from "../store/dataset-store";
+import { liveAssociationFilter } from "../store/deleted-associations";
 import { FsNode, type FsNodeRow } from "../store/file-entities";
 import { FileStore } from "../store/file-store";
 import { fileToProto } from "./file-mappers";
@@ -51,7 +52,7 @@ export function createImportHandlers(context: ServiceContext, objects: ObjectSto
       if (req.fileIds.length > MAX_DEVICE_ID_FILES) throw invalidArgument("file_ids", `must name at most ${MAX_DEVICE_ID_FILES} files`);
       const orgId = readableOrg(callerOf(ctx));
       if (!orgId || req.fileIds.length === 0) return { deviceIds: [] };
-      const rows = await fork().find(FsNode, { orgId, nodeId: { $in: req.fileIds }, fsType: "file", deviceId: { $ne: null } }, { fields: ["deviceId"] });
+      const rows = await fork().find(FsNode, { orgId, nodeId: { $in: req.fileIds }, fsType: "file", deviceId: { $ne: null }, ...liveAssociationFilter() }, { fields: ["deviceId"] });
       return { deviceIds: [...new Set(rows.map((row) => row.deviceId!))].sort() };
     },
   };

@@ -38,7 +38,7 @@ export function createUploadHandlers(context: ServiceContext, objects: ObjectSto
     const orgId = requireOrg(caller);
     const completed = await fork().em.transactional(async (em) => {
       const store = new FileStore(em);
-      const transaction = await loadTransaction(store, orgId, transactionId);
+      const transaction = await loadTransaction(store, orgId, transactionId, true);
       if (datasetId !== undefined && transaction.associationId !== datasetId) throw notFound("upload", transactionId);
       if (transaction.status === "completed") return false;
       const pending = (await store.items(transactionId)).filter((item) => !item.uploaded);
@@ -81,7 +81,7 @@ export function createUploadHandlers(context: ServiceContext, objects: ObjectSto
       const caller = callerOf(ctx);
       const result = await fork().em.transactional(async (em) => {
         const store = new FileStore(em);
-        const transaction = await openOf(store, caller, req.uploadId);
+        const transaction = await openOf(store, caller, req.uploadId, true);
         const items = await store.items(transaction.transactionId);
         const byUri = new Map(items.map((item) => [`s3://${objects.location.bucket}/${item.objectKey}`, item]));
         const marked = req.manifestItems.map((uri, i) => {
@@ -151,9 +151,9 @@ export function createUploadHandlers(context: ServiceContext, objects: ObjectSto
   };
 }
 
-/** An open transaction of the caller's org (completed or aborted ones are a 409). */
-async function openOf(store: FileStore, caller: Principal, transactionId: string): Promise<UploadTransactionRow> {
-  const transaction = await loadTransaction(store, requireOrg(caller), transactionId);
+/** An open transaction of the caller's org (completed or aborted ones are a 409), locked with `lock`. */
+async function openOf(store: FileStore, caller: Principal, transactionId: string, lock = false): Promise<UploadTransactionRow> {
+  const transaction = await loadTransaction(store, requireOrg(caller), transactionId, lock);
   if (transaction.status !== "open") throw conflict(`upload transaction '${transactionId}' is already completed`);
   return transaction;
 }

@@ -86,9 +86,13 @@ function pendingFile(tx: UploadTransactionRow, fileId: string, path: string, siz
   });
 }
 
-/** Loads an open transaction of the caller's org; completed ones are reported through `completed`. */
-export async function loadTransaction(store: FileStore, orgId: string, transactionId: string): Promise<UploadTransactionRow> {
-  const transaction = await store.transaction(orgId, transactionId);
+/**
+ * Loads an open transaction of the caller's org; completed ones are reported through `completed`.
+ * `lock` (in a transaction) keeps its row locked: a completion locks it, so that it either ends
+ * before a delete of the owner aborts the transaction or sees it aborted.
+ */
+export async function loadTransaction(store: FileStore, orgId: string, transactionId: string, lock = false): Promise<UploadTransactionRow> {
+  const transaction = await store.transaction(orgId, transactionId, lock);
   if (!transaction) throw notFound("upload transaction", transactionId);
   if (transaction.status === "aborted") throw conflict(`upload transaction '${transactionId}' was aborted`);
   return transaction;

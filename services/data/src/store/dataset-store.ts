@@ -1,3 +1,4 @@
+import { LockMode } from "@mikro-orm/core";
 import { queryPrepared, sql, type EntityManager, type Orm, type SqlFragment } from "@hangar/shared";
 import { Dataset, DatasetRelation, datasetFromRow, type DatasetRelationRow, type DatasetRow } from "./entities";
 
@@ -13,9 +14,12 @@ export interface DatasetSearch {
 export class DatasetStore {
   constructor(readonly em: EntityManager) {}
 
-  /** Loads a dataset to change it: the ORM tracks it and the next flush writes the changes. */
-  find(orgId: string, datasetId: string): Promise<DatasetRow | null> {
-    return this.em.findOne(Dataset, { datasetId, orgId });
+  /**
+   * Loads a dataset to change it: the ORM tracks it and the next flush writes the changes. With
+   * `lock` (in a transaction) the row stays locked for update until the transaction ends.
+   */
+  find(orgId: string, datasetId: string, lock = false): Promise<DatasetRow | null> {
+    return this.em.findOne(Dataset, { datasetId, orgId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   }
 
   /** Reads a dataset without tracking it: the hot path of get_dataset. */
@@ -42,6 +46,11 @@ export class DatasetStore {
 
   async removeRelation(row: DatasetRelationRow): Promise<void> {
     await this.em.nativeDelete(DatasetRelation, row);
+  }
+
+  /** Removes every permission tuple of a dataset (it is being deleted). */
+  async removeRelations(datasetId: string): Promise<void> {
+    await this.em.nativeDelete(DatasetRelation, { datasetId });
   }
 
   /** Runs a search in the org: one page of rows and the total number of matches. */

@@ -1,4 +1,5 @@
 import { rawSql, sql, textArrayLiteral, type EntityManager, type SqlFragment } from "@hangar/shared";
+import { liveAssociation } from "./deleted-associations";
 import { fsNodeFromRow, type FsNodeRow } from "./file-entities";
 
 /** A compiled search over an org's available files (see domain/file-search). */
@@ -62,7 +63,7 @@ export class FileSearchStore {
 }
 
 function matching(orgId: string, where: SqlFragment): SqlFragment {
-  return sql`f.org_id = ${orgId} and f.status = 'available' and f.fs_type = 'file' and (${where})`;
+  return sql`f.org_id = ${orgId} and f.status = 'available' and f.fs_type = 'file' and ${liveAssociation("f")} and (${where})`;
 }
 
 function pageInSortOrder(where: SqlFragment, search: FileOrgSearch): SqlFragment {
