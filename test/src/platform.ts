@@ -38,6 +38,8 @@ export interface TestPlatformOptions {
   kafka?: boolean;
   /** Keep file bytes in the test S3 server (moto) instead of the embedded store. */
   s3?: boolean;
+  /** Run on this database (a PostgreSQL server of the test's own) instead of a fresh one on the shared server. */
+  databaseUrl?: string;
   /** Reuse an existing database and Kafka namespace: a restart of an earlier platform. */
   restartOf?: Pick<TestPlatform, "databaseUrl" | "namespace" | "adminToken" | "internalAuthSecret">;
   /** Start a process runner against the platform, which runs the actions invoked through it. */
@@ -55,7 +57,7 @@ export interface TestPlatformOptions {
  */
 export async function startTestPlatform(options: TestPlatformOptions = {}): Promise<TestPlatform> {
   const previous = options.restartOf;
-  const databaseUrl = previous?.databaseUrl ?? (await createTestDatabase());
+  const databaseUrl = previous?.databaseUrl ?? options.databaseUrl ?? (await createTestDatabase());
   const logger = createLogger("test", process.env.LOG_LEVEL ?? "silent");
   const namespace = options.kafka ? (previous?.namespace ?? `t${randomBytes(4).toString("hex")}`) : undefined;
   const transport = namespace

@@ -47,7 +47,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
     allowGlobalContext: false,
     debug: false,
     logger: (message) => options.logger.debug({ orm: message }),
-    driverOptions: { connection: { options: `-c search_path="${schema}"` } },
+    driverOptions: { connection: { options: `-c search_path="${schema}"` }, log: knexLog(options.logger) },
   });
   const applied = await withMigrationLock(orm, schema, async () => {
     await orm.em.getConnection().execute(`create schema if not exists "${schema}"`);
@@ -55,6 +55,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
   });
   if (applied.length > 0) options.logger.info({ schema, migrations: applied.map((m) => m.name) }, "migrations applied");
   return orm;
+}
+
+/**
+ * Knex's own messages (a pooled connection that ended, when PostgreSQL stops) go to the service's
+ * logger instead of the console; the failed queries themselves reach the callers as UNAVAILABLE.
+ */
+function knexLog(logger: Logger) {
+  const log = (level: "debug" | "warn") => (message: unknown) => logger[level]({ knex: String(message) }, "database driver");
+  return { debug: log("debug"), deprecate: log("debug"), warn: log("warn"), error: log("warn") };
 }
 
 interface LockConnection {

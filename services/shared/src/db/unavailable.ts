@@ -10,7 +10,7 @@ const UNAVAILABLE_ERRNOS = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "
  * Messages of the client libraries that carry no code: pg's ended connections and knex's pool
  * timeout (which is how a request waiting on an unreachable server ends).
  */
-const UNAVAILABLE_MESSAGES = /Connection terminated|is not queryable|Timeout acquiring a connection/i;
+const UNAVAILABLE_MESSAGES = /Connection terminated|Connection ended unexpectedly|is not queryable|Timeout acquiring a connection/i;
 
 /** How far down `cause` chains and AggregateErrors to look; real chains are two or three deep. */
 const MAX_DEPTH = 5;
