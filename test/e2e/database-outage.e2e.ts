@@ -1,17 +1,17 @@
-import { startOwnPostgres, startWithTenants, waitFor, type ApiResponse, type OwnPostgres, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { startOwnPostgres, startWithTenants, waitFor, type ApiResponse, type HarnessServer, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 
 // PostgreSQL stopped under traffic and started again (issue 9, finding 5): while it is away every
 // answer is a 503 with the error envelope, which clients retry (never a 401 that calls the token bad,
 // never a 500); once it is back the same platform serves again, without a restart. The platform runs
 // on a PostgreSQL server of this file's own, since the shared one must not stop.
 
-let pg: OwnPostgres;
+let pg: HarnessServer<{ url: string }>;
 let t: TestPlatform;
 let alice: TestTenant;
 
 beforeAll(async () => {
   pg = await startOwnPostgres();
-  [t, alice] = await startWithTenants(["outage"], { databaseUrl: pg.url });
+  [t, alice] = await startWithTenants(["outage"], { databaseUrl: pg.info.url });
 });
 afterAll(async () => {
   await t?.close();
@@ -33,10 +33,10 @@ async function traffic(until: Promise<unknown>): Promise<ApiResponse[]> {
 test("while PostgreSQL is away every answer is 503 with the error envelope, and it serves again once it is back", async () => {
   const before = (await alice.client.post("/v1/datasets", { name: "before" })).body.data.dataset_id as string;
 
-  const halted = pg.halt();
+  const halted = pg.call("halt");
   const duringHalt = await traffic(halted);
   const whileDown = await traffic(new Promise((resolve) => setTimeout(resolve, 1500)));
-  const resumed = pg.resume();
+  const resumed = pg.call("resume");
   const duringResume = await traffic(resumed);
 
   const answers = [...duringHalt, ...whileDown, ...duringResume];

@@ -30,10 +30,11 @@ const tail = (file, lines = 30) =>
 /**
  * Starts a single-node KRaft broker on free loopback ports in a fresh temp dir and resolves once it
  * is ready, so tests run against a real Kafka. Broker logs go to files in `logDir` (default: the temp
- * dir). Returns `{ brokers: "127.0.0.1:<port>", stop, timings, logFile }`; stop() stops the broker
+ * dir); `port` fixes the client port (for tests that start the broker where a platform already
+ * looks). Returns `{ brokers: "127.0.0.1:<port>", stop, timings, logFile }`; stop() stops the broker
  * (SIGTERM, SIGKILL after 5 s) and removes the temp dir. The broker also dies when this process does.
  */
-export async function startKafka({ logDir } = {}) {
+export async function startKafka({ logDir, port: fixedPort } = {}) {
   const timings = {};
   let t = performance.now();
   const { libs, downloaded } = ensureKafkaJars();
@@ -41,7 +42,7 @@ export async function startKafka({ logDir } = {}) {
   const classpath = path.join(libs, "*");
 
   const dir = await mkdtemp(path.join(tmpdir(), "hangar-kafka-"));
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   let controllerPort;
   do controllerPort = await freePort();
   while (controllerPort === port);
