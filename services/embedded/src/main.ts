@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { inspect } from "node:util";
 import { startGateway } from "@hangar/gateway";
 import { startRunner, type Runner } from "@hangar/runner";
-import { createLogger, initTelemetry, loadConfig, type EmbeddedRunner, type Logger } from "@hangar/shared";
+import { createLogger, exitOnStartupFailure, initTelemetry, loadConfig, type EmbeddedRunner, type Logger } from "@hangar/shared";
 import { startEmbeddedPostgres } from "./embedded-postgres";
 import { gatewayOptions } from "./platform";
 import { startServicesInWorker } from "./services-in-worker";
@@ -87,8 +86,4 @@ function printBanner(url: string, objectStore: string | undefined, bootstrap: { 
   process.stdout.write(`\n${lines.join("\n")}\n\n`);
 }
 
-main().catch((error: unknown) => {
-  // inspect prints the stack with every `cause` under it, and whatever a library rejected with.
-  process.stderr.write(`hangar failed to start: ${inspect(error, { depth: 4 })}\n`);
-  process.exit(1);
-});
+main().catch(exitOnStartupFailure("hangar"));
