@@ -14,13 +14,15 @@ import {
 
 // Start and recover without waiting on Kafka (issue 9, finding 10): a platform whose broker is not
 // there yet starts and takes uploads, since the outbox holds their events; once a broker listens
-// where it looks, the consumers join in the background and the trigger's invocation follows, once.
+// where it looks, the consumers join in the background and the trigger's invocation follows, once;
+// and after a kill -9 of the broker, an upload made while it is down does the same once it is back.
 
 let port: number;
 let t: TestPlatform;
 let alice: TestTenant;
 let broker: HarnessServer<{ brokers: string }> | undefined;
 let db: Client;
+let triggerId: string;
 
 beforeAll(async () => {
   port = await freePort();
@@ -60,6 +62,7 @@ test("with the broker away the platform serves uploads, and the trigger's invoca
   expect(t.transport.status()).toBe("connecting");
   await ok(alice.client.post("/v1/actions", { name: "process", uri: "registry.example.com/process:1" }));
   const trigger = await ok(alice.client.post("/v1/triggers", { name: "on-upload", action_name: "process", for_each: "dataset", required_inputs: ["*.bag"] }));
+  triggerId = trigger.trigger_id;
   const datasetId = await createDataset(alice.client, "away");
   await uploadFiles(alice.client, datasetId, { "run.bag": "bag" });
   expect(await unpublished()).toBeGreaterThan(0);
@@ -70,4 +73,15 @@ test("with the broker away the platform serves uploads, and the trigger's invoca
   await waitFor("the consumers in their groups", async () => (t.transport.status() === "ready" ? true : undefined));
   await waitFor("the outbox drained", async () => ((await unpublished()) === 0 ? true : undefined));
   expect(await invocationsOf(alice.client, trigger.trigger_id)).toHaveLength(1);
+}, 240_000);
+
+test("after a kill -9 of the broker, an upload made while it is down invokes the trigger once the broker is back", async () => {
+  await broker!.call("halt");
+  const datasetId = await createDataset(alice.client, "while-killed");
+  await uploadFiles(alice.client, datasetId, { "run.bag": "bag" });
+  await broker!.call("resume");
+  await waitFor("the second invocation", async () => ((await invocationsOf(alice.client, triggerId)).length === 2 ? true : undefined));
+  await waitFor("the outbox drained", async () => ((await unpublished()) === 0 ? true : undefined));
+  expect(await invocationsOf(alice.client, triggerId)).toHaveLength(2);
+  expect((await db.query("select count(*)::int as n from compute.dead_letters")).rows[0].n).toBe(0);
 }, 240_000);
