@@ -11,6 +11,7 @@ test.each([
   ["a server starting up (57P03)", withCode("the database system is starting up", "57P03")],
   ["a connection exception (class 08)", withCode("connection failure", "08006")],
   ["a connection pg saw end", new Error("Connection terminated unexpectedly")],
+  ["pg's connect timeout", new Error("timeout expired")],
   ["knex's pool timeout", new Error("Knex: Timeout acquiring a connection. The pool is probably full.")],
   ["MikroORM's wrapper of a refused connection", new ConnectionException(withCode("connect ECONNREFUSED", "ECONNREFUSED"))],
   ["a cause chain", new Error("query failed", { cause: withCode("read ECONNRESET", "ECONNRESET") })],

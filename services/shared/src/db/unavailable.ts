@@ -7,10 +7,10 @@ const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300"]);
 /** Socket errors on the way to the server (refused while it is down, reset when it is killed). */
 const UNAVAILABLE_ERRNOS = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
 /**
- * Messages of the client libraries that carry no code: pg's ended connections and knex's pool
- * timeout (which is how a request waiting on an unreachable server ends).
+ * Messages of the client libraries that carry no code: pg's ended connections and connect timeout
+ * ("timeout expired") and knex's pool timeout (how a request waiting on an unreachable server ends).
  */
-const UNAVAILABLE_MESSAGES = /Connection terminated|Connection ended unexpectedly|is not queryable|Timeout acquiring a connection/i;
+const UNAVAILABLE_MESSAGES = /Connection terminated|Connection ended unexpectedly|is not queryable|Timeout acquiring a connection|^timeout expired$/i;
 
 /** How far down `cause` chains and AggregateErrors to look; real chains are two or three deep. */
 const MAX_DEPTH = 5;

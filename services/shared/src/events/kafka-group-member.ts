@@ -81,7 +81,10 @@ export function startGroupMember(options: GroupMemberOptions): GroupMember {
 async function joinUntilCrash(options: GroupMemberOptions, state: { joined: boolean }, stopped: Promise<void>): Promise<boolean> {
   const consumer = createConsumer(options);
   let everJoined = false;
-  consumer.on(consumer.events.GROUP_JOIN, () => (state.joined = everJoined = true));
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    if (!state.joined) options.logger.info({ group: options.groupId }, "kafka consumer joined its group");
+    state.joined = everJoined = true;
+  });
   const crashed = new Promise<unknown>((resolve) =>
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       state.joined = false;
