@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
@@ -9,7 +9,8 @@ import { apiClient, waitFor, type ApiClient } from "@hangar/test-harness";
 // kill -9 of the single-process platform (`npm start`, issue 9 finding 6): its embedded PostgreSQL
 // and a running action's process die with it, the next start comes up by itself with the data that
 // was acknowledged, a server left behind by an earlier run (its watchdog killed too) is stopped on
-// the next start, and another program on the PostgreSQL port gives a message that names it. The
+// the next start, another program on the PostgreSQL port gives a message that names it, and a
+// PostgreSQL that exits during start-up fails the start with its own words (not `undefined`). The
 // platform runs as `node services/embedded/dist/main.js`, as `npm start` runs it (after the build).
 
 const MAIN = path.resolve(__dirname, "../../services/embedded/dist/main.js");
@@ -167,4 +168,12 @@ test("another program on the PostgreSQL port fails the start with a message nami
     holder.close();
     await rm(otherDir, { recursive: true, force: true });
   }
+}, START_TIMEOUT_MS);
+
+test("a PostgreSQL that exits during start-up fails the start with its own log lines", async () => {
+  // The previous test stopped the platform; its cluster is initialised and stopped cleanly.
+  appendFileSync(path.join(dataDir, "postgres", "postgresql.conf"), "\nhangar_no_such_setting = on\n");
+  const platform = startPlatform();
+  await expect(platform.started).rejects.toThrow("the embedded PostgreSQL exited during start-up");
+  expect(platform.output()).toContain('unrecognized configuration parameter "hangar_no_such_setting"');
 }, START_TIMEOUT_MS);
