@@ -9,7 +9,7 @@ import { apiClient, waitFor, type ApiClient } from "@hangar/test-harness";
 // kill -9 of the single-process platform (`npm start`, issue 9 finding 6): its embedded PostgreSQL
 // and a running action's process die with it, the next start comes up by itself with the data that
 // was acknowledged, a server left behind by an earlier run (its watchdog killed too) is stopped on
-// the next start, another program on the PostgreSQL port gives a message that names it, and a
+// the next start while a running platform's is never touched, another program on the PostgreSQL port gives a message that names it, and a
 // PostgreSQL that exits during start-up fails the start with its own words (not `undefined`). The
 // platform runs as `node services/embedded/dist/main.js`, as `npm start` runs it (after the build).
 
@@ -148,6 +148,12 @@ test("a PostgreSQL left running by a killed run whose watchdog died too is stopp
   await restart();
   expect(isAlive(postgresPid)).toBe(false);
   expect(postmasterPid()).not.toBe(postgresPid);
+  expect((await client.get("/v1/users/whoami")).status).toBe(200);
+}, START_TIMEOUT_MS);
+
+test("a second start on the DATA_DIR of a running platform fails, and leaves the running one alone", async () => {
+  const second = startPlatform({ PORT: String(await freePort()), OBJECT_STORE_PORT: String(await freePort()) });
+  await expect(second.started).rejects.toThrow(`is in use by the PostgreSQL (pid ${postmasterPid()}) of another running Hangar (pid ${running!.pid})`);
   expect((await client.get("/v1/users/whoami")).status).toBe(200);
 }, START_TIMEOUT_MS);
 

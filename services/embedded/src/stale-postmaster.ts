@@ -9,8 +9,9 @@ import type { Logger } from "@hangar/shared";
 const SHUTDOWN_WAIT_MS = 30_000;
 
 /**
- * Clears what a killed earlier run left in `dataDir`: a postmaster still running there is shut
- * down (SIGINT: fast shutdown, its data kept), and a lock file naming a live process that is not a
+ * Clears what a killed earlier run left in `dataDir`: a postmaster still running there whose parent
+ * is gone is shut down (SIGINT: fast shutdown, its data kept); one whose Node parent still runs
+ * belongs to another live platform and fails this start instead. A lock file naming a live process that is not a
  * PostgreSQL server of this directory (its pid reused) is removed, since PostgreSQL would take it
  * for a running server and refuse to start. A lock of a process that is gone PostgreSQL clears itself.
  */
@@ -23,6 +24,10 @@ export async function stopStalePostmaster(dataDir: string, logger: Logger): Prom
     logger.warn({ pid, lockFile }, "removing a stale PostgreSQL lock file whose pid another program now has");
     await rm(lockFile, { force: true });
     return;
+  }
+  const owner = await liveNodeParent(pid);
+  if (owner !== undefined) {
+    throw new Error(`${dataDir} is in use by the PostgreSQL (pid ${pid}) of another running Hangar (pid ${owner}): stop it first, or give this one another DATA_DIR`);
   }
   logger.warn({ pid, dataDir }, "stopping the embedded PostgreSQL an earlier run left running");
   process.kill(pid, "SIGINT");
@@ -59,10 +64,25 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Whether `pid` runs `postgres -D <dataDir>` (ps works alike on Linux and macOS). */
+/** `ps -o <field>= -p <pid>` (ps works alike on Linux and macOS); empty when the process is gone. */
+async function ps(field: "args" | "ppid", pid: number): Promise<string> {
+  const { stdout } = await promisify(execFile)("ps", ["-o", `${field}=`, "-p", String(pid)]).catch(() => ({ stdout: "" }));
+  return stdout.trim();
+}
+
+/**
+ * The postmaster's parent when that is a running Node process (a live platform); undefined when
+ * the postmaster was orphaned, which reparents it to init or a subreaper.
+ */
+async function liveNodeParent(pid: number): Promise<number | undefined> {
+  const parent = Number(await ps("ppid", pid));
+  if (!Number.isInteger(parent) || parent <= 1) return undefined;
+  return path.basename((await ps("args", parent)).split(/\s+/)[0] ?? "") === "node" ? parent : undefined;
+}
+
+/** Whether `pid` runs `postgres -D <dataDir>`. */
 async function isPostmasterOf(pid: number, dataDir: string): Promise<boolean> {
-  const { stdout } = await promisify(execFile)("ps", ["-o", "args=", "-p", String(pid)]).catch(() => ({ stdout: "" }));
-  const args = stdout.trim().split(/\s+/);
+  const args = (await ps("args", pid)).split(/\s+/);
   const at = args.indexOf("-D");
   return path.basename(args[0] ?? "") === "postgres" && at >= 0 && path.resolve(args[at + 1] ?? "") === path.resolve(dataDir);
 }
