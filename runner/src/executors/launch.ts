@@ -29,7 +29,7 @@ export interface LaunchOptions {
 export function launch(plan: LaunchPlan, options: LaunchOptions): Promise<LaunchResult> {
   const [program, ...args] = plan.argv;
   const child = spawn(program!, args, { cwd: plan.cwd, env: plan.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  const watchdog = child.pid === undefined ? undefined : killWithParent(-child.pid, "SIGKILL");
+  const watchdog = child.pid === undefined ? undefined : killWithParent(-child.pid, "SIGKILL", plan.cleanup);
   for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream, crlfDelay: Infinity }).on("line", options.onLine);
   let escalation: NodeJS.Timeout | undefined;
   const stop = () => {
