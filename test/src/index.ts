@@ -7,3 +7,4 @@ export * from "./uploads";
 export * from "./devices";
 export * from "./kafka-offsets";
 export * from "./authz-route-table";
+export * from "./harness-child";

@@ -5,6 +5,7 @@ export * from "./errors";
 export * from "./events";
 export * from "./ids";
 export * from "./metadata";
+export * from "./process";
 export * from "./server";
 export * from "./telemetry";
 export * from "./wire";

@@ -4,6 +4,7 @@ import { ConnectError, Code, type ConnectRouter, type Interceptor } from "@conne
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
 import { createPrincipalVerifier, principalKey, PRINCIPAL_HEADER } from "../auth";
+import { isDatabaseUnavailable } from "../db";
 import { extractTraceContext, tracer, type Logger } from "../telemetry";
 import { recordingRouter, serveUnaryGrpc, type UnaryMethods } from "./unary-grpc";
 
@@ -33,8 +34,9 @@ export interface RpcServer {
 /**
  * Starts a service behind its own HTTP/2 port speaking gRPC, gRPC-Web and Connect, so that any
  * gRPC client (including a plain `@grpc/grpc-js` one) can call it. Every call is traced, must carry
- * a verified principal, and fails only with ConnectErrors: anything else is logged with its cause
- * and answered as a bare `internal` error, so internals never leak to callers.
+ * a verified principal, and fails only with ConnectErrors: a database outage is `unavailable`
+ * (retryable), anything else is logged with its cause and answered as a bare `internal` error, so
+ * internals never leak to callers.
  */
 export async function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
   const interceptors = [traceCalls(options.name), normalizeErrors(options.logger), verifyCaller(options.internalAuthSecret)];
@@ -94,6 +96,10 @@ function normalizeErrors(logger: Logger): Interceptor {
       return await next(req);
     } catch (error) {
       if (error instanceof ConnectError) throw error;
+      if (isDatabaseUnavailable(error)) {
+        logger.warn({ err: error, procedure: req.url }, "database unavailable");
+        throw new ConnectError("the database is unavailable; retry shortly", Code.Unavailable, undefined, undefined, error);
+      }
       logger.error({ err: error, procedure: req.url }, "unhandled error");
       throw new ConnectError("internal error", Code.Internal, undefined, undefined, error);
     }
