@@ -1,4 +1,4 @@
-import { create } from "@bufbuild/protobuf";
+import { create, type JsonObject } from "@bufbuild/protobuf";
 import { ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CreateDatasetRequestSchema, UpdateDatasetRequestSchema } from "../gen/hangar/data/v1/dataset_pb";
@@ -22,8 +22,8 @@ function dataset(fields: Parameters<typeof create<typeof CreateDatasetRequestSch
 }
 
 /** A JSON object nested `levels` deep: {a: {a: ... {}}}. */
-function nested(levels: number): Record<string, unknown> {
-  let value: Record<string, unknown> = {};
+function nested(levels: number): JsonObject {
+  let value: JsonObject = {};
   for (let i = 1; i < levels; i++) value = { a: value };
   return value;
 }

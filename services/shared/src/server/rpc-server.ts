@@ -106,7 +106,10 @@ function normalizeErrors(logger: Logger): Interceptor {
 /** The error with its message cut to capMessage's length, so no message can reset a stream. */
 function capped(error: ConnectError): ConnectError {
   const message = capMessage(error.rawMessage);
-  return message === error.rawMessage ? error : new ConnectError(message, error.code, error.metadata, error.details, error.cause);
+  if (message === error.rawMessage) return error;
+  const short = new ConnectError(message, error.code, error.metadata, undefined, error.cause);
+  short.details = error.details;
+  return short;
 }
 
 function traceCalls(service: string): Interceptor {
