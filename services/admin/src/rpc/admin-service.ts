@@ -14,6 +14,7 @@ import {
   verifyInvocationToken,
   type Orm,
   type Principal,
+  quoteValue,
 } from "@hangar/shared";
 import { AdminService } from "@hangar/shared/proto/admin";
 import { editRoles, MEMBER_ROLE, parseRoles } from "../domain/roles";
@@ -108,7 +109,7 @@ export function createAdminServiceImpl(deps: { orm: Orm; internalAuthSecret: str
       const s = store();
       // A system admin passes the membership check for any org id, so the org may not exist.
       if (!(await s.findOrg(orgId))) throw notFound("org", orgId);
-      if (await s.findUser(userId)) throw conflict(`user '${userId}' already exists`);
+      if (await s.findUser(userId)) throw conflict(`user ${quoteValue(userId)} already exists`);
       const user = {
         userId,
         name: req.name ?? null,
@@ -212,7 +213,7 @@ export function createAdminServiceImpl(deps: { orm: Orm; internalAuthSecret: str
       await deps.orm.em.fork().transactional(async (em) => {
         const s = new IdentityStore(em);
         await s.addUserIfAbsent(user);
-        if (await belongsElsewhere(s, userId, req.orgId)) throw failedPrecondition(`user '${userId}' belongs to another org`);
+        if (await belongsElsewhere(s, userId, req.orgId)) throw failedPrecondition(`user ${quoteValue(userId)} belongs to another org`);
         await s.addMembershipIfAbsent({ orgId: req.orgId, userId, roles: [MEMBER_ROLE], created: token.created });
         s.addToken(token);
       });
@@ -280,7 +281,7 @@ async function belongsElsewhere(s: IdentityStore, userId: string, orgId: string)
 async function authenticateInvocationToken(s: IdentityStore, secret: string, internalAuthSecret: string) {
   const claims = verifyInvocationToken(secret, internalAuthSecret);
   const membership = await s.findMembership(claims.orgId, claims.userId);
-  if (!membership) throw unauthenticated(`the invocation's user is no longer a member of org '${claims.orgId}'`);
+  if (!membership) throw unauthenticated(`the invocation's user is no longer a member of org ${quoteValue(claims.orgId)}`);
   return { userId: claims.userId, tokenId: "", isSystemAdmin: false, memberships: [{ orgId: membership.orgId, roles: membership.roles }], apiScopes: [] };
 }
 
@@ -308,5 +309,5 @@ async function setEnabled(s: IdentityStore, caller: ReturnType<typeof callerOf>,
 async function refuseRemovingLastOwner(s: IdentityStore, orgId: string, before: string[], after: string[]): Promise<void> {
   if (!before.includes("owner") || after.includes("owner")) return;
   const owners = (await s.membershipsOfOrg(orgId)).filter((m) => m.roles.includes("owner"));
-  if (owners.length <= 1) throw conflict(`org '${orgId}' must keep at least one owner`);
+  if (owners.length <= 1) throw conflict(`org ${quoteValue(orgId)} must keep at least one owner`);
 }

@@ -11,6 +11,7 @@ import {
   type Principal,
   type SearchPlan,
   type ServiceContext,
+  quoteValue,
 } from "@hangar/shared";
 import type { ComputeService, UpdateActionRequest } from "@hangar/shared/proto/compute";
 import {
@@ -68,7 +69,7 @@ export function createActionHandlers(context: ServiceContext): ActionHandlers {
       const parent = req.inherits ? await resolveParent(s.em, orgId, referenceFromProto(req.inherits)) : undefined;
       const definition = composeDefinition(EMPTY_DEFINITION, createChangesFromProto(req), parent);
       const row = newActionRow(caller, orgId, name, definition, req.metadata ?? {}, checkActionTags(req.tags, "tags"));
-      if (!(await s.insert(row))) throw conflict(`name: an action named '${name}' already exists in org '${orgId}'`);
+      if (!(await s.insert(row))) throw conflict(`name: an action named ${quoteValue(name)} already exists in org ${quoteValue(orgId)}`);
       return { action: actionToProto(row) };
     },
 

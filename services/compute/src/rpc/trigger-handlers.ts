@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { callerOf, conflict, newId, notFound, readableOrg, requireOrg, type KeysetPage, type Principal, type ServiceContext } from "@hangar/shared";
+import { callerOf, conflict, newId, notFound, readableOrg, requireOrg, type KeysetPage, type Principal, type ServiceContext, quoteValue } from "@hangar/shared";
 import type { ComputeService } from "@hangar/shared/proto/compute";
 import { planEvaluationPage } from "../domain/trigger-evaluation";
 import {
@@ -41,7 +41,7 @@ export function createTriggerHandlers(context: ServiceContext): TriggerHandlers 
       await checkTriggerAction(s.em, orgId, settings);
       const now = new Date();
       const row: TriggerRow = { ...settings, triggerId: newId("tr"), orgId, name, created: now, createdBy: caller.subject, modified: now, modifiedBy: caller.subject };
-      if (!(await s.insert(row))) throw conflict(`name: a trigger named '${name}' already exists in org '${orgId}'`);
+      if (!(await s.insert(row))) throw conflict(`name: a trigger named ${quoteValue(name)} already exists in org ${quoteValue(orgId)}`);
       return { trigger: triggerToProto(row) };
     },
 

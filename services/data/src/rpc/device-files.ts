@@ -1,4 +1,4 @@
-import { conflict, type EntityManager } from "@hangar/shared";
+import { conflict, type EntityManager, quoteValue } from "@hangar/shared";
 import { FileStore } from "../store/file-store";
 import { TreeStore } from "../store/tree-store";
 
@@ -15,6 +15,6 @@ export async function disposeFiles(em: EntityManager, associationId: string, act
   await files.lockAssociation(keepIn);
   const keys = await files.abortOpenUploads(associationId);
   const { clash } = await new TreeStore(files).moveAssociation(associationId, { associationId: keepIn, associationType: "org" }, actor);
-  if (clash !== null) throw conflict(`keep_configurations: '${clash}' already exists at the root of org '${keepIn}'`);
+  if (clash !== null) throw conflict(`keep_configurations: ${quoteValue(clash)} already exists at the root of org ${quoteValue(keepIn)}`);
   return keys;
 }

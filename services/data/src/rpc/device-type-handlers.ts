@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { callerOf, conflict, memberOrg, newId, notFound, nullableString, planKeysetPage, readableOrg, requireOrg, type Principal, type ServiceContext } from "@hangar/shared";
+import { callerOf, conflict, memberOrg, newId, notFound, nullableString, planKeysetPage, readableOrg, requireOrg, type Principal, type ServiceContext, quoteValue } from "@hangar/shared";
 import type { DataService } from "@hangar/shared/proto/data";
 import { applyMetadataChangeset, checkTags } from "../domain/datasets";
 import { checkDeviceTypeName } from "../domain/devices";
@@ -76,7 +76,7 @@ export function createDeviceTypeHandlers(context: ServiceContext, objects: Objec
         // Locked first: a device taking the type on meanwhile waits, then finds it gone.
         const row = await load(store, caller, req.deviceTypeId, "update");
         const devices = await store.deviceCount(row.deviceTypeId);
-        if (devices > 0) throw conflict(`device type '${row.deviceTypeId}' is the type of ${devices} device(s); change or delete them first`);
+        if (devices > 0) throw conflict(`device type ${quoteValue(row.deviceTypeId)} is the type of ${devices} device(s); change or delete them first`);
         const unreferenced = await disposeFiles(em, row.deviceTypeId, caller.subject);
         store.remove(row);
         return unreferenced;

@@ -10,6 +10,7 @@ import {
   resolveLimit,
   type Principal,
   type ServiceContext,
+  quoteValue,
 } from "@hangar/shared";
 import type { DataService } from "@hangar/shared/proto/data";
 import { ancestorDirectories, baseName, checkRelativePath } from "../domain/paths";
@@ -57,9 +58,9 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
         const path = parentPath === "" ? name : `${parentPath}/${name}`;
         await store.lockAssociation(target.associationId);
         const existing = await store.findAvailableAtPath(target.associationId, path);
-        if (existing?.fsType === "file") throw conflict(`'${path}' is a file`);
+        if (existing?.fsType === "file") throw conflict(`${quoteValue(path)} is a file`);
         if (existing) {
-          if (req.errorIfExists) throw conflict(`directory '${path}' already exists`);
+          if (req.errorIfExists) throw conflict(`directory ${quoteValue(path)} already exists`);
           return { directory: directoryToProto(existing) };
         }
         if (parentPath !== "" && !req.createIntermediateDirs && !(await store.findAvailableAtPath(target.associationId, parentPath))) {
@@ -83,7 +84,7 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
         if (to === from || to.startsWith(`${from}/`)) throw invalidArgument("new_path", "must not be the directory itself or below it");
         await store.lockAssociation(target.associationId);
         const dir = await directoryAt(store, target.associationId, from, "old_path");
-        if (await store.findAvailableAtPath(target.associationId, to)) throw conflict(`'${to}' already exists`);
+        if (await store.findAvailableAtPath(target.associationId, to)) throw conflict(`${quoteValue(to)} already exists`);
         const parents = ancestorDirectories(to);
         const parentPath = parents[parents.length - 1] ?? "";
         const parent = parentPath === "" ? null : await store.findAvailableAtPath(target.associationId, parentPath);
@@ -105,7 +106,7 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
         for (const [i, raw] of req.directoryPaths.entries()) {
           const path = checkRelativePath(raw, `directory_paths[${i}]`);
           const dir = await store.findAvailableAtPath(target.associationId, path);
-          if (!dir || dir.fsType !== "directory") throw invalidArgument(`directory_paths[${i}]`, `directory '${path}' not found`);
+          if (!dir || dir.fsType !== "directory") throw invalidArgument(`directory_paths[${i}]`, `directory ${quoteValue(path)} not found`);
           doomed.push(dir, ...(await tree.below(target.associationId, path)));
         }
         const uris: string[] = [];

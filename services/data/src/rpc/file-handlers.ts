@@ -19,6 +19,7 @@ import {
   TOPICS,
   type Principal,
   type ServiceContext,
+  quoteValue,
 } from "@hangar/shared";
 import type { DataService } from "@hangar/shared/proto/data";
 import { FileChangedSchema } from "@hangar/shared/proto/events";
@@ -84,7 +85,7 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
       const caller = callerOf(ctx);
       const store = fork();
       const file = await loadFile(store, caller, req.fileId);
-      if (file.status !== "available") throw badRequest(`file '${req.fileId}' is still being uploaded`);
+      if (file.status !== "available") throw badRequest(`file ${quoteValue(req.fileId)} is still being uploaded`);
       store.snapshot(file);
       const description = nullableString(req.description, "description");
       if (description !== undefined) file.description = description;
@@ -121,7 +122,7 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
 
     async getSignedUrl(req, ctx) {
       const file = await loadFile(fork(), callerOf(ctx), req.fileId);
-      if (file.status !== "available" || !file.uri) throw badRequest(`file '${req.fileId}' is still being uploaded`);
+      if (file.status !== "available" || !file.uri) throw badRequest(`file ${quoteValue(req.fileId)} is still being uploaded`);
       const url = await objects.presignGet(keyOfUri(file.uri), {
         expiresInSeconds: CREDENTIALS_TTL_SECONDS,
         ...(req.overrideContentDisposition ? { contentDisposition: req.overrideContentDisposition } : {}),
