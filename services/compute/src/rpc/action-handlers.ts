@@ -12,8 +12,10 @@ import {
   type SearchPlan,
   type ServiceContext,
   quoteValue,
+  fitPage,
 } from "@hangar/shared";
 import type { ComputeService, UpdateActionRequest } from "@hangar/shared/proto/compute";
+import { ActionSchema } from "@hangar/shared/proto/compute";
 import {
   actionDigest,
   applyParameterChanges,
@@ -140,8 +142,9 @@ export function createActionHandlers(context: ServiceContext): ActionHandlers {
 
   async function pageOf(plan: SearchPlan, scope: ActionScope) {
     const { rows, total } = await store().search(scope, plan);
-    const nextToken = plan.nextTokenOf(rows.length, total);
-    return { items: rows.map(actionToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
+    const items = fitPage(ActionSchema, rows.map(actionToProto));
+    const nextToken = plan.nextTokenOf(items.length, total);
+    return { items, totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
   }
 }
 

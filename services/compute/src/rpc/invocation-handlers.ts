@@ -1,7 +1,8 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { callerOf, definedOnly, notFound, parseIsoTimestamp, readableOrg, requireOrg, type Principal, type ServiceContext } from "@hangar/shared";
+import { callerOf, definedOnly, notFound, parseIsoTimestamp, readableOrg, requireOrg, type Principal, type ServiceContext, fitPage } from "@hangar/shared";
 import type { ComputeService } from "@hangar/shared/proto/compute";
+import { InvocationSchema } from "@hangar/shared/proto/compute";
 import { concurrencyLimit } from "../domain/compute-defaults";
 import { activityBuckets, planActivity } from "../domain/invocation-activity";
 import { checkGroupSpec } from "../domain/invocation-grouping";
@@ -208,8 +209,9 @@ export function createInvocationHandlers(context: ServiceContext): InvocationHan
       const orgId = readableOrg(callerOf(ctx));
       if (!orgId) return { items: [], totalCount: 0n };
       const { rows, total } = await store().search(orgId, plan);
-      const nextToken = plan.nextTokenOf(rows.length, total);
-      return { items: rows.map((row) => invocationToProto(row)), ...(nextToken ? { nextToken } : {}), totalCount: BigInt(total) };
+      const items = fitPage(InvocationSchema, rows.map((row) => invocationToProto(row)));
+      const nextToken = plan.nextTokenOf(items.length, total);
+      return { items, ...(nextToken ? { nextToken } : {}), totalCount: BigInt(total) };
     },
 
     async getQueueStatus(_req, ctx) {

@@ -1,6 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { callerOf, conflict, newId, notFound, readableOrg, requireOrg, type KeysetPage, type Principal, type ServiceContext, quoteValue } from "@hangar/shared";
+import { callerOf, conflict, newId, notFound, readableOrg, requireOrg, type KeysetPage, type Principal, type ServiceContext, quoteValue, fitPage } from "@hangar/shared";
 import type { ComputeService } from "@hangar/shared/proto/compute";
+import { TriggerSchema } from "@hangar/shared/proto/compute";
 import { planEvaluationPage } from "../domain/trigger-evaluation";
 import {
   applyTriggerChanges,
@@ -75,8 +76,9 @@ export function createTriggerHandlers(context: ServiceContext): TriggerHandlers 
       const plan = planTriggerSearch(req.query ?? {});
       if (!orgId) return { items: [], totalCount: 0n };
       const { rows, total } = await store().search(orgId, plan);
-      const nextToken = plan.nextTokenOf(rows.length, total);
-      return { items: rows.map(triggerToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
+      const items = fitPage(TriggerSchema, rows.map(triggerToProto));
+      const nextToken = plan.nextTokenOf(items.length, total);
+      return { items, totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
     },
 
     async listTriggerEvaluations(req, ctx) {

@@ -20,8 +20,10 @@ import {
   type Principal,
   type ServiceContext,
   quoteValue,
+  fitPage,
 } from "@hangar/shared";
 import type { DataService } from "@hangar/shared/proto/data";
+import { FileSchema } from "@hangar/shared/proto/data";
 import { FileChangedSchema } from "@hangar/shared/proto/events";
 import { checkTags } from "../domain/datasets";
 import { checkRelativePath } from "../domain/paths";
@@ -154,8 +156,9 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
         },
         inherited,
       );
-      const nextToken = offset + rows.length < total ? encodePageToken(offset + rows.length, fingerprint) : undefined;
-      return { items: rows.map(fileToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
+      const items = fitPage(FileSchema, rows.map(fileToProto));
+      const nextToken = offset + items.length < total ? encodePageToken(offset + items.length, fingerprint) : undefined;
+      return { items, totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
     },
   };
 }
