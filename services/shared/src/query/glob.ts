@@ -1,11 +1,19 @@
 import { invalidArgument } from "../errors";
 
 /**
+ * Most wildcards (`*`, `**`, `?`) in one pattern. PostgreSQL's regular expressions grow costly
+ * with them: 10 patterns of 1,000 `*` over 2,000 paths ran past 20 s, and 333 `**\/` took 6 s,
+ * while 16 wildcards take 16-120 ms (measured on the development machine). Real globs use a few.
+ */
+export const MAX_PATTERN_WILDCARDS = 16;
+
+/**
  * Translates a gitignore-style pattern into a regular expression over relative paths, valid both in
  * PostgreSQL (`~`) and in JavaScript, so a path matches the same in SQL and in a service:
  * `*` matches within one segment, `**` across segments, `?` one character; a pattern without a
  * slash matches the name at any depth (`*.csv`), one with a slash is anchored at the root
- * (`logs/*.txt`), and a trailing slash matches everything below a directory (`raw/`).
+ * (`logs/*.txt`), and a trailing slash matches everything below a directory (`raw/`). A pattern
+ * with more than MAX_PATTERN_WILDCARDS wildcards is INVALID_ARGUMENT naming `field`.
  */
 export function globToRegex(pattern: string, field: string): string {
   let glob = pattern.trim();
@@ -16,8 +24,12 @@ export function globToRegex(pattern: string, field: string): string {
   const anchored = glob.replace(/\/\*\*$/, "").includes("/");
   if (glob.startsWith("/")) glob = glob.slice(1);
   let regex = "";
+  let wildcards = 0;
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i]!;
+    if ((c === "*" || c === "?") && ++wildcards > MAX_PATTERN_WILDCARDS) {
+      throw invalidArgument(field, `at most ${MAX_PATTERN_WILDCARDS} wildcards (*, ** or ?)`);
+    }
     if (c === "*" && glob[i + 1] === "*") {
       const slash = glob[i + 2] === "/";
       regex += slash ? "(.*/)?" : ".*";

@@ -33,4 +33,4 @@ export { planKeysetPage, type KeysetPage } from "./keyset-page";
 export { PAGE_BUDGET_BYTES, fitPage } from "./fit-page";
 export { conditionOfValue, planSearch, type QuerySpecInput, type SearchPlan, type SearchTarget } from "./plan-search";
 export { isDecimalString, normalizeIsoTimestamp, parseIsoTimestamp } from "./value-formats";
-export { globToRegex, matchesAnyGlob } from "./glob";
+export { MAX_PATTERN_WILDCARDS, globToRegex, matchesAnyGlob } from "./glob";
