@@ -128,6 +128,13 @@ describe("files", () => {
     expectShortError(res, 400);
   });
 
+  test("a manifest path of 1,024 emoji (4 KB, past PostgreSQL's index row limit) is a 400, not a 500", async () => {
+    const path = "🚀".repeat(1024);
+    const res = await alice.client.post("/v1/files/upload", { association: { association_id: datasetId, association_type: "dataset" }, resource_manifest: { [path]: 1 } });
+    expectBadRequest(res, `resource_manifest['${"🚀".repeat(32)}...']`);
+    expect(res.body.error.message).toMatch(/: keys are at most 2000 bytes of UTF-8$/);
+  });
+
   test("upload progress with a 1 MiB manifest item is a 400; an unknown item's message quotes only a prefix", async () => {
     const { transactionId } = await uploadFiles(alice.client, datasetId, { "b.txt": "b" }, { complete: false });
     expectLimit(await alice.client.put(`/v1/files/upload/${transactionId}/progress`, { manifest_items: [huge] }), "manifest_items[0]", "at most 2048 characters");

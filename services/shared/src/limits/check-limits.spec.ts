@@ -1,7 +1,7 @@
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { CreateDatasetRequestSchema, UpdateDatasetRequestSchema } from "../gen/hangar/data/v1/dataset_pb";
+import { CreateDatasetRequestSchema, GetDatasetRequestSchema, UpdateDatasetRequestSchema } from "../gen/hangar/data/v1/dataset_pb";
 import { BeginBatchUploadRequestSchema, ImportFilesRequestSchema } from "../gen/hangar/data/v1/file_pb";
 import { checkLimits } from "./check-limits";
 
@@ -84,5 +84,12 @@ describe("checkLimits", () => {
     expect(manifest([["a".repeat(1024), 1n]])).toBeUndefined();
     expect(manifest([["a".repeat(1 << 20), 1n]])).toBe(`resource_manifest['${"a".repeat(64)}...']: keys are at most 1024 characters`);
     expect(manifest(Array.from({ length: 5001 }, (_, i) => [`f${i}`, 1n]))).toBe("resource_manifest: at most 5000 items");
+  });
+
+  test("bounds a string's UTF-8 bytes where it declares max_bytes", () => {
+    const get = (datasetId: string) => violation(() => checkLimits(GetDatasetRequestSchema, create(GetDatasetRequestSchema, { datasetId })));
+    expect(get("中".repeat(666))).toBeUndefined();
+    expect(get("中".repeat(667))).toBe("dataset_id: at most 2000 bytes of UTF-8");
+    expect(get("d".repeat(1000))).toBeUndefined();
   });
 });

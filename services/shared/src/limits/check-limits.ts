@@ -75,7 +75,8 @@ function checkMap(plan: FieldPlan, entries: Record<string, unknown>, path: strin
   checkCount(keys.length, plan.limits, path);
   for (const key of keys) {
     const entryPath = `${path}[${quoteValue(key)}]`;
-    if (plan.limits && plan.limits.maxLen > 0 && tooLong(key, plan.limits.maxLen)) throw invalidArgument(entryPath, `keys are at most ${plan.limits.maxLen} characters`);
+    const problem = plan.limits && stringProblem(key, plan.limits);
+    if (problem) throw invalidArgument(entryPath, `keys are ${problem}`);
     checkItem(plan, entries[key], entryPath);
   }
 }
@@ -88,7 +89,8 @@ function checkCount(count: number, limits: Limits | undefined, path: string): vo
 function checkItem(plan: FieldPlan, value: unknown, path: string): void {
   const { limits, nested } = plan;
   if (typeof value === "string") {
-    if (limits && limits.maxLen > 0 && tooLong(value, limits.maxLen)) throw invalidArgument(path, `at most ${limits.maxLen} characters`);
+    const problem = limits && stringProblem(value, limits);
+    if (problem) throw invalidArgument(path, problem);
   } else if (value instanceof Uint8Array) {
     if (limits && limits.maxBytes > 0 && value.length > limits.maxBytes) throw invalidArgument(path, `at most ${limits.maxBytes} bytes`);
   } else if (nested !== undefined && typeof value === "object" && value !== null) {
@@ -110,6 +112,14 @@ function checkJson(value: JsonField, limits: Limits, path: string): void {
   const excess = measureJson(value, limits.maxBytes || Infinity, limits.maxDepth || Infinity);
   if (excess === "bytes") throw invalidArgument(path, `at most ${limits.maxBytes} bytes of JSON`);
   if (excess === "depth") throw invalidArgument(path, `at most ${limits.maxDepth} levels deep`);
+}
+
+/** What is wrong with a string under `limits` (too many characters, or bytes of UTF-8), if anything. */
+function stringProblem(text: string, limits: Limits): string | undefined {
+  if (limits.maxLen > 0 && tooLong(text, limits.maxLen)) return `at most ${limits.maxLen} characters`;
+  // A UTF-16 unit takes at most 3 bytes of UTF-8, so short strings need no counting.
+  if (limits.maxBytes > 0 && text.length * 3 > limits.maxBytes && Buffer.byteLength(text) > limits.maxBytes) return `at most ${limits.maxBytes} bytes of UTF-8`;
+  return undefined;
 }
 
 /** True when `text` has more than `max` code points; counts them only when the UTF-16 length is in doubt. */

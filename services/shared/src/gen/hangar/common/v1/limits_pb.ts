@@ -22,9 +22,9 @@ export const file_hangar_common_v1_limits: GenFile = /*@__PURE__*/
  * field of such a type has none, so a new RPC cannot land without them.
  *
  * Defaults the protos use where the spec states nothing (see the README's "Limits"): ids and names
- * 1,000 characters, descriptions and comments 10,000, 100 tags of 200 characters, metadata and
- * other JSON objects 64 KiB of JSON text and 32 levels deep, 100 include/exclude patterns of
- * 1,000 characters.
+ * 1,000 characters (and 2,000 bytes), paths 1,024 characters (2,000 bytes), descriptions and
+ * comments 10,000, 100 tags of 200 characters, metadata and other JSON objects 64 KiB of JSON
+ * text and 32 levels deep, 100 include/exclude patterns of 1,000 characters.
  *
  * Why our own option rather than protovalidate's `(buf.validate.field)`: protovalidate's rules
  * cannot bound a Struct's size or nesting depth (its CEL expressions cannot recurse), and those
@@ -52,7 +52,9 @@ export type Limits = Message<"hangar.common.v1.Limits"> & {
 
   /**
    * A Struct, Value or ListValue field: at most this many bytes of JSON text; a bytes field: at
-   * most this many bytes.
+   * most this many bytes; a string field (or each string item, or map key): at most this many
+   * bytes of UTF-8. Ids, names and paths that may be stored take 2,000: PostgreSQL's btree index
+   * rows hold at most 2,704 bytes, and 1,000 characters can take 4,000.
    *
    * @generated from field: uint32 max_bytes = 3;
    */
