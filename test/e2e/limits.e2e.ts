@@ -1,4 +1,4 @@
-import { createDevice, createDataset, expectBadRequest, startWithTenants, uploadFiles, type ApiClient, type ApiResponse, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { createDevice, createDataset, createTenant, expectBadRequest, startWithTenants, uploadFiles, type ApiClient, type ApiResponse, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 
 // Issue 9: every request field has a declared limit, enforced by one interceptor in every
 // service (a 400 naming the field, nothing written); error messages quote at most a short prefix
@@ -235,6 +235,21 @@ test("a dataset query over an org full of records at their limits answers every 
     for (const item of page.body.data.items) seen.add(item.dataset_id);
     after = page.body.data.next_token;
   } while (after);
+  expect(seen.size).toBe(count);
+});
+
+test("a device listing over devices with metadata at its limit answers every page with 200", async () => {
+  const carol = await createTenant(t, "carol");
+  const count = 70; // about 65 KB each: 4.5 MB, more than the gateway takes in one response
+  for (let i = 0; i < count; i++) await createDevice(carol.client, { device_id: `big-${i}`, metadata: { blob: "m".repeat(65_000) } });
+  const seen = new Set<string>();
+  let token: string | null = null;
+  do {
+    const page: ApiResponse = await carol.client.get(`/v1/devices/org/${carol.orgId}${token ? `?page_token=${token}` : ""}`);
+    expect(page.status).toBe(200);
+    for (const item of page.body.data.items) seen.add(item.device_id);
+    token = page.body.data.next_token;
+  } while (token);
   expect(seen.size).toBe(count);
 });
 

@@ -20,7 +20,7 @@ import {
   quoteValue,
 } from "@hangar/shared";
 import { AdminService } from "@hangar/shared/proto/admin";
-import type { DataService } from "@hangar/shared/proto/data";
+import { DeviceSchema, type DataService } from "@hangar/shared/proto/data";
 import { applyMetadataChangeset, checkTags } from "../domain/datasets";
 import { checkDeviceId } from "../domain/devices";
 import type { ObjectStore } from "../object-store/object-store";
@@ -129,7 +129,7 @@ export function createDeviceHandlers(context: ServiceContext, objects: ObjectSto
     async listOrgDevices(req, ctx) {
       const orgId = memberOrg(callerOf(ctx), req.orgId);
       const page = planKeysetPage(req.pageSize, req.pageToken, `devices:${orgId}`);
-      return pageToProto(await fork().listDevices({ orgId }, page), page, deviceToProto);
+      return pageToProto(await fork().listDevices({ orgId }, page), page, DeviceSchema, deviceToProto);
     },
 
     async listDeviceTokens(req, ctx) {

@@ -1,6 +1,6 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { callerOf, conflict, memberOrg, newId, notFound, nullableString, planKeysetPage, readableOrg, requireOrg, type Principal, type ServiceContext, quoteValue } from "@hangar/shared";
-import type { DataService } from "@hangar/shared/proto/data";
+import { DeviceSchema, DeviceTypeSchema, type DataService } from "@hangar/shared/proto/data";
 import { applyMetadataChangeset, checkTags } from "../domain/datasets";
 import { checkDeviceTypeName } from "../domain/devices";
 import type { ObjectStore } from "../object-store/object-store";
@@ -89,13 +89,13 @@ export function createDeviceTypeHandlers(context: ServiceContext, objects: Objec
       const store = fork();
       const row = await load(store, callerOf(ctx), req.deviceTypeId);
       const page = planKeysetPage(req.pageSize, req.pageToken, `device-type:${row.deviceTypeId}`);
-      return pageToProto(await store.listDevices({ deviceTypeId: row.deviceTypeId }, page), page, deviceToProto);
+      return pageToProto(await store.listDevices({ deviceTypeId: row.deviceTypeId }, page), page, DeviceSchema, deviceToProto);
     },
 
     async listDeviceTypes(req, ctx) {
       const orgId = memberOrg(callerOf(ctx), req.orgId);
       const page = planKeysetPage(req.pageSize, req.pageToken, `device-types:${orgId}`);
-      return pageToProto(await fork().listTypes(orgId, page), page, ({ type, deviceCount }) => deviceTypeToProto(type, deviceCount));
+      return pageToProto(await fork().listTypes(orgId, page), page, DeviceTypeSchema, ({ type, deviceCount }) => deviceTypeToProto(type, deviceCount));
     },
   };
 }

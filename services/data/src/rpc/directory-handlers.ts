@@ -4,6 +4,8 @@ import {
   conflict,
   decodePageToken,
   encodePageToken,
+  fittingCount,
+  protobufSize,
   invalidArgument,
   notFound,
   queryFingerprint,
@@ -12,7 +14,7 @@ import {
   type ServiceContext,
   quoteValue,
 } from "@hangar/shared";
-import type { DataService } from "@hangar/shared/proto/data";
+import { DirectorySchema, FileSchema, type DataService } from "@hangar/shared/proto/data";
 import { ancestorDirectories, baseName, checkRelativePath } from "../domain/paths";
 import type { ObjectStore } from "../object-store/object-store";
 import type { FsNodeRow } from "../store/file-entities";
@@ -137,11 +139,13 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
       const fingerprint = queryFingerprint({ scope: { association: target.associationId, path, hidden: req.showHiddenFiles } });
       const offset = decodePageToken(req.pageToken, fingerprint, "page_token");
       const rows = await new TreeStore(store).children(target.associationId, dir?.nodeId ?? null, req.showHiddenFiles, limit + 1, offset);
-      const page = rows.slice(0, limit);
+      const listed = rows.slice(0, limit);
+      // Files may carry large metadata: the page keeps the leading entries that fit the response.
+      const page = listed.slice(0, fittingCount(listed, (n) => (n.fsType === "file" ? protobufSize(FileSchema, fileToProto(n)) : protobufSize(DirectorySchema, directoryToProto(n)))));
       return {
         files: page.filter((n) => n.fsType === "file").map(fileToProto),
         directories: page.filter((n) => n.fsType === "directory").map(directoryToProto),
-        ...(rows.length > limit ? { nextToken: encodePageToken(offset + limit, fingerprint) } : {}),
+        ...(rows.length > page.length ? { nextToken: encodePageToken(offset + page.length, fingerprint) } : {}),
       };
     },
 

@@ -1,5 +1,5 @@
 import { DatasetSchema } from "../gen/hangar/data/v1/dataset_pb";
-import { fitPage } from "./fit-page";
+import { fitPage, fittingCount } from "./fit-page";
 
 const MiB = 1024 * 1024;
 const datasets = (count: number, descriptionBytes: number) => Array.from({ length: count }, (_, i) => ({ datasetId: `ds_${i}`, description: "d".repeat(descriptionBytes) }));
@@ -15,5 +15,13 @@ describe("fitPage", () => {
 
   test("keeps at least one record", () => {
     expect(fitPage(DatasetSchema, datasets(3, 5 * MiB))).toHaveLength(1);
+  });
+});
+
+describe("fittingCount", () => {
+  test("counts the leading records within the budget, at least one", () => {
+    expect(fittingCount([MiB, MiB, 1.5 * MiB, 1], (size) => size)).toBe(2);
+    expect(fittingCount([10 * MiB, 1], (size) => size)).toBe(1);
+    expect(fittingCount([], (size: number) => size)).toBe(0);
   });
 });

@@ -14,10 +14,20 @@ export const PAGE_BUDGET_BYTES = 3 * 1024 * 1024;
  * serialization per record (about a microsecond for a typical one).
  */
 export function fitPage<Desc extends DescMessage>(schema: Desc, records: MessageInitShape<Desc>[]): MessageInitShape<Desc>[] {
+  return records.slice(0, fittingCount(records, (record) => protobufSize(schema, record)));
+}
+
+/** How many of the leading `records` fit in PAGE_BUDGET_BYTES (at least one), for pages of mixed types. */
+export function fittingCount<T>(records: readonly T[], sizeOf: (record: T) => number): number {
   let bytes = 0;
   for (let i = 0; i < records.length; i++) {
-    bytes += toBinary(schema, create(schema, records[i])).length;
-    if (bytes > PAGE_BUDGET_BYTES && i > 0) return records.slice(0, i);
+    bytes += sizeOf(records[i]!);
+    if (bytes > PAGE_BUDGET_BYTES && i > 0) return i;
   }
-  return records;
+  return records.length;
+}
+
+/** Bytes of a record as protobuf. */
+export function protobufSize<Desc extends DescMessage>(schema: Desc, record: MessageInitShape<Desc>): number {
+  return toBinary(schema, create(schema, record)).length;
 }
