@@ -28,6 +28,11 @@ describe("gitignore-style patterns", () => {
     expect(() => globToRegex("!*.csv", "required_inputs[1]")).toThrow("required_inputs[1]: negated patterns (!) are not supported");
   });
 
+  test("at most 1,000 characters", () => {
+    expect(() => globToRegex("p".repeat(1000), "required_inputs[0]")).not.toThrow();
+    expect(() => globToRegex("p".repeat(1001), "required_inputs[0]")).toThrow("required_inputs[0]: at most 1000 characters");
+  });
+
   test("at most 16 wildcards, a ** counting as one", () => {
     expect(() => globToRegex("a/**/".repeat(15) + "*.txt", "include_patterns[0]")).not.toThrow();
     expect(() => globToRegex("*".repeat(16 * 2), "include_patterns[0]")).not.toThrow();

@@ -8,16 +8,25 @@ import { invalidArgument } from "../errors";
 export const MAX_PATTERN_WILDCARDS = 16;
 
 /**
+ * Longest pattern, as the protos declare on their pattern lists; checked here too because some
+ * patterns arrive inside JSON values (an update's `required_inputs`), which the declared limits
+ * bound only as a whole.
+ */
+export const MAX_PATTERN_CHARS = 1000;
+
+/**
  * Translates a gitignore-style pattern into a regular expression over relative paths, valid both in
  * PostgreSQL (`~`) and in JavaScript, so a path matches the same in SQL and in a service:
  * `*` matches within one segment, `**` across segments, `?` one character; a pattern without a
  * slash matches the name at any depth (`*.csv`), one with a slash is anchored at the root
  * (`logs/*.txt`), and a trailing slash matches everything below a directory (`raw/`). A pattern
- * with more than MAX_PATTERN_WILDCARDS wildcards is INVALID_ARGUMENT naming `field`.
+ * longer than MAX_PATTERN_CHARS, or with more than MAX_PATTERN_WILDCARDS wildcards, is
+ * INVALID_ARGUMENT naming `field`.
  */
 export function globToRegex(pattern: string, field: string): string {
   let glob = pattern.trim();
   if (glob.length === 0) throw invalidArgument(field, "must not be empty");
+  if (glob.length > MAX_PATTERN_CHARS && [...glob].length > MAX_PATTERN_CHARS) throw invalidArgument(field, `at most ${MAX_PATTERN_CHARS} characters`);
   if (glob.startsWith("!")) throw invalidArgument(field, "negated patterns (!) are not supported");
   const directory = glob.endsWith("/");
   if (directory) glob = `${glob}**`;

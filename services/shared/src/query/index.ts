@@ -33,4 +33,4 @@ export { planKeysetPage, type KeysetPage } from "./keyset-page";
 export { PAGE_BUDGET_BYTES, fitPage, fittingCount, protobufSize } from "./fit-page";
 export { conditionOfValue, planSearch, type QuerySpecInput, type SearchPlan, type SearchTarget } from "./plan-search";
 export { isDecimalString, normalizeIsoTimestamp, parseIsoTimestamp } from "./value-formats";
-export { MAX_PATTERN_WILDCARDS, globToRegex, matchesAnyGlob } from "./glob";
+export { MAX_PATTERN_CHARS, MAX_PATTERN_WILDCARDS, globToRegex, matchesAnyGlob } from "./glob";
