@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { capMessage } from "@hangar/shared";
 
 /**
  * The one table from RPC codes to HTTP statuses. Per the spec, a caller without the access an
@@ -38,7 +39,8 @@ const FALLBACK_BODY = '{"error":{"error_code":500,"message":"internal error","st
 /**
  * Writes the error envelope `{error: {error_code, message, stack_trace}}`. `error_code` repeats the
  * HTTP status (`status` overrides the one of the error code, for HTTP-only failures such as 405).
- * Stack traces are shown only in development mode. A 503 carries `Retry-After`, as clients retry it.
+ * Stack traces are shown only in development mode; messages are capped (capMessage) whatever raised
+ * them. A 503 carries `Retry-After`, as clients retry it.
  */
 export function writeError(res: ServerResponse, error: unknown, development: boolean, status?: number): void {
   const connectError = ConnectError.from(error);
@@ -49,7 +51,7 @@ export function writeError(res: ServerResponse, error: unknown, development: boo
     body = JSON.stringify({
       error: {
         error_code: status,
-        message: internal ? "internal error" : connectError.rawMessage,
+        message: internal ? "internal error" : capMessage(connectError.rawMessage),
         stack_trace: development && error instanceof Error ? (error.stack ?? "") : "",
       },
     });

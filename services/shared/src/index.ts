@@ -4,6 +4,7 @@ export * from "./db";
 export * from "./errors";
 export * from "./events";
 export * from "./ids";
+export * from "./limits";
 export * from "./metadata";
 export * from "./process";
 export * from "./server";

@@ -16,6 +16,7 @@ import {
   verifyInvocationToken,
   type Orm,
   type Principal,
+  quoteValue,
 } from "@hangar/shared";
 import { AdminService } from "@hangar/shared/proto/admin";
 import { editRoles, MEMBER_ROLE, parseRoles } from "../domain/roles";
@@ -228,7 +229,7 @@ export function createAdminServiceImpl(deps: { orm: Orm; internalAuthSecret: str
       await deps.orm.em.fork().transactional(async (em) => {
         const s = new IdentityStore(em);
         await s.addUserIfAbsent(user);
-        if (await belongsElsewhere(s, userId, req.orgId)) throw failedPrecondition(`user '${userId}' belongs to another org`);
+        if (await belongsElsewhere(s, userId, req.orgId)) throw failedPrecondition(`user ${quoteValue(userId)} belongs to another org`);
         await s.addMembershipIfAbsent({ orgId: req.orgId, userId, roles: [MEMBER_ROLE], created: token.created });
         s.addToken(token);
       });
@@ -296,7 +297,7 @@ async function belongsElsewhere(s: IdentityStore, userId: string, orgId: string)
 async function authenticateInvocationToken(s: IdentityStore, secret: string, internalAuthSecret: string) {
   const claims = verifyInvocationToken(secret, internalAuthSecret);
   const membership = await s.findMembership(claims.orgId, claims.userId);
-  if (!membership) throw unauthenticated(`the invocation's user is no longer a member of org '${claims.orgId}'`);
+  if (!membership) throw unauthenticated(`the invocation's user is no longer a member of org ${quoteValue(claims.orgId)}`);
   return { userId: claims.userId, tokenId: "", isSystemAdmin: false, memberships: [{ orgId: membership.orgId, roles: membership.roles }], apiScopes: [] };
 }
 
@@ -365,5 +366,5 @@ function sameRoles(a: readonly string[], b: readonly string[]): boolean {
 async function refuseRemovingLastOwner(s: IdentityStore, orgId: string, before: string[], after: string[]): Promise<void> {
   if (!before.includes("owner") || after.includes("owner")) return;
   const owners = (await s.membershipsOfOrg(orgId)).filter((m) => m.roles.includes("owner"));
-  if (owners.length <= 1) throw conflict(`org '${orgId}' must keep at least one owner`);
+  if (owners.length <= 1) throw conflict(`org ${quoteValue(orgId)} must keep at least one owner`);
 }

@@ -9,6 +9,7 @@ import {
   type EntityManager,
   type QuerySpecInput,
   type SearchPlan,
+  quoteValue,
 } from "@hangar/shared";
 import { checkTimeout } from "./compute-defaults";
 import { resolveInvocableAction, resolveParameterValues } from "./invoke";
@@ -176,14 +177,14 @@ function checkPatterns(patterns: string[], field: string, nonEmpty: boolean): st
 function checkCauses(causes: string[]): string[] {
   causes.forEach((cause, i) => {
     if (!(TRIGGER_CAUSES as readonly string[]).includes(cause)) {
-      throw invalidArgument(`causes[${i}]`, `must be one of ${TRIGGER_CAUSES.join(", ")}, got '${cause}'`);
+      throw invalidArgument(`causes[${i}]`, `must be one of ${TRIGGER_CAUSES.join(", ")}, got ${quoteValue(cause)}`);
     }
   });
   return causes.length === 0 ? [...DEFAULT_CAUSES] : [...new Set(causes)];
 }
 
 function checkForEach(value: string): string {
-  if (!(FOR_EACH as readonly string[]).includes(value)) throw invalidArgument("for_each", `must be dataset or dataset_file, got '${value}'`);
+  if (!(FOR_EACH as readonly string[]).includes(value)) throw invalidArgument("for_each", `must be dataset or dataset_file, got ${quoteValue(value)}`);
   return value;
 }
 
@@ -231,5 +232,5 @@ export function planTriggerSearch(spec: QuerySpecInput): SearchPlan {
 export function checkEventDrivenListing(triggerType: string | undefined, name: string): void {
   if (triggerType === undefined || triggerType === "event_driven") return;
   if (triggerType === "scheduled") throw notFound("scheduled trigger", name);
-  throw invalidArgument("trigger_type", `must be event_driven or scheduled, got '${triggerType}'`);
+  throw invalidArgument("trigger_type", `must be event_driven or scheduled, got ${quoteValue(triggerType)}`);
 }

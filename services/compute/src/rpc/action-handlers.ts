@@ -11,8 +11,11 @@ import {
   type Principal,
   type SearchPlan,
   type ServiceContext,
+  quoteValue,
+  fitPage,
 } from "@hangar/shared";
 import type { ComputeService, UpdateActionRequest } from "@hangar/shared/proto/compute";
+import { ActionSchema } from "@hangar/shared/proto/compute";
 import {
   actionDigest,
   applyParameterChanges,
@@ -68,7 +71,7 @@ export function createActionHandlers(context: ServiceContext): ActionHandlers {
       const parent = req.inherits ? await resolveParent(s.em, orgId, referenceFromProto(req.inherits)) : undefined;
       const definition = composeDefinition(EMPTY_DEFINITION, createChangesFromProto(req), parent);
       const row = newActionRow(caller, orgId, name, definition, req.metadata ?? {}, checkActionTags(req.tags, "tags"));
-      if (!(await s.insert(row))) throw conflict(`name: an action named '${name}' already exists in org '${orgId}'`);
+      if (!(await s.insert(row))) throw conflict(`name: an action named ${quoteValue(name)} already exists in org ${quoteValue(orgId)}`);
       return { action: actionToProto(row) };
     },
 
@@ -139,8 +142,9 @@ export function createActionHandlers(context: ServiceContext): ActionHandlers {
 
   async function pageOf(plan: SearchPlan, scope: ActionScope) {
     const { rows, total } = await store().search(scope, plan);
-    const nextToken = plan.nextTokenOf(rows.length, total);
-    return { items: rows.map(actionToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
+    const items = fitPage(ActionSchema, rows.map(actionToProto));
+    const nextToken = plan.nextTokenOf(items.length, total);
+    return { items, totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
   }
 }
 

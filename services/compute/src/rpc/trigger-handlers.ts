@@ -1,6 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { callerOf, conflict, newId, notFound, readableOrg, requireOrg, requireRunsAs, type KeysetPage, type Principal, type ServiceContext } from "@hangar/shared";
+import { callerOf, conflict, newId, notFound, readableOrg, requireOrg, requireRunsAs, type KeysetPage, type Principal, type ServiceContext, quoteValue, fitPage } from "@hangar/shared";
 import type { ComputeService } from "@hangar/shared/proto/compute";
+import { TriggerSchema } from "@hangar/shared/proto/compute";
 import { adminUserDirectory } from "../admin-user-directory";
 import { dataServiceClients } from "../data-service-clients";
 import { planEvaluationPage } from "../domain/trigger-evaluation";
@@ -48,7 +49,7 @@ export function createTriggerHandlers(context: ServiceContext): TriggerHandlers 
       const now = new Date();
       const by = caller.subject;
       const row: TriggerRow = { ...settings, triggerId: newId("tr"), orgId, name, created: now, createdBy: by, modified: now, modifiedBy: by, serviceUserGrantedBy: by };
-      if (!(await s.insert(row))) throw conflict(`name: a trigger named '${name}' already exists in org '${orgId}'`);
+      if (!(await s.insert(row))) throw conflict(`name: a trigger named ${quoteValue(name)} already exists in org ${quoteValue(orgId)}`);
       return { trigger: triggerToProto(row) };
     },
 
@@ -84,8 +85,9 @@ export function createTriggerHandlers(context: ServiceContext): TriggerHandlers 
       const plan = planTriggerSearch(req.query ?? {});
       if (!orgId) return { items: [], totalCount: 0n };
       const { rows, total } = await store().search(orgId, plan);
-      const nextToken = plan.nextTokenOf(rows.length, total);
-      return { items: rows.map(triggerToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
+      const items = fitPage(TriggerSchema, rows.map(triggerToProto));
+      const nextToken = plan.nextTokenOf(items.length, total);
+      return { items, totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
     },
 
     async listTriggerEvaluations(req, ctx) {

@@ -17,8 +17,9 @@ import {
   TOPICS,
   type Principal,
   type ServiceContext,
+  fitPage,
 } from "@hangar/shared";
-import { DataService, type CreateDatasetIfNotExistsRequest, type CreateDatasetRequest } from "@hangar/shared/proto/data";
+import { DataService, type CreateDatasetIfNotExistsRequest, type CreateDatasetRequest, DatasetSchema } from "@hangar/shared/proto/data";
 import { DatasetChange, DatasetChangedSchema } from "@hangar/shared/proto/events";
 import { checkDatasetName, checkRelationTuple, checkTags, datasetObject, groupPermissions } from "../domain/datasets";
 import { planDatasetSearch, whereOf } from "../domain/dataset-search";
@@ -164,8 +165,9 @@ export function createDatasetHandlers(context: ServiceContext, deleted: () => vo
       const plan = planDatasetSearch(req.query ?? {});
       if (!orgId) return { items: [], totalCount: 0n };
       const { rows, total } = await store().search(orgId, plan);
-      const nextToken = plan.nextTokenOf(rows.length, total);
-      return { items: rows.map(datasetToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
+      const items = fitPage(DatasetSchema, rows.map(datasetToProto));
+      const nextToken = plan.nextTokenOf(items.length, total);
+      return { items, totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
     },
 
     async listDatasetMetadataKeys(_req, ctx) {

@@ -1,4 +1,4 @@
-import { conflict, type EntityManager } from "@hangar/shared";
+import { conflict, type EntityManager, quoteValue } from "@hangar/shared";
 import { AssociationDeletionStore, type DeletedAssociation } from "../store/association-deletion-store";
 import { FileStore } from "../store/file-store";
 import { TreeStore } from "../store/tree-store";
@@ -19,5 +19,5 @@ export async function disposeFiles(em: EntityManager, association: DeletedAssoci
   await files.lockAssociation(keepIn);
   const to = { associationId: keepIn, associationType: "org" };
   const { clash } = await new TreeStore(files).moveAssociation(association.associationId, to, association.requestedBy);
-  if (clash !== null) throw conflict(`keep_configurations: '${clash}' already exists at the root of org '${keepIn}'`);
+  if (clash !== null) throw conflict(`keep_configurations: ${quoteValue(clash)} already exists at the root of org ${quoteValue(keepIn)}`);
 }

@@ -17,9 +17,10 @@ import {
   unauthenticated,
   type Principal,
   type ServiceContext,
+  quoteValue,
 } from "@hangar/shared";
 import { AdminService } from "@hangar/shared/proto/admin";
-import type { DataService } from "@hangar/shared/proto/data";
+import { DeviceSchema, type DataService } from "@hangar/shared/proto/data";
 import { applyMetadataChangeset, checkTags } from "../domain/datasets";
 import { checkDeviceId } from "../domain/devices";
 import type { DeviceRow } from "../store/device-entities";
@@ -82,7 +83,7 @@ export function createDeviceHandlers(context: ServiceContext, deleted: () => voi
           modified: now,
           modifiedBy: caller.subject,
         };
-        if (!(await store.insertDevice(device))) throw conflict(`device_id: a device '${deviceId}' already exists in org '${orgId}'`);
+        if (!(await store.insertDevice(device))) throw conflict(`device_id: a device ${quoteValue(deviceId)} already exists in org ${quoteValue(orgId)}`);
         return device;
       });
       return { device: deviceToProto(row) };
@@ -128,7 +129,7 @@ export function createDeviceHandlers(context: ServiceContext, deleted: () => voi
     async listOrgDevices(req, ctx) {
       const orgId = memberOrg(callerOf(ctx), req.orgId);
       const page = planKeysetPage(req.pageSize, req.pageToken, `devices:${orgId}`);
-      return pageToProto(await fork().listDevices({ orgId }, page), page, deviceToProto);
+      return pageToProto(await fork().listDevices({ orgId }, page), page, DeviceSchema, deviceToProto);
     },
 
     async listDeviceTokens(req, ctx) {
@@ -142,7 +143,7 @@ export function createDeviceHandlers(context: ServiceContext, deleted: () => voi
       // The device stays locked until the token exists, so that a concurrent delete revokes it.
       return fork().em.transactional(async (em) => {
         const row = await load(new DeviceStore(em), caller, req.deviceId, true);
-        if (!administers(caller, row.orgId)) throw unauthenticated(`creating a device's tokens in org '${row.orgId}' needs the owner or admin role`);
+        if (!administers(caller, row.orgId)) throw unauthenticated(`creating a device's tokens in org ${quoteValue(row.orgId)} needs the owner or admin role`);
         const { token } = await admin(row.orgId).createDeviceUserToken({
           orgId: row.orgId,
           deviceUserId: deviceUserId(row.universalDeviceId),

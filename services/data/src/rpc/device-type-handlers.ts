@@ -1,6 +1,6 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { callerOf, conflict, memberOrg, newId, notFound, nullableString, planKeysetPage, readableOrg, requireOrg, type Principal, type ServiceContext } from "@hangar/shared";
-import type { DataService } from "@hangar/shared/proto/data";
+import { callerOf, conflict, memberOrg, newId, notFound, nullableString, planKeysetPage, readableOrg, requireOrg, type Principal, type ServiceContext, quoteValue } from "@hangar/shared";
+import { DeviceSchema, DeviceTypeSchema, type DataService } from "@hangar/shared/proto/data";
 import { applyMetadataChangeset, checkTags } from "../domain/datasets";
 import { checkDeviceTypeName } from "../domain/devices";
 import type { DeviceTypeRow } from "../store/device-entities";
@@ -76,7 +76,7 @@ export function createDeviceTypeHandlers(context: ServiceContext, deleted: () =>
         // Locked first: a device taking the type on meanwhile waits, then finds it gone.
         const row = await load(store, caller, req.deviceTypeId, "update");
         const devices = await store.deviceCount(row.deviceTypeId);
-        if (devices > 0) throw conflict(`device type '${row.deviceTypeId}' is the type of ${devices} device(s); change or delete them first`);
+        if (devices > 0) throw conflict(`device type ${quoteValue(row.deviceTypeId)} is the type of ${devices} device(s); change or delete them first`);
         await disposeFiles(em, { associationId: row.deviceTypeId, associationType: "device_type", orgId: row.orgId, requestedBy: caller.subject });
         store.remove(row);
       });
@@ -88,13 +88,13 @@ export function createDeviceTypeHandlers(context: ServiceContext, deleted: () =>
       const store = fork();
       const row = await load(store, callerOf(ctx), req.deviceTypeId);
       const page = planKeysetPage(req.pageSize, req.pageToken, `device-type:${row.deviceTypeId}`);
-      return pageToProto(await store.listDevices({ deviceTypeId: row.deviceTypeId }, page), page, deviceToProto);
+      return pageToProto(await store.listDevices({ deviceTypeId: row.deviceTypeId }, page), page, DeviceSchema, deviceToProto);
     },
 
     async listDeviceTypes(req, ctx) {
       const orgId = memberOrg(callerOf(ctx), req.orgId);
       const page = planKeysetPage(req.pageSize, req.pageToken, `device-types:${orgId}`);
-      return pageToProto(await fork().listTypes(orgId, page), page, ({ type, deviceCount }) => deviceTypeToProto(type, deviceCount));
+      return pageToProto(await fork().listTypes(orgId, page), page, DeviceTypeSchema, ({ type, deviceCount }) => deviceTypeToProto(type, deviceCount));
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { callerOf, invalidArgument, newId, notFound, readableOrg, type ServiceContext } from "@hangar/shared";
+import { callerOf, invalidArgument, newId, notFound, readableOrg, type ServiceContext, quoteValue } from "@hangar/shared";
 import type { DataService } from "@hangar/shared/proto/data";
 import type { ArchiveEntry } from "../archive";
 import { keyOfUri, type ObjectStore } from "../object-store/object-store";
@@ -100,7 +100,7 @@ async function exportEntries(store: ExportStore, orgId: string, nodeIds: string[
   const files = new Map<string, FsNodeRow>();
   for (const [i, id] of nodeIds.entries()) {
     const node = byId.get(id);
-    if (!node) throw invalidArgument(`node_ids[${i}]`, `file or directory '${id}' not found`);
+    if (!node) throw invalidArgument(`node_ids[${i}]`, `file or directory ${quoteValue(id)} not found`);
     const below = node.fsType === "directory" ? await store.filesBelow(node) : [node];
     for (const file of below) files.set(file.nodeId, file);
   }

@@ -19,8 +19,11 @@ import {
   TOPICS,
   type Principal,
   type ServiceContext,
+  quoteValue,
+  fitPage,
 } from "@hangar/shared";
 import type { DataService } from "@hangar/shared/proto/data";
+import { FileSchema } from "@hangar/shared/proto/data";
 import { FileChangedSchema } from "@hangar/shared/proto/events";
 import { checkTags } from "../domain/datasets";
 import { checkRelativePath } from "../domain/paths";
@@ -84,7 +87,7 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
       const caller = callerOf(ctx);
       const store = fork();
       const file = await loadFile(store, caller, req.fileId);
-      if (file.status !== "available") throw badRequest(`file '${req.fileId}' is still being uploaded`);
+      if (file.status !== "available") throw badRequest(`file ${quoteValue(req.fileId)} is still being uploaded`);
       store.snapshot(file);
       const description = nullableString(req.description, "description");
       if (description !== undefined) file.description = description;
@@ -121,7 +124,7 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
 
     async getSignedUrl(req, ctx) {
       const file = await loadFile(fork(), callerOf(ctx), req.fileId);
-      if (file.status !== "available" || !file.uri) throw badRequest(`file '${req.fileId}' is still being uploaded`);
+      if (file.status !== "available" || !file.uri) throw badRequest(`file ${quoteValue(req.fileId)} is still being uploaded`);
       const url = await objects.presignGet(keyOfUri(file.uri), {
         expiresInSeconds: CREDENTIALS_TTL_SECONDS,
         ...(req.overrideContentDisposition ? { contentDisposition: req.overrideContentDisposition } : {}),
@@ -153,8 +156,9 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
         },
         inherited,
       );
-      const nextToken = offset + rows.length < total ? encodePageToken(offset + rows.length, fingerprint) : undefined;
-      return { items: rows.map(fileToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
+      const items = fitPage(FileSchema, rows.map(fileToProto));
+      const nextToken = offset + items.length < total ? encodePageToken(offset + items.length, fingerprint) : undefined;
+      return { items, totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
     },
   };
 }

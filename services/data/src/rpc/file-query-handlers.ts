@@ -1,6 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { callerOf, readableOrg, type ServiceContext } from "@hangar/shared";
+import { callerOf, readableOrg, type ServiceContext, fitPage } from "@hangar/shared";
 import type { DataService } from "@hangar/shared/proto/data";
+import { FileSchema } from "@hangar/shared/proto/data";
 import { TOTAL_COUNT_CAP, planFileCount, planFileSearch } from "../domain/file-search";
 import { FileSearchStore } from "../store/file-search-store";
 import { fileToProto } from "./file-mappers";
@@ -21,9 +22,10 @@ export function createFileQueryHandlers(context: ServiceContext): FileQueryHandl
       const plan = planFileSearch(req.query ?? {});
       if (!orgId) return { items: [], totalCount: 0n };
       const { rows, hasMore, total } = await store().search(orgId, plan, TOTAL_COUNT_CAP);
-      const nextToken = plan.nextToken(rows.length, hasMore);
+      const items = fitPage(FileSchema, rows.map(fileToProto));
+      const nextToken = plan.nextToken(items.length, hasMore || items.length < rows.length);
       return {
-        items: rows.map(fileToProto),
+        items,
         ...(total !== undefined ? { totalCount: BigInt(total) } : {}),
         ...(nextToken ? { nextToken } : {}),
       };

@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { callerOf, conflict, invalidArgument, notFound, readableOrg, requireOrg, type ServiceContext } from "@hangar/shared";
+import { callerOf, conflict, invalidArgument, notFound, readableOrg, requireOrg, type ServiceContext, quoteValue } from "@hangar/shared";
 import type { DataService, LinkFileRequest } from "@hangar/shared/proto/data";
 import { checkRelativePath } from "../domain/paths";
 import type { ObjectStore } from "../object-store/object-store";
@@ -71,7 +71,7 @@ async function linkOne(store: FileStore, orgId: string, req: LinkFileRequest, ac
   const target = await linkTarget(store, orgId, req);
   const path = req.relativePath === undefined ? target.relativePath : checkRelativePath(req.relativePath, "relative_path");
   await store.lockAssociation(dataset.datasetId);
-  if (await store.findAvailableAtPath(dataset.datasetId, path)) throw conflict(`relative_path: '${path}' already exists`);
+  if (await store.findAvailableAtPath(dataset.datasetId, path)) throw conflict(`relative_path: ${quoteValue(path)} already exists`);
   await checkAncestors(store, dataset.datasetId, path, "relative_path");
   const now = new Date();
   const file: FsNodeRow = {
@@ -96,7 +96,7 @@ async function linkTarget(store: FileStore, orgId: string, req: LinkFileRequest)
   const file = await store.findNode(orgId, req.targetFileId);
   if (!file || file.fsType !== "file") throw notFound("file", req.targetFileId);
   if (req.targetVersion === undefined || String(req.targetVersion) === file.version) {
-    if (file.status !== "available" || !file.uri) throw invalidArgument("target_file_id", `file '${req.targetFileId}' is still being uploaded`);
+    if (file.status !== "available" || !file.uri) throw invalidArgument("target_file_id", `file ${quoteValue(req.targetFileId)} is still being uploaded`);
     return file;
   }
   const earlier = await store.version(file.nodeId, req.targetVersion);

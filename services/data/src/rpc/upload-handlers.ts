@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { callerOf, conflict, invalidArgument, notFound, readableOrg, requireOrg, type Principal, type ServiceContext } from "@hangar/shared";
+import { callerOf, conflict, invalidArgument, notFound, readableOrg, requireOrg, type Principal, type ServiceContext, quoteValue } from "@hangar/shared";
 import type { DataService } from "@hangar/shared/proto/data";
 import { checkRelativePath } from "../domain/paths";
 import type { AccessMode, ObjectStore } from "../object-store/object-store";
@@ -86,7 +86,7 @@ export function createUploadHandlers(context: ServiceContext, objects: ObjectSto
         const byUri = new Map(items.map((item) => [`s3://${objects.location.bucket}/${item.objectKey}`, item]));
         const marked = req.manifestItems.map((uri, i) => {
           const item = byUri.get(uri);
-          if (!item) throw invalidArgument(`manifest_items[${i}]`, `'${uri}' is not in the transaction's manifest`);
+          if (!item) throw invalidArgument(`manifest_items[${i}]`, `${quoteValue(uri)} is not in the transaction's manifest`);
           return item;
         });
         const fresh = marked.filter((item, i) => !item.uploaded && marked.indexOf(item) === i);
@@ -116,8 +116,8 @@ export function createUploadHandlers(context: ServiceContext, objects: ObjectSto
         const objectKeys: string[] = [];
         for (const [i, id] of req.transactionIds.entries()) {
           const transaction = await store.transaction(orgId, id);
-          if (!transaction) throw invalidArgument(`transaction_ids[${i}]`, `upload transaction '${id}' not found`);
-          if (transaction.status === "completed") throw conflict(`upload transaction '${id}' is already completed`);
+          if (!transaction) throw invalidArgument(`transaction_ids[${i}]`, `upload transaction ${quoteValue(id)} not found`);
+          if (transaction.status === "completed") throw conflict(`upload transaction ${quoteValue(id)} is already completed`);
           if (transaction.status === "aborted") continue;
           transaction.status = "aborted";
           for (const item of await store.items(id)) {
@@ -154,12 +154,12 @@ export function createUploadHandlers(context: ServiceContext, objects: ObjectSto
 /** An open transaction of the caller's org (completed or aborted ones are a 409), locked with `lock`. */
 async function openOf(store: FileStore, caller: Principal, transactionId: string, lock = false): Promise<UploadTransactionRow> {
   const transaction = await loadTransaction(store, requireOrg(caller), transactionId, lock);
-  if (transaction.status !== "open") throw conflict(`upload transaction '${transactionId}' is already completed`);
+  if (transaction.status !== "open") throw conflict(`upload transaction ${quoteValue(transactionId)} is already completed`);
   return transaction;
 }
 
 function parseMode(mode: string | undefined): AccessMode {
   if (mode === undefined || mode === "" || mode === "ReadOnly") return "ReadOnly";
   if (mode === "ReadWrite") return "ReadWrite";
-  throw invalidArgument("mode", `must be ReadOnly or ReadWrite, got '${mode}'`);
+  throw invalidArgument("mode", `must be ReadOnly or ReadWrite, got ${quoteValue(mode)}`);
 }

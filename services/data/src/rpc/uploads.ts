@@ -1,6 +1,6 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampNow } from "@bufbuild/protobuf/wkt";
-import { badRequest, conflict, invalidArgument, newId, notFound, recordEvent, TOPICS, type Principal } from "@hangar/shared";
+import { badRequest, conflict, invalidArgument, newId, notFound, recordEvent, TOPICS, type Principal, quoteValue } from "@hangar/shared";
 import { UploadCompletedSchema } from "@hangar/shared/proto/events";
 import type { Association } from "@hangar/shared/proto/data";
 import { checkRelativePath } from "../domain/paths";
@@ -54,7 +54,7 @@ export async function openTransaction(
   const items: UploadItemRow[] = [];
   for (const [rawPath, size] of entries) {
     const path = checkRelativePath(rawPath, `${input.field}.${rawPath}`);
-    if (seen.has(path)) throw invalidArgument(`${input.field}.${rawPath}`, `names the same path as another entry ('${path}')`);
+    if (seen.has(path)) throw invalidArgument(`${input.field}.${rawPath}`, `names the same path as another entry (${quoteValue(path)})`);
     seen.add(path);
     if (size < 0n) throw invalidArgument(`${input.field}.${rawPath}`, "size must not be negative");
     const existing = await store.findAvailableAtPath(input.associationId, path);
@@ -94,7 +94,7 @@ function pendingFile(tx: UploadTransactionRow, fileId: string, path: string, siz
 export async function loadTransaction(store: FileStore, orgId: string, transactionId: string, lock = false): Promise<UploadTransactionRow> {
   const transaction = await store.transaction(orgId, transactionId, lock);
   if (!transaction) throw notFound("upload transaction", transactionId);
-  if (transaction.status === "aborted") throw conflict(`upload transaction '${transactionId}' was aborted`);
+  if (transaction.status === "aborted") throw conflict(`upload transaction ${quoteValue(transactionId)} was aborted`);
   return transaction;
 }
 
@@ -106,9 +106,9 @@ export async function checkUploaded(objects: ObjectStore, items: UploadItemRow[]
   const heads = await mapConcurrently(items, HEAD_CONCURRENCY, (item) => objects.head(item.objectKey));
   items.forEach((item, i) => {
     const head = heads[i];
-    if (!head) throw invalidArgument(field(item), `'${item.relativePath}' has not been uploaded`);
+    if (!head) throw invalidArgument(field(item), `${quoteValue(item.relativePath)} has not been uploaded`);
     if (head.size !== Number(item.size)) {
-      throw invalidArgument(field(item), `'${item.relativePath}' is ${head.size} bytes but the manifest says ${item.size}`);
+      throw invalidArgument(field(item), `${quoteValue(item.relativePath)} is ${head.size} bytes but the manifest says ${item.size}`);
     }
   });
 }
@@ -146,7 +146,7 @@ export async function makeAvailable(store: FileStore, transaction: UploadTransac
     const uri = s3Uri(bucket, item.objectKey);
     const current = atPath.get(item.relativePath) ?? null;
     const pending = current?.nodeId === item.fileId ? null : (byId.get(item.fileId) ?? null);
-    if (current?.fsType === "directory") throw conflict(`'${item.relativePath}' is a directory`);
+    if (current?.fsType === "directory") throw conflict(`${quoteValue(item.relativePath)} is a directory`);
     if (current) {
       store.snapshot(current);
       Object.assign(current, { uri, size: item.size, version: String(BigInt(current.version) + 1n), uploadId: transaction.transactionId, modified: now, modifiedBy: actor });
@@ -158,7 +158,7 @@ export async function makeAvailable(store: FileStore, transaction: UploadTransac
       Object.assign(pending, { status: "available", uri, size: item.size, modified: now, modifiedBy: actor });
       files.push(pending);
     } else {
-      throw badRequest(`the file of '${item.relativePath}' no longer exists`);
+      throw badRequest(`the file of ${quoteValue(item.relativePath)} no longer exists`);
     }
     item.uploaded = true;
   }

@@ -1,5 +1,5 @@
 import { FlushMode, LockMode } from "@mikro-orm/core";
-import { conflict, newId, notFound, queryPrepared, sql, textArrayLiteral, type EntityManager, type Orm, type SqlFragment } from "@hangar/shared";
+import { conflict, newId, notFound, queryPrepared, sql, textArrayLiteral, type EntityManager, type Orm, type SqlFragment, quoteValue } from "@hangar/shared";
 import { ancestorDirectories } from "../domain/paths";
 import {
   FileVersion,
@@ -138,7 +138,7 @@ export class FileStore {
       // No flush first: directories created earlier in this unit of work are in the cache, and a
       // flush per lookup makes a large upload's completion quadratic in its file count.
       const existing = await this.em.findOne(FsNode, { associationId: file.associationId, relativePath: dirPath, status: "available" }, { flushMode: FlushMode.COMMIT });
-      if (existing?.fsType === "file") throw conflict(`'${dirPath}' is a file, so it cannot hold '${file.relativePath}'`);
+      if (existing?.fsType === "file") throw conflict(`${quoteValue(dirPath)} is a file, so it cannot hold ${quoteValue(file.relativePath)}`);
       const dir: FsNodeRow = existing ?? directoryNode(file, dirPath, parentId, actor, now);
       if (!existing) this.addNode(dir);
       this.directories.set(cacheKey, dir.nodeId);

@@ -1,4 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
+import { quoteValue } from "./quote";
 
 /**
  * The platform has one error type, ConnectError; these factories give each failure the code
@@ -15,7 +16,7 @@ export function badRequest(message: string): ConnectError {
 
 /** An addressed resource that does not exist or that the caller may not see. */
 export function notFound(what: string, id: string): ConnectError {
-  return new ConnectError(`${what} '${id}' not found`, Code.NotFound);
+  return new ConnectError(`${what} ${quoteValue(id)} not found`, Code.NotFound);
 }
 
 /** A write that conflicts with existing state (duplicate name, resource in use). */

@@ -30,6 +30,7 @@ export { joinSql, rawSql, sql, type SqlFragment } from "./sql-fragment";
 export { DEFAULT_LIMIT, MAX_LIMIT, resolveLimit } from "./resolve-limit";
 export { decodePageToken, encodePageToken, queryFingerprint, type QueryShape } from "./page-token";
 export { planKeysetPage, type KeysetPage } from "./keyset-page";
+export { PAGE_BUDGET_BYTES, fitPage, fittingCount, protobufSize } from "./fit-page";
 export { conditionOfValue, planSearch, type QuerySpecInput, type SearchPlan, type SearchTarget } from "./plan-search";
 export { isDecimalString, normalizeIsoTimestamp, parseIsoTimestamp } from "./value-formats";
-export { globToRegex, matchesAnyGlob } from "./glob";
+export { MAX_PATTERN_CHARS, MAX_PATTERN_WILDCARDS, globToRegex, matchesAnyGlob } from "./glob";
