@@ -13,6 +13,7 @@ import {
 } from "@connectrpc/connect";
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import { frameGrpcMessage, unframeGrpcMessage } from "./grpc-message";
+import { headerText, plainHeaders, requestHeaders } from "./http2-headers";
 
 /** A unary method as a service registered it. */
 interface UnaryMethod {
@@ -191,8 +192,8 @@ class UnaryGrpcCall {
     this.settle();
     if (this.stream.closed) return;
     const framed = frameGrpcMessage(toBinary(this.spec.method.output, response.message));
-    this.stream.respond({ ...plain(response.header), ":status": 200, "content-type": "application/grpc+proto" }, { waitForTrailers: true });
-    this.stream.once("wantTrailers", () => this.stream.sendTrailers({ ...plain(response.trailer), "grpc-status": "0" }));
+    this.stream.respond({ ...plainHeaders(response.header), ":status": 200, "content-type": "application/grpc+proto" }, { waitForTrailers: true });
+    this.stream.once("wantTrailers", () => this.stream.sendTrailers({ ...plainHeaders(response.trailer), "grpc-status": "0" }));
     this.stream.end(framed);
   }
 
@@ -203,7 +204,7 @@ class UnaryGrpcCall {
     this.abort(error);
     if (this.stream.closed || this.stream.headersSent) return;
     const status = setTrailerStatus(new Headers(error.metadata), error);
-    this.stream.respond({ ...plain(status), ":status": 200, "content-type": "application/grpc+proto" }, { endStream: true });
+    this.stream.respond({ ...plainHeaders(status), ":status": 200, "content-type": "application/grpc+proto" }, { endStream: true });
   }
 
   private settle(): void {
@@ -214,26 +215,4 @@ class UnaryGrpcCall {
   private abort(reason: ConnectError): void {
     if (!this.controller.signal.aborted) this.controller.abort(reason);
   }
-}
-
-function headerText(value: string | string[] | undefined): string | null {
-  return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
-}
-
-/** The request's metadata (pseudo-headers left out) as WHATWG Headers, as Connect hands them to handlers. */
-function requestHeaders(headers: IncomingHttpHeaders): Headers {
-  const out = new Headers();
-  for (const name of Object.keys(headers)) {
-    if (name.charCodeAt(0) === 58 /* ":" */) continue;
-    const value = headers[name];
-    if (Array.isArray(value)) for (const item of value) out.append(name, item);
-    else if (value !== undefined) out.append(name, value);
-  }
-  return out;
-}
-
-function plain(headers: Headers): Record<string, string> {
-  const out: Record<string, string> = {};
-  headers.forEach((value, name) => (out[name] = value));
-  return out;
 }
