@@ -1,0 +1,61 @@
+/** How a connection proves it is alive. */
+export interface KeepaliveOptions {
+  /** Silence, in ms, after which a PING is sent; 0 turns keepalive off. */
+  intervalMs: number;
+  /** How long, in ms, a PING may go unanswered before the connection counts as dead. */
+  timeoutMs: number;
+}
+
+/**
+ * Notices a peer that vanished without closing the socket (a pod killed, a node lost, a NAT entry
+ * dropped): TCP alone would wait for its retransmission timeout, minutes. After `intervalMs` in
+ * which nothing arrived, and whenever the owner asks (`probe`, e.g. when a call times out), it sends
+ * a PING; an ack not back within `timeoutMs` reports the connection dead.
+ */
+export class Keepalive {
+  private received = false;
+  private sent = 0;
+  private outstanding: Buffer | undefined;
+  private ackTimer: NodeJS.Timeout | undefined;
+  private readonly interval: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly options: KeepaliveOptions,
+    private readonly sendPing: (payload: Buffer) => void,
+    private readonly onDead: (reason: string) => void,
+  ) {
+    if (options.intervalMs > 0) this.interval = setInterval(this.tick, options.intervalMs).unref();
+  }
+
+  /** Bytes arrived from the peer: the connection was alive a moment ago. */
+  noteReceived(): void {
+    this.received = true;
+  }
+
+  /** Sends a PING now, unless one is already waiting for its ack. */
+  probe(): void {
+    if (this.outstanding !== undefined || this.options.intervalMs <= 0) return;
+    const payload = Buffer.alloc(8);
+    payload.writeUInt32BE(++this.sent, 4);
+    this.outstanding = payload;
+    this.sendPing(payload);
+    this.ackTimer = setTimeout(() => this.onDead(`no PING ack within ${this.options.timeoutMs} ms`), this.options.timeoutMs).unref();
+  }
+
+  /** A PING ack arrived; one that answers the outstanding PING clears it. */
+  onAck(payload: Buffer): void {
+    if (this.outstanding === undefined || !payload.equals(this.outstanding)) return;
+    this.outstanding = undefined;
+    clearTimeout(this.ackTimer);
+  }
+
+  stop(): void {
+    clearInterval(this.interval);
+    clearTimeout(this.ackTimer);
+  }
+
+  private readonly tick = (): void => {
+    if (!this.received) this.probe();
+    this.received = false;
+  };
+}
