@@ -10,7 +10,8 @@ export interface KeepaliveOptions {
  * Notices a peer that vanished without closing the socket (a pod killed, a node lost, a NAT entry
  * dropped): TCP alone would wait for its retransmission timeout, minutes. After `intervalMs` in
  * which nothing arrived, and whenever the owner asks (`probe`, e.g. when a call times out), it sends
- * a PING; an ack not back within `timeoutMs` reports the connection dead.
+ * a PING; when neither its ack nor anything else arrives within `timeoutMs`, the connection is dead
+ * (as in gRPC's keepalive: a busy peer's ack may queue behind the data it is sending).
  */
 export class Keepalive {
   private received = false;
@@ -38,8 +39,9 @@ export class Keepalive {
     const payload = Buffer.alloc(8);
     payload.writeUInt32BE(++this.sent, 4);
     this.outstanding = payload;
+    this.received = false;
     this.sendPing(payload);
-    this.ackTimer = setTimeout(() => this.onDead(`no PING ack within ${this.options.timeoutMs} ms`), this.options.timeoutMs).unref();
+    this.ackTimer = setTimeout(this.expire, this.options.timeoutMs).unref();
   }
 
   /** A PING ack arrived; one that answers the outstanding PING clears it. */
@@ -54,7 +56,13 @@ export class Keepalive {
     clearTimeout(this.ackTimer);
   }
 
+  private readonly expire = (): void => {
+    if (!this.received) return this.onDead(`nothing received within ${this.options.timeoutMs} ms of a PING`);
+    this.outstanding = undefined;
+  };
+
   private readonly tick = (): void => {
+    if (this.outstanding !== undefined) return;
     if (!this.received) this.probe();
     this.received = false;
   };
