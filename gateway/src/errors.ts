@@ -32,6 +32,11 @@ export function httpStatusOf(code: Code): number {
 /** Written when even the error body cannot be built, so a client always gets the envelope. */
 const FALLBACK_BODY = '{"error":{"error_code":500,"message":"internal error","stack_trace":""}}';
 
+/** The error envelope's JSON text, for writers without a ServerResponse (a request Node's parser refused). */
+export function errorEnvelope(status: number, message: string, stackTrace = ""): string {
+  return JSON.stringify({ error: { error_code: status, message, stack_trace: stackTrace } });
+}
+
 /**
  * Writes the error envelope `{error: {error_code, message, stack_trace}}`. `error_code` repeats the
  * HTTP status (`status` overrides the one of the error code, for HTTP-only failures such as 405).
@@ -43,13 +48,7 @@ export function writeError(res: ServerResponse, error: unknown, development: boo
   let body: string;
   try {
     const internal = status >= 500 && !(error instanceof ConnectError);
-    body = JSON.stringify({
-      error: {
-        error_code: status,
-        message: internal ? "internal error" : connectError.rawMessage,
-        stack_trace: development && error instanceof Error ? (error.stack ?? "") : "",
-      },
-    });
+    body = errorEnvelope(status, internal ? "internal error" : connectError.rawMessage, development && error instanceof Error ? (error.stack ?? "") : "");
   } catch {
     body = FALLBACK_BODY;
   }

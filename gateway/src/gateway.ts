@@ -1,5 +1,5 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { create, type DescMethodUnary, type Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { SpanKind, SpanStatusCode, context, trace, type Context, type Span } from "@opentelemetry/api";
@@ -7,6 +7,7 @@ import { createPrincipalSigner, PRINCIPAL_HEADER, tracer, type Logger, type Prin
 import { AdminService, AuthenticateTokenRequestSchema, ResolveUserRequestSchema } from "@hangar/shared/proto/admin";
 import type { GrpcUnaryClient } from "./grpc-unary-client";
 import { createAuthenticator, type Authenticator } from "./auth";
+import { answerClientError, MAX_HEADER_BYTES } from "./client-error";
 import { writeError } from "./errors";
 import { readIdentityHeaders } from "./headers";
 import { buildRouteTable, type Route } from "./routes";
@@ -63,7 +64,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     ttlMs: options.authCacheTtlMs,
   });
   const handle = createHandler({ ...options, router, upstreams, authenticate, sign });
-  const server = http.createServer((req, res) => void handle(req, res));
+  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => void handle(req, res));
+  server.on("clientError", (error, socket) => answerClientError(error, socket as Socket));
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
