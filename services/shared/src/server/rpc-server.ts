@@ -5,7 +5,7 @@ import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
 import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
 import { createPrincipalVerifier, principalKey, PRINCIPAL_HEADER } from "../auth";
 import { extractTraceContext, tracer, type Logger } from "../telemetry";
-import { recordingRouter, serveUnaryGrpc, type UnaryMethods } from "./unary-grpc";
+import { MAX_REQUEST_BYTES, recordingRouter, serveUnaryGrpc, type UnaryMethods } from "./unary-grpc";
 import { serveUniversal, type UniversalHandlers } from "./universal-stream";
 
 /**
@@ -40,6 +40,11 @@ export interface RpcServerOptions {
   /** Key that verifies the gateway-signed principal on every call. */
   internalAuthSecret: string;
   logger: Logger;
+  /**
+   * Serve plain unary gRPC calls on the fast path (`serveUnaryGrpc`; default true). Off, Connect's
+   * handler serves every call: for comparing the two (unary-grpc-parity.spec.ts), not for production.
+   */
+  unaryFastPath?: boolean;
 }
 
 /** A running RPC server. */
@@ -59,13 +64,15 @@ export interface RpcServer {
 export async function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
   const interceptors = [traceCalls(options.name), normalizeErrors(options.logger), verifyCaller(options.internalAuthSecret)];
   const unary: UnaryMethods = new Map();
-  const router = createConnectRouter({ interceptors, acceptCompression: [compressionGzip, compressionBrotli] });
+  // The same request size limit on both paths (Connect's own default is 4 GiB).
+  const router = createConnectRouter({ interceptors, acceptCompression: [compressionGzip, compressionBrotli], readMaxBytes: MAX_REQUEST_BYTES });
   options.routes(recordingRouter(router, unary));
   const handlers: UniversalHandlers = new Map(router.handlers.map((handler) => [handler.requestPath, handler]));
   const server = http2.createServer(TRUSTED_PEER_LIMITS);
   // Plain unary gRPC calls take the fast path; everything else goes to Connect's handlers.
+  const fastPath = options.unaryFastPath ?? true;
   server.on("stream", (stream, headers) => {
-    if (!serveUnaryGrpc(stream, headers, unary, interceptors)) serveUniversal(stream, headers, handlers);
+    if (!fastPath || !serveUnaryGrpc(stream, headers, unary, interceptors)) serveUniversal(stream, headers, handlers);
   });
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {

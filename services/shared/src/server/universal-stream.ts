@@ -1,4 +1,5 @@
 import { constants, type IncomingHttpHeaders, type ServerHttp2Stream } from "node:http2";
+import { PassThrough } from "node:stream";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { UniversalHandler, UniversalServerResponse } from "@connectrpc/connect/protocol";
 import { headerText, plainHeaders, requestHeaders } from "./http2-headers";
@@ -28,7 +29,9 @@ export function serveUniversal(stream: ServerHttp2Stream, headers: IncomingHttpH
     method: headers[":method"] ?? "",
     url: `http://${headerText(headers[":authority"]) ?? "localhost"}${path}`,
     header: requestHeaders(headers),
-    body: stream,
+    // Through a pipe: a handler that stops reading early (a malformed message) ends its iteration,
+    // which destroys what it iterates, and the stream itself must live on to carry the error.
+    body: stream.pipe(new PassThrough()),
     signal: controller.signal,
   };
   handler(request)
@@ -52,6 +55,10 @@ async function writeResponse(stream: ServerHttp2Stream, response: UniversalServe
     stream.end();
   } finally {
     await body?.return?.();
+    // A handler that answered before reading the whole request (one over the size limit) left the
+    // rest unread: drop it, or the client, blocked by flow control, never finishes the call.
+    stream.unpipe();
+    stream.resume();
   }
 }
 
