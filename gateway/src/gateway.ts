@@ -6,6 +6,7 @@ import { SpanKind, SpanStatusCode, context, trace, type Context, type Span } fro
 import { createPrincipalSigner, PRINCIPAL_HEADER, tracer, type Logger, type Principal, type ServiceName } from "@hangar/shared";
 import { AdminService, AuthenticateTokenRequestSchema, ResolveUserRequestSchema } from "@hangar/shared/proto/admin";
 import type { GrpcUnaryClient } from "./grpc-unary-client";
+import type { SessionOptions } from "./h2/session";
 import { createAuthenticator, type Authenticator } from "./auth";
 import { answerClientError, MAX_HEADER_BYTES } from "./client-error";
 import { writeError } from "./errors";
@@ -34,6 +35,8 @@ export interface GatewayOptions {
   onServed?: (route: Route, status: number) => void;
   /** Largest accepted request body (default 16 MiB). */
   maxBodyBytes?: number;
+  /** The upstream connections' keepalive and reset budget (defaults: `SessionOptions`). */
+  upstreamConnection?: SessionOptions;
 }
 
 /** A running gateway. */
@@ -51,7 +54,7 @@ export interface Gateway {
  */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { router, routes } = buildRouteTable(Object.values(SERVICES));
-  const upstreams = createUpstreams(options.upstreams);
+  const upstreams = createUpstreams(options.upstreams, options.upstreamConnection);
   const gatewayPrincipal: Principal = { kind: "service", subject: "gateway", memberships: [], isSystemAdmin: false };
   const admin = upstreams.get(AdminService.typeName)!;
   const sign = createPrincipalSigner(options.internalAuthSecret);
