@@ -176,7 +176,11 @@ export class H2ClientSession {
     } else {
       this.open(pending);
     }
-    return { cancel: () => this.cancel(pending), probe: () => this.keepalive.probe() };
+    return { cancel: () => this.cancel(pending), probe: () => this.probe() };
+  }
+
+  private probe(): void {
+    if (!this.closed) this.keepalive.probe();
   }
 
   /** Ends the connection gracefully: no new streams, open ones finish first. */
