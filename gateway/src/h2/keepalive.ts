@@ -1,6 +1,6 @@
 /** How a connection proves it is alive. */
 export interface KeepaliveOptions {
-  /** Silence, in ms, after which a PING is sent; 0 turns keepalive off. */
+  /** The check's period, in ms: a PING goes out at the first check that finds the whole period silent; 0 turns keepalive off. */
   intervalMs: number;
   /** How long, in ms, a PING may go unanswered before the connection counts as dead. */
   timeoutMs: number;
