@@ -348,13 +348,17 @@ test("a slow service is not taken for a dead one: keepalive PINGs are answered w
   await withServer(
     (stream) => {
       stream.on("data", () => {});
-      stream.on("end", () => setTimeout(() => respond(stream, reply, { "grpc-status": "0" }), 600));
+      stream.on("end", () => setTimeout(() => respond(stream, reply, { "grpc-status": "0" }), 1_500));
     },
-    async (url) => {
-      const client = createGrpcUnaryClient(url, { keepaliveIntervalMs: 50, keepaliveTimeoutMs: 100 });
+    async (url, server) => {
+      let pings = 0;
+      server.on("session", (session) => session.on("ping", () => pings++));
+      // Many PINGs while the call runs, each given enough time to be answered on a loaded machine.
+      const client = createGrpcUnaryClient(url, { keepaliveIntervalMs: 50, keepaliveTimeoutMs: 500 });
       const response = await client.call(DataService.method.getDataset, request(), { ...options, timeoutMs: 30_000 });
       client.close();
       expect(response.dataset?.datasetId).toBe("ds_1");
+      expect(pings).toBeGreaterThan(0);
     },
   );
 });
