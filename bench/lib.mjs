@@ -106,6 +106,11 @@ export function cpuSpent(before, after, requests) {
   return Object.fromEntries(Object.keys(before).map((key) => [key, ((after[key] - before[key]) * 1000) / requests]));
 }
 
+/** CPU time (ms) a whole process (every thread) has consumed so far; Linux only: read from /proc. */
+export function processCpuMs(pid) {
+  return (readStat(`/proc/${pid}/stat`).ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
 /** Name and utime+stime ticks from a /proc stat file (with waited-for children's when asked). */
 function readStat(path, withChildren = false) {
   let text;

@@ -37,10 +37,17 @@ const RETRY_AFTER_SECONDS = "1";
 const FALLBACK_BODY = '{"error":{"error_code":500,"message":"internal error","stack_trace":""}}';
 
 /**
+ * The error envelope's JSON text, its message capped (capMessage) whatever raised it; also for
+ * writers without a ServerResponse (a request Node's parser refused).
+ */
+export function errorEnvelope(status: number, message: string, stackTrace = ""): string {
+  return JSON.stringify({ error: { error_code: status, message: capMessage(message), stack_trace: stackTrace } });
+}
+
+/**
  * Writes the error envelope `{error: {error_code, message, stack_trace}}`. `error_code` repeats the
  * HTTP status (`status` overrides the one of the error code, for HTTP-only failures such as 405).
- * Stack traces are shown only in development mode; messages are capped (capMessage) whatever raised
- * them. A 503 carries `Retry-After`, as clients retry it.
+ * Stack traces are shown only in development mode. A 503 carries `Retry-After`, as clients retry it.
  */
 export function writeError(res: ServerResponse, error: unknown, development: boolean, status?: number): void {
   const connectError = ConnectError.from(error);
@@ -48,13 +55,7 @@ export function writeError(res: ServerResponse, error: unknown, development: boo
   let body: string;
   try {
     const internal = status >= 500 && !(error instanceof ConnectError);
-    body = JSON.stringify({
-      error: {
-        error_code: status,
-        message: internal ? "internal error" : capMessage(connectError.rawMessage),
-        stack_trace: development && error instanceof Error ? (error.stack ?? "") : "",
-      },
-    });
+    body = errorEnvelope(status, internal ? "internal error" : connectError.rawMessage, development && error instanceof Error ? (error.stack ?? "") : "");
   } catch {
     body = FALLBACK_BODY;
   }

@@ -1,12 +1,14 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { create, type DescMethodUnary, type Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { SpanKind, SpanStatusCode, context, trace, type Context, type Span } from "@opentelemetry/api";
 import { createPrincipalSigner, PRINCIPAL_HEADER, tracer, type Logger, type Principal, type ServiceName } from "@hangar/shared";
 import { AdminService, AuthenticateTokenRequestSchema, ResolveUserRequestSchema } from "@hangar/shared/proto/admin";
 import type { GrpcUnaryClient } from "./grpc-unary-client";
+import type { SessionOptions } from "./h2/session";
 import { createAuthenticator, type Authenticator } from "./auth";
+import { answerClientError, MAX_HEADER_BYTES } from "./client-error";
 import { writeError } from "./errors";
 import { readIdentityHeaders } from "./headers";
 import { buildRouteTable, type Route } from "./routes";
@@ -33,6 +35,8 @@ export interface GatewayOptions {
   onServed?: (route: Route, status: number) => void;
   /** Largest accepted request body (default 16 MiB). */
   maxBodyBytes?: number;
+  /** The upstream connections' keepalive and reset budget (defaults: `SessionOptions`). */
+  upstreamConnection?: SessionOptions;
 }
 
 /** A running gateway. */
@@ -50,7 +54,7 @@ export interface Gateway {
  */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { router, routes } = buildRouteTable(Object.values(SERVICES));
-  const upstreams = createUpstreams(options.upstreams);
+  const upstreams = createUpstreams(options.upstreams, options.upstreamConnection);
   const gatewayPrincipal: Principal = { kind: "service", subject: "gateway", memberships: [], isSystemAdmin: false };
   const admin = upstreams.get(AdminService.typeName)!;
   const sign = createPrincipalSigner(options.internalAuthSecret);
@@ -63,7 +67,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     ttlMs: options.authCacheTtlMs,
   });
   const handle = createHandler({ ...options, router, upstreams, authenticate, sign });
-  const server = http.createServer((req, res) => void handle(req, res));
+  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => void handle(req, res));
+  server.on("clientError", (error, socket) => answerClientError(error, socket as Socket));
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -1,18 +1,21 @@
 import http2 from "node:http2";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { DataService, GetDatasetRequestSchema, GetDatasetResponseSchema } from "@hangar/shared/proto/data";
 import { createGrpcUnaryClient } from "./grpc-unary-client";
 
 /** A bare HTTP/2 server whose behaviour each test scripts, to exercise the client's wire handling. */
-async function withServer(onStream: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => void, run: (url: string) => Promise<void>) {
+async function withServer(
+  onStream: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => void,
+  run: (url: string, server: http2.Http2Server) => Promise<void>,
+) {
   const server = http2.createServer();
   server.on("stream", onStream);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
-    await run(url);
+    await run(url, server);
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
@@ -235,6 +238,127 @@ test("after 10,000 calls the client moves to a new connection without failing a 
       client.close();
       expect(succeeded).toBe(10_100);
       expect(sessions.size).toBe(2);
+    },
+  );
+});
+
+test("a call the service may have run (connection lost after it was sent) is not sent again", async () => {
+  let streams = 0;
+  await withServer(
+    (stream) => {
+      streams++;
+      stream.on("error", () => {});
+      stream.session?.destroy();
+    },
+    async (url) => {
+      const client = createGrpcUnaryClient(url);
+      const error = await client.call(DataService.method.getDataset, request(), options).catch((e: unknown) => e);
+      client.close();
+      expect((error as ConnectError).code).toBe(Code.Unavailable);
+      expect(streams).toBe(1);
+    },
+  );
+});
+
+test("a call the service's GOAWAY left out (it never ran) is sent again on a fresh connection", async () => {
+  let connections = 0;
+  let streams = 0;
+  await withServer(
+    (stream) => {
+      streams++;
+      answerOk(stream);
+    },
+    async (url, server) => {
+      // The first connection goes away at once: last stream id 0, so the call sent on it never ran.
+      server.on("session", (session) => {
+        if (connections++ === 0) session.goaway(http2.constants.NGHTTP2_NO_ERROR, 0);
+      });
+      const client = createGrpcUnaryClient(url);
+      const response = await client.call(DataService.method.getDataset, request(), options);
+      client.close();
+      expect(response.dataset?.datasetId).toBe("ds_1");
+      expect([connections, streams]).toEqual([2, 1]);
+    },
+  );
+});
+
+/** A TCP proxy whose open connections can be frozen (nothing forwarded either way), as when a pod vanishes without closing its sockets. */
+async function withFreezableProxy(targetUrl: string, run: (url: string, freeze: () => void) => Promise<void>) {
+  const target = new URL(targetUrl);
+  const open: net.Socket[] = [];
+  const all: net.Socket[] = [];
+  const proxy = net.createServer((inbound) => {
+    const outbound = net.connect(Number(target.port), target.hostname);
+    inbound.pipe(outbound).pipe(inbound);
+    inbound.on("error", () => outbound.destroy());
+    outbound.on("error", () => inbound.destroy());
+    open.push(inbound, outbound);
+    all.push(inbound, outbound);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  const freeze = () => {
+    for (const socket of open.splice(0)) {
+      socket.unpipe();
+      socket.pause();
+    }
+  };
+  try {
+    await run(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, freeze);
+  } finally {
+    for (const socket of all) socket.destroy();
+    await new Promise<void>((resolve) => proxy.close(() => resolve()));
+  }
+}
+
+test("a connection whose peer stops answering is retired by keepalive before the call's deadline, and the next call reconnects", async () => {
+  await withServer(answerOk, (serverUrl) =>
+    withFreezableProxy(serverUrl, async (url, freeze) => {
+      const client = createGrpcUnaryClient(url, { keepaliveIntervalMs: 100, keepaliveTimeoutMs: 100 });
+      await client.call(DataService.method.getDataset, request(), options);
+      freeze();
+      const error = await client.call(DataService.method.getDataset, request(), { ...options, timeoutMs: 30_000 }).catch((e: unknown) => e);
+      expect((error as ConnectError).code).toBe(Code.Unavailable);
+      expect((error as ConnectError).rawMessage).toContain("the peer stopped answering");
+      const response = await client.call(DataService.method.getDataset, request(), options);
+      client.close();
+      expect(response.dataset?.datasetId).toBe("ds_1");
+    }),
+  );
+});
+
+test("a call that times out probes its connection: a dead one is retired for the calls still on it", async () => {
+  await withServer(answerOk, (serverUrl) =>
+    withFreezableProxy(serverUrl, async (url, freeze) => {
+      // Idle keepalive far off: only the timed-out call can notice.
+      const client = createGrpcUnaryClient(url, { keepaliveIntervalMs: 600_000, keepaliveTimeoutMs: 200 });
+      await client.call(DataService.method.getDataset, request(), options);
+      freeze();
+      const short = client.call(DataService.method.getDataset, request(), { ...options, timeoutMs: 100 }).catch((e: unknown) => e);
+      const long = client.call(DataService.method.getDataset, request(), { ...options, timeoutMs: 30_000 }).catch((e: unknown) => e);
+      expect(((await short) as ConnectError).code).toBe(Code.DeadlineExceeded);
+      expect(((await long) as ConnectError).code).toBe(Code.Unavailable);
+      const response = await client.call(DataService.method.getDataset, request(), options);
+      client.close();
+      expect(response.dataset?.datasetId).toBe("ds_1");
+    }),
+  );
+});
+
+test("a slow service is not taken for a dead one: keepalive PINGs are answered while a call runs long", async () => {
+  await withServer(
+    (stream) => {
+      stream.on("data", () => {});
+      stream.on("end", () => setTimeout(() => respond(stream, reply, { "grpc-status": "0" }), 1_500));
+    },
+    async (url, server) => {
+      let pings = 0;
+      server.on("session", (session) => session.on("ping", () => pings++));
+      // Many PINGs while the call runs, each given enough time to be answered on a loaded machine.
+      const client = createGrpcUnaryClient(url, { keepaliveIntervalMs: 50, keepaliveTimeoutMs: 500 });
+      const response = await client.call(DataService.method.getDataset, request(), { ...options, timeoutMs: 30_000 });
+      client.close();
+      expect(response.dataset?.datasetId).toBe("ds_1");
+      expect(pings).toBeGreaterThan(0);
     },
   );
 });

@@ -5,7 +5,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { Context } from "@opentelemetry/api";
 import { frameGrpcMessage, injectTraceContext, unframeGrpcMessage } from "@hangar/shared";
 import type { HeaderField } from "./h2/hpack";
-import { H2ClientSession, type ClientStream, type StreamAbortedError, type StreamHandler } from "./h2/session";
+import { H2ClientSession, type ClientStream, type SessionOptions, type StreamAbortedError, type StreamHandler } from "./h2/session";
 
 /** Options of one upstream call. */
 export interface UnaryCallOptions {
@@ -40,16 +40,17 @@ const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
  * gateway's own HTTP/2 client session (`./h2`). Node's http2 client streams cost about 50 µs of
  * CPU per call on the development machine (an HTTP server forwarding each request over them used
  * 75 µs, over a plain socket 25), for stream machinery unary calls never use; with this session
- * the gateway's CPU per request fell from about 190 to 80 µs (A/B against a stub service).
+ * the gateway's CPU per request fell from about 190 to 80 µs (A/B against a stub service;
+ * `npm run bench:grpc-clients` re-runs it). `connection` tunes each connection (keepalive, resets).
  */
-export function createGrpcUnaryClient(baseUrl: string): GrpcUnaryClient {
+export function createGrpcUnaryClient(baseUrl: string, connection: SessionOptions = {}): GrpcUnaryClient {
   const target = new URL(baseUrl);
   // Services listen in cleartext HTTP/2 (h2c) on the cluster's network (deploy/); encryption between
   // pods, where wanted, belongs to a service mesh's sidecars (mutual TLS).
   if (target.protocol !== "http:") throw new Error(`service URL ${baseUrl}: the gateway speaks h2c, use http://`);
   let session: H2ClientSession | undefined;
   const connected = (): H2ClientSession => {
-    if (!session?.usable) session = new H2ClientSession(openSocket(target), { maxRequests: REQUESTS_PER_CONNECTION });
+    if (!session?.usable) session = new H2ClientSession(openSocket(target), { maxRequests: REQUESTS_PER_CONNECTION, ...connection });
     return session;
   };
   return {
@@ -116,7 +117,7 @@ class UnaryCall<O extends DescMessage> implements StreamHandler {
     /** Sends the request on the client's current connection. */
     private readonly send: (handler: StreamHandler) => ClientStream,
   ) {
-    this.timer = setTimeout(() => this.fail(new ConnectError("upstream deadline exceeded", Code.DeadlineExceeded)), timeoutMs);
+    this.timer = setTimeout(() => this.expire(), timeoutMs);
   }
 
   start(): void {
@@ -160,6 +161,15 @@ class UnaryCall<O extends DescMessage> implements StreamHandler {
       return this.start();
     }
     this.settle(new ConnectError(`upstream unavailable: ${error.message}`, Code.Unavailable));
+  }
+
+  /**
+   * The deadline passed. A service that is merely slow still answers a PING at once; one that
+   * vanished does not, and the PING's timeout then retires the connection for every call on it.
+   */
+  private expire(): void {
+    this.stream?.probe();
+    this.fail(new ConnectError("upstream deadline exceeded", Code.DeadlineExceeded));
   }
 
   /** Gives up on the call: the stream is cancelled and the caller hears `error`. */

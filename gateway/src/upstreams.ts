@@ -6,6 +6,7 @@ import { ComputeService } from "@hangar/shared/proto/compute";
 import { DataService } from "@hangar/shared/proto/data";
 import { RegistryService } from "@hangar/shared/proto/registry";
 import { createGrpcUnaryClient, type GrpcUnaryClient } from "./grpc-unary-client";
+import type { SessionOptions } from "./h2/session";
 
 /** Every service the gateway fronts, by name. */
 export const SERVICES: Record<ServiceName, DescService> = {
@@ -16,11 +17,11 @@ export const SERVICES: Record<ServiceName, DescService> = {
   registry: RegistryService,
 };
 
-/** A gRPC client of each service, keyed by the service's full protobuf name. */
-export function createUpstreams(urls: Record<ServiceName, string>): Map<string, GrpcUnaryClient> {
+/** A gRPC client of each service, keyed by the service's full protobuf name; `connection` tunes their connections. */
+export function createUpstreams(urls: Record<ServiceName, string>, connection: SessionOptions = {}): Map<string, GrpcUnaryClient> {
   const clients = new Map<string, GrpcUnaryClient>();
   for (const [name, service] of Object.entries(SERVICES) as [ServiceName, DescService][]) {
-    clients.set(service.typeName, createGrpcUnaryClient(urls[name]));
+    clients.set(service.typeName, createGrpcUnaryClient(urls[name], connection));
   }
   return clients;
 }

@@ -177,6 +177,34 @@ test("cancelling a stream resets it at the peer and its handler hears nothing mo
   );
 });
 
+test("cancels past the reset budget abandon their streams without a reset, so a default Node server keeps the connection", async () => {
+  const closed = { reset: 0, ended: 0 };
+  const streamsSeen = new Set<number>();
+  await withServer(
+    (stream) => {
+      streamsSeen.add(stream.id!);
+      stream.on("error", () => {});
+      stream.on("close", () => (stream.rstCode === http2.constants.NGHTTP2_CANCEL ? closed.reset++ : closed.ended++));
+      // Each call ends by itself shortly (as a service's own deadline would end it).
+      stream.on("data", () => {});
+      setTimeout(() => !stream.closed && stream.respond({ ":status": 200 }, { endStream: true }), 100);
+    },
+    async (connect) => {
+      // 1,500 cancels at once: nghttp2 (Node's http2) sends GOAWAY past 1,000 resets.
+      const session = connect({ resetBurst: 500, resetsPerSecond: 1 });
+      const calls = Array.from({ length: 1500 }, () => exchange(session, post("/x"), Buffer.from("x")));
+      while (streamsSeen.size < 1500) await new Promise((r) => setTimeout(r, 10));
+      for (const call of calls) call.cancel();
+      const after = await exchange(session, post("/after"), Buffer.alloc(0)).done;
+      expect(after.aborted).toBeUndefined();
+      expect(header(after, 0, ":status")).toBe("200");
+      expect(session.usable).toBe(true);
+      while (closed.reset + closed.ended < 1501) await new Promise((r) => setTimeout(r, 10));
+      expect(closed).toEqual({ reset: 500, ended: 1001 });
+    },
+  );
+});
+
 test("the peer's MAX_CONCURRENT_STREAMS holds requests back until streams close", async () => {
   let open = 0;
   let most = 0;

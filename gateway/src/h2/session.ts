@@ -17,6 +17,8 @@ import {
   windowUpdateFrame,
 } from "./frames";
 import { HpackDecoder, HpackError, encodeHeaders, type HeaderField } from "./hpack";
+import { Keepalive } from "./keepalive";
+import { ResetBudget } from "./reset-budget";
 
 /** What a stream tells its owner, in order: headers, data, then exactly one of end or abort. */
 export interface StreamHandler {
@@ -42,8 +44,14 @@ export class StreamAbortedError extends Error {
 
 /** A request in flight. */
 export interface ClientStream {
-  /** Abandons the stream (RST_STREAM CANCEL); its handler hears nothing more. */
+  /**
+   * Abandons the stream; its handler hears nothing more. It is reset (RST_STREAM CANCEL) while the
+   * session's reset budget lasts; past it the peer finishes the stream (its own deadline ends it)
+   * and what it sends is discarded, so that a burst of cancels never looks like a reset flood.
+   */
   cancel(): void;
+  /** Checks the connection carrying the stream with a PING (a call timed out: is the peer still there?). */
+  probe(): void;
 }
 
 /** Limits this endpoint advertises. */
@@ -58,11 +66,19 @@ export interface SessionOptions {
    * one backend; opening a fresh one now and then spreads the load over the backends again.
    */
   maxRequests?: number;
+  /** Silence after which a PING checks the peer, in ms; 0 turns it off (default 5 s). */
+  keepaliveIntervalMs?: number;
+  /** How long a PING may go unanswered before the connection is closed as dead, in ms (default 5 s). */
+  keepaliveTimeoutMs?: number;
+  /** RST_STREAM frames sent at once, then per second (default 500 and 16: half of nghttp2's limits). */
+  resetBurst?: number;
+  resetsPerSecond?: number;
 }
 
 interface OpenStream {
   readonly id: number;
-  readonly handler: StreamHandler;
+  /** Replaced by `DISCARD` when the stream is abandoned without a reset. */
+  handler: StreamHandler;
   sendWindow: number;
   /** Request body bytes still to send (flow control holds them back). */
   unsent: Buffer | undefined;
@@ -77,6 +93,9 @@ interface PendingRequest {
   stream?: OpenStream;
   cancelled?: boolean;
 }
+
+/** The handler of a stream given up without a reset: the peer's frames are taken and dropped. */
+const DISCARD: StreamHandler = { onHeaders() {}, onData() {}, onEnd() {}, onAbort() {} };
 
 const MAX_STREAM_ID = 2 ** 31 - 1;
 /** Largest header block accepted from the peer: headers and trailers of a gRPC call are small. */
@@ -99,6 +118,8 @@ export class H2ClientSession {
   private readonly windowSize: number;
   private readonly maxFrameSize: number;
   private readonly maxRequests: number;
+  private readonly keepalive: Keepalive;
+  private readonly resetBudget: ResetBudget;
   private nextStreamId = 1;
   private goingAway = false;
   private closed = false;
@@ -118,6 +139,12 @@ export class H2ClientSession {
     this.windowSize = options.windowSize ?? 16 * 1024 * 1024;
     this.maxFrameSize = options.maxFrameSize ?? 1024 * 1024;
     this.maxRequests = Math.min(options.maxRequests ?? MAX_CLIENT_STREAMS, MAX_CLIENT_STREAMS);
+    this.resetBudget = new ResetBudget(options.resetBurst ?? 500, options.resetsPerSecond ?? 16);
+    this.keepalive = new Keepalive(
+      { intervalMs: options.keepaliveIntervalMs ?? 5_000, timeoutMs: options.keepaliveTimeoutMs ?? 5_000 },
+      (payload) => this.write(frame(FrameType.PING, 0, 0, payload)),
+      (reason) => this.destroy(`the peer stopped answering: ${reason}`),
+    );
     socket.on("data", (chunk: Buffer) => this.receive(chunk));
     socket.on("error", (error) => this.destroy(`connection failed: ${error.message}`));
     socket.on("end", () => this.destroy("connection closed by the peer"));
@@ -149,7 +176,11 @@ export class H2ClientSession {
     } else {
       this.open(pending);
     }
-    return { cancel: () => this.cancel(pending) };
+    return { cancel: () => this.cancel(pending), probe: () => this.probe() };
+  }
+
+  private probe(): void {
+    if (!this.closed) this.keepalive.probe();
   }
 
   /** Ends the connection gracefully: no new streams, open ones finish first. */
@@ -183,6 +214,10 @@ export class H2ClientSession {
       return;
     }
     if (!this.streams.has(stream.id)) return;
+    if (!this.resetBudget.take()) {
+      stream.handler = DISCARD;
+      return;
+    }
     this.write(rstStreamFrame(stream.id, ErrorCode.CANCEL));
     this.forget(stream);
   }
@@ -228,6 +263,7 @@ export class H2ClientSession {
   }
 
   private receive(chunk: Buffer): void {
+    this.keepalive.noteReceived();
     const data = this.inbound ? Buffer.concat([this.inbound, chunk]) : chunk;
     let offset = 0;
     while (!this.closed && data.length - offset >= FRAME_HEADER_BYTES) {
@@ -380,6 +416,7 @@ export class H2ClientSession {
     if (streamId !== 0) return this.fail(ErrorCode.PROTOCOL_ERROR, "PING on a stream");
     if (payload.length !== 8) return this.fail(ErrorCode.FRAME_SIZE_ERROR, "PING must be 8 bytes");
     if ((flags & Flags.ACK) === 0) this.write(frame(FrameType.PING, Flags.ACK, 0, payload));
+    else this.keepalive.onAck(payload);
   }
 
   private onGoAway(streamId: number, payload: Buffer): void {
@@ -452,6 +489,7 @@ export class H2ClientSession {
   private destroy(reason: string): void {
     if (this.closed) return;
     this.closed = true;
+    this.keepalive.stop();
     const error = new StreamAbortedError(reason, ErrorCode.INTERNAL_ERROR, false);
     const open = [...this.streams.values()];
     this.streams.clear();

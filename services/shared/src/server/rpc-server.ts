@@ -1,14 +1,34 @@
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
-import { ConnectError, Code, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
-import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { ConnectError, Code, createConnectRouter, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
+import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
 import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
 import { createPrincipalVerifier, principalKey, PRINCIPAL_HEADER } from "../auth";
 import { isDatabaseUnavailable } from "../db";
 import { capMessage } from "../errors";
 import { enforceLimits } from "../limits";
 import { extractTraceContext, tracer, type Logger } from "../telemetry";
-import { recordingRouter, serveUnaryGrpc, type UnaryMethods } from "./unary-grpc";
+import { MAX_REQUEST_BYTES, recordingRouter, serveUnaryGrpc, type UnaryMethods } from "./unary-grpc";
+import { serveUniversal, type UniversalHandlers } from "./universal-stream";
+
+/**
+ * Node's HTTP/2 flood protections, sized for the peers a service has: the gateway and other services,
+ * each multiplexing every caller's calls over one connection. With the defaults, one caller's
+ * trouble failed everyone's calls: responses queued for sending count against a 10 MB session
+ * memory credit, past which new streams are refused with ENHANCE_YOUR_CALM and, after 100 such
+ * refusals, the whole connection is destroyed; and after 1,000 cancelled calls (33 more a second)
+ * nghttp2 takes the connection for a rapid-reset attack and sends GOAWAY. A service port is not
+ * reachable from outside the cluster (deploy/), so these bound a buggy peer, not an attacker.
+ */
+export const TRUSTED_PEER_LIMITS: http2.ServerOptions & { maxSessionRejectedStreams: number } = {
+  // In MB: a hundred responses of the gateway's 4 MiB maximum in flight at once.
+  maxSessionMemory: 512,
+  // Documented by Node, missing from @types/node; refusals past it destroy the connection.
+  maxSessionRejectedStreams: 10_000,
+  // A gateway cancelling every call of a busy minute (deadlines during an outage) stays far below.
+  streamResetBurst: 100_000,
+  streamResetRate: 10_000,
+};
 
 /** What `startRpcServer` needs. */
 export interface RpcServerOptions {
@@ -23,6 +43,11 @@ export interface RpcServerOptions {
   /** Key that verifies the gateway-signed principal on every call. */
   internalAuthSecret: string;
   logger: Logger;
+  /**
+   * Serve plain unary gRPC calls on the fast path (`serveUnaryGrpc`; default true). Off, Connect's
+   * handler serves every call: for comparing the two (unary-grpc-parity.spec.ts), not for production.
+   */
+  unaryFastPath?: boolean;
 }
 
 /** A running RPC server. */
@@ -43,9 +68,16 @@ export interface RpcServer {
 export async function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
   const interceptors = [traceCalls(options.name), normalizeErrors(options.logger), verifyCaller(options.internalAuthSecret), enforceLimits()];
   const unary: UnaryMethods = new Map();
-  const handler = connectNodeAdapter({ routes: (router) => options.routes(recordingRouter(router, unary)), interceptors });
-  const server = http2.createServer(handler);
-  servePlainUnaryCallsFirst(server, unary, interceptors);
+  // The same request size limit on both paths (Connect's own default is 4 GiB).
+  const router = createConnectRouter({ interceptors, acceptCompression: [compressionGzip, compressionBrotli], readMaxBytes: MAX_REQUEST_BYTES });
+  options.routes(recordingRouter(router, unary));
+  const handlers: UniversalHandlers = new Map(router.handlers.map((handler) => [handler.requestPath, handler]));
+  const server = http2.createServer(TRUSTED_PEER_LIMITS);
+  // Plain unary gRPC calls take the fast path; everything else goes to Connect's handlers.
+  const fastPath = options.unaryFastPath ?? true;
+  server.on("stream", (stream, headers) => {
+    if (!fastPath || !serveUnaryGrpc(stream, headers, unary, interceptors)) serveUniversal(stream, headers, handlers);
+  });
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -67,21 +99,6 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
         server.close(() => resolve());
       }),
   };
-}
-
-/**
- * Puts the unary gRPC fast path in front of Connect's handler: each new stream goes to
- * `serveUnaryGrpc` first, and only what it declines reaches the compatibility layer that turns
- * streams into the requests Connect's Node adapter reads.
- */
-function servePlainUnaryCallsFirst(server: http2.Http2Server, unary: UnaryMethods, interceptors: Interceptor[]): void {
-  const compatibility = server.listeners("stream");
-  if (compatibility.length !== 1) throw new Error(`expected Node's one compatibility 'stream' listener, found ${compatibility.length}`);
-  const toConnect = compatibility[0] as (...args: unknown[]) => void;
-  server.removeAllListeners("stream");
-  server.on("stream", (stream, headers, flags, rawHeaders) => {
-    if (!serveUnaryGrpc(stream, headers, unary, interceptors)) toConnect.call(server, stream, headers, flags, rawHeaders);
-  });
 }
 
 function verifyCaller(secret: string): Interceptor {

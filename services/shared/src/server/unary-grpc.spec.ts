@@ -112,10 +112,8 @@ test("a frame whose length disagrees with the body is INVALID_ARGUMENT", async (
 });
 
 test("a deadline the implementation overruns is DEADLINE_EXCEEDED, and the implementation's signal aborts", async () => {
-  const started = Date.now();
   const answer = await call("slow", { "grpc-timeout": "50m" });
   expect(statusOf(answer)).toBe(String(Code.DeadlineExceeded));
-  expect(Date.now() - started).toBeLessThan(400);
   expect(lastSignal?.aborted).toBe(true);
 });
 

@@ -12,7 +12,8 @@ import {
   type UnaryResponse,
 } from "@connectrpc/connect";
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
-import { frameGrpcMessage, unframeGrpcMessage } from "./grpc-message";
+import { frameGrpcMessage } from "./grpc-message";
+import { headerText, plainHeaders, requestHeaders } from "./http2-headers";
 
 /** A unary method as a service registered it. */
 interface UnaryMethod {
@@ -24,8 +25,8 @@ interface UnaryMethod {
 /** Unary methods by HTTP/2 path, `/<package>.<Service>/<Method>`. */
 export type UnaryMethods = Map<string, UnaryMethod>;
 
-/** Largest request message accepted (the gRPC default). */
-const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+/** Largest request message accepted (the gRPC default), on the fast path and by Connect's handlers. */
+export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 /** Longest deadline honoured; longer ones are clamped (Connect's default has no limit either way). */
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
@@ -99,9 +100,10 @@ class UnaryGrpcCall {
   start(): void {
     const { stream } = this;
     stream.on("data", (chunk: Buffer) => {
+      if (this.answered) return; // refused as too large: the rest is read and dropped
       this.size += chunk.length;
-      if (this.size > MAX_REQUEST_BYTES + 5) return this.fail(new ConnectError(`request message larger than ${MAX_REQUEST_BYTES} bytes`, Code.ResourceExhausted));
       this.chunks.push(chunk);
+      if (this.size > MAX_REQUEST_BYTES + 5) this.fail(tooLarge(this.chunks));
     });
     stream.on("end", () => void this.run());
     // The client went away (reset, connection lost) before the answer: tell the implementation.
@@ -119,7 +121,7 @@ class UnaryGrpcCall {
     if (timeout.error) return this.fail(timeout.error);
     const deadlineAt = timeout.timeoutMs === undefined ? undefined : Date.now() + timeout.timeoutMs;
     if (timeout.timeoutMs !== undefined) {
-      this.deadline = setTimeout(() => this.fail(new ConnectError("the deadline passed", Code.DeadlineExceeded)), timeout.timeoutMs);
+      this.deadline = setTimeout(() => this.fail(new ConnectError("the operation timed out", Code.DeadlineExceeded)), timeout.timeoutMs);
     }
     try {
       const message = this.readRequest();
@@ -131,15 +133,11 @@ class UnaryGrpcCall {
   }
 
   private readRequest(): Message {
-    let payload: Buffer;
-    try {
-      payload = unframeGrpcMessage(this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks));
-    } catch (error) {
-      throw new ConnectError(`malformed request: ${(error as Error).message}`, Code.InvalidArgument);
-    }
+    const payload = unframedRequest(this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks));
     try {
       return fromBinary(this.spec.method.input, payload);
     } catch (error) {
+      // Connect's handler says INTERNAL here; the caller sent the bad bytes, so this is INVALID_ARGUMENT.
       throw new ConnectError("malformed request message", Code.InvalidArgument, undefined, undefined, error);
     }
   }
@@ -191,8 +189,8 @@ class UnaryGrpcCall {
     this.settle();
     if (this.stream.closed) return;
     const framed = frameGrpcMessage(toBinary(this.spec.method.output, response.message));
-    this.stream.respond({ ...plain(response.header), ":status": 200, "content-type": "application/grpc+proto" }, { waitForTrailers: true });
-    this.stream.once("wantTrailers", () => this.stream.sendTrailers({ ...plain(response.trailer), "grpc-status": "0" }));
+    this.stream.respond({ ...plainHeaders(response.header), ":status": 200, "content-type": "application/grpc+proto" }, { waitForTrailers: true });
+    this.stream.once("wantTrailers", () => this.stream.sendTrailers({ ...plainHeaders(response.trailer), "grpc-status": "0" }));
     this.stream.end(framed);
   }
 
@@ -202,8 +200,9 @@ class UnaryGrpcCall {
     this.settle();
     this.abort(error);
     if (this.stream.closed || this.stream.headersSent) return;
-    const status = setTrailerStatus(new Headers(error.metadata), error);
-    this.stream.respond({ ...plain(status), ":status": 200, "content-type": "application/grpc+proto" }, { endStream: true });
+    // setTrailerStatus adds the error's metadata itself.
+    const status = setTrailerStatus(new Headers(), error);
+    this.stream.respond({ ...plainHeaders(status), ":status": 200, "content-type": "application/grpc+proto" }, { endStream: true });
   }
 
   private settle(): void {
@@ -216,24 +215,17 @@ class UnaryGrpcCall {
   }
 }
 
-function headerText(value: string | string[] | undefined): string | null {
-  return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+/** The one message of a unary request body; bad framing fails with Connect's gRPC handler's codes and messages. */
+function unframedRequest(body: Buffer): Buffer {
+  if (body.length === 0) throw new ConnectError("protocol error: missing input message for unary method", Code.Unimplemented);
+  if (body.length < 5 || body.length < 5 + body.readUInt32BE(1)) throw new ConnectError("protocol error: incomplete envelope", Code.InvalidArgument);
+  if (body.length > 5 + body.readUInt32BE(1)) throw new ConnectError("protocol error: received extra input message for unary method", Code.Unimplemented);
+  if (body[0] !== 0) throw new ConnectError("received compressed envelope, but do not know how to decompress", Code.Internal);
+  return body.subarray(5);
 }
 
-/** The request's metadata (pseudo-headers left out) as WHATWG Headers, as Connect hands them to handlers. */
-function requestHeaders(headers: IncomingHttpHeaders): Headers {
-  const out = new Headers();
-  for (const name of Object.keys(headers)) {
-    if (name.charCodeAt(0) === 58 /* ":" */) continue;
-    const value = headers[name];
-    if (Array.isArray(value)) for (const item of value) out.append(name, item);
-    else if (value !== undefined) out.append(name, value);
-  }
-  return out;
-}
-
-function plain(headers: Headers): Record<string, string> {
-  const out: Record<string, string> = {};
-  headers.forEach((value, name) => (out[name] = value));
-  return out;
+/** Connect's error for a request over `MAX_REQUEST_BYTES`, naming the size the frame declares. */
+function tooLarge(chunks: Buffer[]): ConnectError {
+  const head = chunks[0]!.length >= 5 ? chunks[0]! : Buffer.concat(chunks);
+  return new ConnectError(`message size ${head.readUInt32BE(1)} is larger than configured readMaxBytes ${MAX_REQUEST_BYTES}`, Code.ResourceExhausted);
 }
