@@ -108,11 +108,8 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
           if (!dir || dir.fsType !== "directory") throw invalidArgument(`directory_paths[${i}]`, `directory '${path}' not found`);
           doomed.push(dir, ...(await tree.below(target.associationId, path)));
         }
-        const uris: string[] = [];
-        for (const node of doomed) {
-          if (node.fsType === "file") uris.push(...(await store.urisOf(node.nodeId)));
-          await store.deleteNode(node.nodeId);
-        }
+        const uris = await store.urisOfAll(doomed.filter((node) => node.fsType === "file").map((node) => node.nodeId));
+        await store.deleteNodes(doomed.map((node) => node.nodeId));
         return store.unreferencedKeys(uris);
       });
       await objects.deleteObjects(keys);

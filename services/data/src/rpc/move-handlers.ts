@@ -47,8 +47,8 @@ export function createMoveHandlers(context: ServiceContext, objects: ObjectStore
           moved.push(...(await moveOne(store, dataset.datasetId, dataset.orgId, op, `operations[${i}]`, caller.subject)));
         }
         const ids = [...new Set(moved.filter((n) => n.fsType === "file").map((n) => n.nodeId))];
-        const files = await Promise.all(ids.map((id) => store.findNode(dataset.orgId, id)));
-        return { files: files.filter((f): f is FsNodeRow => f !== null).map(fileToProto) };
+        const files = await store.nodesByIds(dataset.orgId, ids);
+        return { files: ids.flatMap((id) => files.get(id) ?? []).map(fileToProto) };
       });
     },
 
@@ -78,11 +78,9 @@ export function createMoveHandlers(context: ServiceContext, objects: ObjectStore
       const { rows, total } = await store.search(dataset.datasetId, { where, orderBy: rawSql(`"f"."relative_path"`), limit: DELETE_BATCH_SIZE, offset: 0 });
       const keys = await store.em.transactional(async (em) => {
         const tx = new FileStore(em);
-        const uris: string[] = [];
-        for (const file of rows) {
-          uris.push(...(await tx.urisOf(file.nodeId)));
-          await tx.deleteNode(file.nodeId);
-        }
+        const ids = rows.map((file) => file.nodeId);
+        const uris = await tx.urisOfAll(ids);
+        await tx.deleteNodes(ids);
         return tx.unreferencedKeys(uris);
       });
       await objects.deleteObjects(keys);

@@ -1,4 +1,4 @@
-import { queryPrepared, sql, type EntityManager, type Orm, type SqlFragment } from "@hangar/shared";
+import { queryPrepared, sql, textArrayLiteral, type EntityManager, type Orm, type SqlFragment } from "@hangar/shared";
 import { Dataset, DatasetRelation, datasetFromRow, type DatasetRelationRow, type DatasetRow } from "./entities";
 
 /** A compiled, org-scoped dataset search. */
@@ -22,6 +22,15 @@ export class DatasetStore {
   static async read(orm: Orm, orgId: string, datasetId: string): Promise<DatasetRow | null> {
     const rows = await queryPrepared(orm, "select * from datasets where dataset_id = $1 and org_id = $2", [datasetId, orgId]);
     return rows[0] ? datasetFromRow(rows[0]) : null;
+  }
+
+  /** Which of `datasetIds` are datasets of the org (one query). */
+  async existingIds(orgId: string, datasetIds: readonly string[]): Promise<Set<string>> {
+    const rows = await this.em.execute<{ dataset_id: string }[]>("select dataset_id from datasets where org_id = ? and dataset_id = any(?::text[])", [
+      orgId,
+      textArrayLiteral(datasetIds),
+    ]);
+    return new Set(rows.map((row) => row.dataset_id));
   }
 
   add(row: DatasetRow): void {

@@ -24,8 +24,11 @@ export interface FileSearch {
 
 /** Reads and writes of files, directories and uploads; the RPC layer never touches the ORM. */
 export class FileStore {
-  /** Directories found or created in this unit of work, by association and path. */
-  private readonly directories = new Map<string, string>();
+  /**
+   * Available nodes at paths looked up, prefetched or created in this unit of work, by association
+   * and path; null where a lookup found none.
+   */
+  private readonly known = new Map<string, FsNodeRow | null>();
 
   constructor(readonly em: EntityManager) {}
 
@@ -72,8 +75,10 @@ export class FileStore {
     this.em.create(FileVersion, { fileId: node.nodeId, version: node.version, snapshot: { ...node } as Record<string, unknown> });
   }
 
+  /** Adds a node to the unit of work; an available one is what `nodeAtPath` answers for its path from now on. */
   addNode(row: FsNodeRow): void {
     this.em.create(FsNode, row);
+    if (row.status === "available") this.known.set(pathKey(row.associationId, row.relativePath), row);
   }
 
   remove(row: object): void {
@@ -85,6 +90,17 @@ export class FileStore {
     const rows = await this.em.execute<{ uri: string }[]>(
       "select uri from fs_nodes where node_id = ? and uri is not null union select snapshot->>'uri' from file_versions where file_id = ?",
       [fileId, fileId],
+    );
+    return rows.map((r) => r.uri);
+  }
+
+  /** The `s3://` URIs the current and earlier versions of several files point at (one query). */
+  async urisOfAll(fileIds: readonly string[]): Promise<string[]> {
+    if (fileIds.length === 0) return [];
+    const ids = textArrayLiteral(fileIds);
+    const rows = await this.em.execute<{ uri: string }[]>(
+      "select uri from fs_nodes where node_id = any(?::text[]) and uri is not null union select snapshot->>'uri' from file_versions where file_id = any(?::text[])",
+      [ids, ids],
     );
     return rows.map((r) => r.uri);
   }
@@ -114,6 +130,14 @@ export class FileStore {
   async deleteNode(nodeId: string): Promise<void> {
     await this.em.nativeDelete(FileVersion, { fileId: nodeId });
     await this.em.nativeDelete(FsNode, { nodeId });
+  }
+
+  /** Deletes several nodes and their earlier versions (two statements whatever the count). */
+  async deleteNodes(nodeIds: readonly string[]): Promise<void> {
+    if (nodeIds.length === 0) return;
+    const ids = textArrayLiteral(nodeIds);
+    await this.em.execute("delete from file_versions where file_id = any(?::text[])", [ids]);
+    await this.em.execute("delete from fs_nodes where node_id = any(?::text[])", [ids]);
   }
 
   /**
@@ -148,25 +172,42 @@ export class FileStore {
   }
 
   /**
+   * Loads, in one query, the available nodes at `paths` and at every directory above them, so that
+   * a batch's `nodeAtPath` and `ensureParents` calls cost one lookup rather than one per path.
+   */
+  async prefetchPaths(associationId: string, paths: readonly string[]): Promise<void> {
+    const all = new Set([...paths, ...paths.flatMap(ancestorDirectories)]);
+    const wanted = [...all].filter((path) => !this.known.has(pathKey(associationId, path)));
+    const found = await this.availableAtPaths(associationId, wanted);
+    for (const path of wanted) this.known.set(pathKey(associationId, path), found.get(path) ?? null);
+  }
+
+  /** The available node at a path as this unit of work sees it: prefetched or created here, else looked up. */
+  async nodeAtPath(associationId: string, relativePath: string): Promise<FsNodeRow | null> {
+    const key = pathKey(associationId, relativePath);
+    if (this.known.has(key)) return this.known.get(key) ?? null;
+    const node = await this.findAvailableAtPath(associationId, relativePath);
+    this.known.set(key, node);
+    return node;
+  }
+
+  /**
    * Makes sure the directories above `path` exist as available nodes; returns the id of the
    * innermost one (the file's parent), or null for a path at the association's root.
    */
   async ensureParents(file: Pick<FsNodeRow, "orgId" | "associationId" | "associationType" | "relativePath">, actor: string, now: Date): Promise<string | null> {
     let parentId: string | null = null;
     for (const dirPath of ancestorDirectories(file.relativePath)) {
-      const cacheKey = `${file.associationId}\u0000${dirPath}`;
-      const known = this.directories.get(cacheKey);
-      if (known) {
-        parentId = known;
-        continue;
-      }
-      // No flush first: directories created earlier in this unit of work are in the cache, and a
-      // flush per lookup makes a large upload's completion quadratic in its file count.
-      const existing = await this.em.findOne(FsNode, { associationId: file.associationId, relativePath: dirPath, status: "available" }, { flushMode: FlushMode.COMMIT });
+      const cacheKey = pathKey(file.associationId, dirPath);
+      // No flush first: nodes created earlier in this unit of work are in the cache, and a flush
+      // per lookup makes a large upload's completion quadratic in its file count.
+      const existing = this.known.has(cacheKey)
+        ? (this.known.get(cacheKey) ?? null)
+        : await this.em.findOne(FsNode, { associationId: file.associationId, relativePath: dirPath, status: "available" }, { flushMode: FlushMode.COMMIT });
       if (existing?.fsType === "file") throw conflict(`'${dirPath}' is a file, so it cannot hold '${file.relativePath}'`);
       const dir: FsNodeRow = existing ?? directoryNode(file, dirPath, parentId, actor, now);
       if (!existing) this.addNode(dir);
-      this.directories.set(cacheKey, dir.nodeId);
+      this.known.set(cacheKey, dir);
       parentId = dir.nodeId;
     }
     return parentId;
@@ -179,6 +220,17 @@ export class FileStore {
 
   transaction(orgId: string, transactionId: string): Promise<UploadTransactionRow | null> {
     return this.em.findOne(UploadTransaction, { transactionId, orgId });
+  }
+
+  /** Transactions of an org by id (one query). */
+  async transactionsByIds(orgId: string, transactionIds: readonly string[]): Promise<Map<string, UploadTransactionRow>> {
+    const rows = transactionIds.length ? await this.em.find(UploadTransaction, { orgId, transactionId: { $in: [...transactionIds] } }) : [];
+    return new Map(rows.map((row) => [row.transactionId, row]));
+  }
+
+  /** The items of several transactions (one query). */
+  itemsOfAll(transactionIds: readonly string[]): Promise<UploadItemRow[]> {
+    return transactionIds.length ? this.em.find(UploadItem, { transactionId: { $in: [...transactionIds] } }) : Promise.resolve([]);
   }
 
   items(transactionId: string): Promise<UploadItemRow[]> {
@@ -215,6 +267,10 @@ export class FileStore {
   flush(): Promise<void> {
     return this.em.flush();
   }
+}
+
+function pathKey(associationId: string, path: string): string {
+  return `${associationId}\u0000${path}`;
 }
 
 function directoryNode(
