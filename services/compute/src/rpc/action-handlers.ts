@@ -138,9 +138,9 @@ export function createActionHandlers(context: ServiceContext): ActionHandlers {
   };
 
   async function pageOf(plan: SearchPlan, scope: ActionScope) {
-    const { rows, total } = await store().search(scope, plan);
-    const nextToken = plan.nextTokenOf(rows.length, total);
-    return { items: rows.map(actionToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
+    const { rows, hasMore, last, total } = await store().search(scope, plan);
+    const nextToken = plan.nextToken(last, hasMore);
+    return { items: rows.map(actionToProto), ...(total !== undefined ? { totalCount: BigInt(total) } : {}), ...(nextToken ? { nextToken } : {}) };
   }
 }
 

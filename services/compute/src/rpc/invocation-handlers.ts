@@ -207,9 +207,9 @@ export function createInvocationHandlers(context: ServiceContext): InvocationHan
       const plan = planInvocationSearch(req.query ?? {});
       const orgId = readableOrg(callerOf(ctx));
       if (!orgId) return { items: [], totalCount: 0n };
-      const { rows, total } = await store().search(orgId, plan);
-      const nextToken = plan.nextTokenOf(rows.length, total);
-      return { items: rows.map((row) => invocationToProto(row)), ...(nextToken ? { nextToken } : {}), totalCount: BigInt(total) };
+      const { rows, hasMore, last, total } = await store().search(orgId, plan);
+      const nextToken = plan.nextToken(last, hasMore);
+      return { items: rows.map((row) => invocationToProto(row)), ...(nextToken ? { nextToken } : {}), ...(total !== undefined ? { totalCount: BigInt(total) } : {}) };
     },
 
     async getQueueStatus(_req, ctx) {

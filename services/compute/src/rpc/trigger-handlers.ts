@@ -74,9 +74,9 @@ export function createTriggerHandlers(context: ServiceContext): TriggerHandlers 
       // Planned before the org check, so bad input is a 400 for every caller.
       const plan = planTriggerSearch(req.query ?? {});
       if (!orgId) return { items: [], totalCount: 0n };
-      const { rows, total } = await store().search(orgId, plan);
-      const nextToken = plan.nextTokenOf(rows.length, total);
-      return { items: rows.map(triggerToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
+      const { rows, hasMore, last, total } = await store().search(orgId, plan);
+      const nextToken = plan.nextToken(last, hasMore);
+      return { items: rows.map(triggerToProto), ...(total !== undefined ? { totalCount: BigInt(total) } : {}), ...(nextToken ? { nextToken } : {}) };
     },
 
     async listTriggerEvaluations(req, ctx) {

@@ -154,9 +154,9 @@ export function createDatasetHandlers(context: ServiceContext): DatasetHandlers 
       const orgId = readableOrg(callerOf(ctx));
       const plan = planDatasetSearch(req.query ?? {});
       if (!orgId) return { items: [], totalCount: 0n };
-      const { rows, total } = await store().search(orgId, plan);
-      const nextToken = plan.nextTokenOf(rows.length, total);
-      return { items: rows.map(datasetToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
+      const { rows, hasMore, last, total } = await store().search(orgId, plan);
+      const nextToken = plan.nextToken(last, hasMore);
+      return { items: rows.map(datasetToProto), ...(total !== undefined ? { totalCount: BigInt(total) } : {}), ...(nextToken ? { nextToken } : {}) };
     },
 
     async listDatasetMetadataKeys(_req, ctx) {

@@ -20,8 +20,8 @@ export function createFileQueryHandlers(context: ServiceContext): FileQueryHandl
       // Planned before the org check, so bad input is a 400 for every caller.
       const plan = planFileSearch(req.query ?? {});
       if (!orgId) return { items: [], totalCount: 0n };
-      const { rows, hasMore, total } = await store().search(orgId, plan, TOTAL_COUNT_CAP);
-      const nextToken = plan.nextToken(rows.length, hasMore);
+      const { rows, hasMore, last, total } = await store().search(orgId, plan, TOTAL_COUNT_CAP);
+      const nextToken = plan.nextToken(last, hasMore);
       return {
         items: rows.map(fileToProto),
         ...(total !== undefined ? { totalCount: BigInt(total) } : {}),

@@ -24,6 +24,13 @@ type MoveHandlers = Pick<ServiceImpl<typeof DataService>, "moveNodes" | "moveFil
 /** Files one delete_dataset_files call deletes at most; `has_more` asks for another call. */
 export const DELETE_BATCH_SIZE = 500;
 
+// Each delete batch starts from the top again: the previous batch's files are gone.
+const FIRST_BY_PATH = {
+  orderBy: rawSql(`"f"."relative_path"`),
+  after: rawSql("TRUE"),
+  cursorColumns: rawSql(`"f"."relative_path" as page_key, "f"."node_id" as page_id`),
+};
+
 /** Moves and bulk deletes within a dataset. */
 export function createMoveHandlers(context: ServiceContext, objects: ObjectStore): MoveHandlers {
   const fork = () => new FileStore(context.orm.em.fork());
@@ -75,7 +82,7 @@ export function createMoveHandlers(context: ServiceContext, objects: ObjectStore
       const store = fork();
       const dataset = await datasetOf(store, caller, req.datasetId);
       const where = pathPatternFilter(req.includePatterns, req.excludePatterns);
-      const { rows, total } = await store.search(dataset.datasetId, { where, orderBy: rawSql(`"f"."relative_path"`), limit: DELETE_BATCH_SIZE, offset: 0 });
+      const { rows, total } = await store.search(dataset.datasetId, { where, ...FIRST_BY_PATH, limit: DELETE_BATCH_SIZE });
       const keys = await store.em.transactional(async (em) => {
         const tx = new FileStore(em);
         const ids = rows.map((file) => file.nodeId);

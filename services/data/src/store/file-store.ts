@@ -1,5 +1,18 @@
 import { FlushMode } from "@mikro-orm/core";
-import { conflict, newId, queryPrepared, sql, textArrayLiteral, type EntityManager, type Orm, type SqlFragment } from "@hangar/shared";
+import {
+  conflict,
+  keysetPageRows,
+  keysetPageSql,
+  newId,
+  queryPrepared,
+  rawSql,
+  sql,
+  textArrayLiteral,
+  type EntityManager,
+  type KeysetPageRows,
+  type KeysetSearch,
+  type Orm,
+} from "@hangar/shared";
 import { ancestorDirectories } from "../domain/paths";
 import {
   FileVersion,
@@ -13,14 +26,6 @@ import {
   type UploadTransactionRow,
 } from "./file-entities";
 import { keyOfUri } from "../object-store/object-store";
-
-/** A compiled search over one association's available files. */
-export interface FileSearch {
-  where: SqlFragment;
-  orderBy: SqlFragment;
-  limit: number;
-  offset: number;
-}
 
 /** Reads and writes of files, directories and uploads; the RPC layer never touches the ORM. */
 export class FileStore {
@@ -246,22 +251,22 @@ export class FileStore {
   }
 
   /**
-   * One page of an association's available files and the number of matches. With `inheritedFrom`
+   * One keyset page of an association's available files and the number of matches. With `inheritedFrom`
    * (a device's device type) that association's files join in, except where the first has a file
    * at the same path: a device's own file overrides its type's.
    */
-  async search(associationId: string, search: FileSearch, inheritedFrom: string | null = null): Promise<{ rows: FsNodeRow[]; total: number }> {
+  async search(associationId: string, search: KeysetSearch, inheritedFrom: string | null = null): Promise<KeysetPageRows<FsNodeRow> & { total: number }> {
     const own = sql`f.association_id = ${associationId}`;
     const scope = inheritedFrom === null ? own : sql`(${own} or (f.association_id = ${inheritedFrom} and not exists (
       select 1 from fs_nodes o where o.association_id = ${associationId} and o.relative_path = f.relative_path and o.status = 'available' and o.fs_type = 'file')))`;
     const where = sql`${scope} and f.status = 'available' and f.fs_type = 'file' and (${search.where})`;
-    const page = sql`select f.* from fs_nodes f where ${where} order by ${search.orderBy} limit ${search.limit} offset ${search.offset}`;
+    const page = keysetPageSql(rawSql("f.*"), rawSql("fs_nodes f"), where, search);
     const count = sql`select count(*) as total from fs_nodes f where ${where}`;
     const [rows, counts] = await Promise.all([
       this.em.execute(page.sql, [...page.params]),
       this.em.execute<{ total: string }[]>(count.sql, [...count.params]),
     ]);
-    return { rows: rows.map(fsNodeFromRow), total: Number(counts[0]!.total) };
+    return { ...keysetPageRows(rows, search.limit, fsNodeFromRow), total: Number(counts[0]!.total) };
   }
 
   flush(): Promise<void> {
