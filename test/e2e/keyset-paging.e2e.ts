@@ -1,4 +1,4 @@
-import { startWithTenants, type ApiClient, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { startWithTenants, type ApiClient, type ApiResponse, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 
 // Keyset paging (issue 11): next_token carries the last row's sort key and id, so paging through
 // a whole result with next_token returns every row exactly once, also when many rows share the
@@ -28,7 +28,7 @@ async function pageThrough(client: ApiClient, spec: Record<string, unknown>): Pr
   const pages: string[][] = [];
   let after: string | null = null;
   do {
-    const res = await client.post("/v1/datasets/query", { ...spec, ...(after ? { after } : {}) });
+    const res: ApiResponse = await client.post("/v1/datasets/query", { ...spec, ...(after ? { after } : {}) });
     expect(res.status).toBe(200);
     pages.push(res.body.data.items.map((d: { dataset_id: string }) => d.dataset_id));
     after = res.body.data.next_token;
