@@ -1,3 +1,5 @@
+const SCANS = new Set(["Seq Scan", "Index Scan", "Index Only Scan", "Bitmap Heap Scan"]);
+
 /** One plan node of `EXPLAIN (ANALYZE, FORMAT JSON)`, with the fields the check reads. */
 interface PlanNode {
   "Node Type": string;
@@ -12,8 +14,9 @@ interface PlanNode {
 
 /**
  * Runs `EXPLAIN (ANALYZE, FORMAT JSON)` of a query and lists what makes its cost grow with the
- * table rather than with the page: a sequential scan of one of `bigTables` that reads past the
- * budget, or any node that reads and throws away (filter or recheck) past it. The budget is ten
+ * table rather than with the page: a scan of one of `bigTables` that reads past the budget (a
+ * sequential scan, or an index walk feeding a sort), or any node that throws away (filter or
+ * recheck) past it. The budget is ten
  * times the rows the query returns plus `slack`. An empty list is a plan that scales; timing is
  * never looked at.
  */
@@ -32,7 +35,7 @@ export async function planProblems(
     const removed = ((node["Rows Removed by Filter"] ?? 0) + (node["Rows Removed by Index Recheck"] ?? 0)) * loops;
     const read = (node["Actual Rows"] ?? 0) * loops + removed;
     const what = `${node["Node Type"]} on ${node["Relation Name"] ?? node["Index Name"] ?? "?"}`;
-    if (node["Node Type"] === "Seq Scan" && bigTables.includes(node["Relation Name"] ?? "") && read > budget) problems.push(`${what} read ${read} rows for ${root["Actual Rows"]}`);
+    if (SCANS.has(node["Node Type"]) && bigTables.includes(node["Relation Name"] ?? "") && read > budget) problems.push(`${what} read ${read} rows for ${root["Actual Rows"]}`);
     else if (removed > budget) problems.push(`${what} removed ${removed} rows for ${root["Actual Rows"]}`);
     node.Plans?.forEach(visit);
   };

@@ -57,7 +57,7 @@ export class ActionStore {
     const where = sql`${within} and (${search.where})`;
     const from = rawSql("actions a");
     const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
-    const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("a.*"), from, where, search)), countUpTo(execute, from, where)]);
+    const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("a.*"), from, where, search)), countUpTo(execute, from, where, search.orderBy)]);
     return { ...keysetPageRows(rows, search.limit, (row) => this.em.map(Action, row)), total };
   }
 

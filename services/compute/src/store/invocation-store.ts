@@ -101,7 +101,7 @@ export class InvocationStore {
     const where = sql`i.org_id = ${orgId} and (${search.where})`;
     const from = rawSql("invocations i");
     const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
-    const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("i.*"), from, where, search)), countUpTo(execute, from, where)]);
+    const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("i.*"), from, where, search)), countUpTo(execute, from, where, search.orderBy)]);
     return { ...keysetPageRows(rows, search.limit, (row) => this.em.map(Invocation, row)), total };
   }
 

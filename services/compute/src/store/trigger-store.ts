@@ -39,7 +39,7 @@ export class TriggerStore {
     const where = sql`t.org_id = ${orgId} and (${search.where})`;
     const from = rawSql("triggers t");
     const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
-    const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("t.*"), from, where, search)), countUpTo(execute, from, where)]);
+    const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("t.*"), from, where, search)), countUpTo(execute, from, where, search.orderBy)]);
     return { ...keysetPageRows(rows, search.limit, (row) => this.em.map(Trigger, row)), total };
   }
 

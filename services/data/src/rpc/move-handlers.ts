@@ -82,7 +82,7 @@ export function createMoveHandlers(context: ServiceContext, objects: ObjectStore
       const store = fork();
       const dataset = await datasetOf(store, caller, req.datasetId);
       const where = pathPatternFilter(req.includePatterns, req.excludePatterns);
-      const { rows, total } = await store.search(dataset.datasetId, { where, ...FIRST_BY_PATH, limit: DELETE_BATCH_SIZE });
+      const { rows, hasMore } = await store.search(dataset.datasetId, { where, ...FIRST_BY_PATH, limit: DELETE_BATCH_SIZE });
       const keys = await store.em.transactional(async (em) => {
         const tx = new FileStore(em);
         const ids = rows.map((file) => file.nodeId);
@@ -91,7 +91,7 @@ export function createMoveHandlers(context: ServiceContext, objects: ObjectStore
         return tx.unreferencedKeys(uris);
       });
       await objects.deleteObjects(keys);
-      return { successCount: BigInt(rows.length), failureCount: 0n, hasMore: total > rows.length };
+      return { successCount: BigInt(rows.length), failureCount: 0n, hasMore };
     },
   };
 }

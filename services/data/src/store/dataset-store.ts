@@ -65,7 +65,7 @@ export class DatasetStore {
   async search(orgId: string, search: KeysetSearch): Promise<KeysetPageRows<DatasetRow> & { total: number | undefined }> {
     const where = sql`d.org_id = ${orgId} and (${search.where})`;
     const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
-    const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("d.*"), DATASETS, where, search)), countUpTo(execute, DATASETS, where)]);
+    const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("d.*"), DATASETS, where, search)), countUpTo(execute, DATASETS, where, search.orderBy)]);
     return { ...keysetPageRows(rows, search.limit, (row) => this.em.map(Dataset, row)), total };
   }
 

@@ -1,6 +1,7 @@
 import { FlushMode } from "@mikro-orm/core";
 import {
   conflict,
+  countUpTo,
   keysetPageRows,
   keysetPageSql,
   newId,
@@ -12,6 +13,7 @@ import {
   type KeysetPageRows,
   type KeysetSearch,
   type Orm,
+  type SqlFragment,
 } from "@hangar/shared";
 import { ancestorDirectories } from "../domain/paths";
 import {
@@ -26,6 +28,8 @@ import {
   type UploadTransactionRow,
 } from "./file-entities";
 import { keyOfUri } from "../object-store/object-store";
+
+const FILES = rawSql("fs_nodes f");
 
 /** Reads and writes of files, directories and uploads; the RPC layer never touches the ORM. */
 export class FileStore {
@@ -251,23 +255,21 @@ export class FileStore {
   }
 
   /**
-   * One keyset page of an association's available files and the number of matches. With `inheritedFrom`
+   * One keyset page of an association's available files and the number of matches (undefined above
+   * COUNT_CAP). With `inheritedFrom`
    * (a device's device type) that association's files join in, except where the first has a file
    * at the same path: a device's own file overrides its type's.
    */
-  async search(associationId: string, search: KeysetSearch, inheritedFrom: string | null = null): Promise<KeysetPageRows<FsNodeRow> & { total: number }> {
+  async search(associationId: string, search: KeysetSearch, inheritedFrom: string | null = null): Promise<KeysetPageRows<FsNodeRow> & { total: number | undefined }> {
     const own = sql`f.association_id = ${associationId}`;
     const scope = inheritedFrom === null ? own : sql`(${own} or (f.association_id = ${inheritedFrom} and not exists (
       select 1 from fs_nodes o where o.association_id = ${associationId} and o.relative_path = f.relative_path and o.status = 'available' and o.fs_type = 'file')))`;
     const where = sql`${scope} and f.status = 'available' and f.fs_type = 'file' and (${search.where})`;
-    const page = keysetPageSql(rawSql("f.*"), rawSql("fs_nodes f"), where, search);
-    const count = sql`select count(*) as total from fs_nodes f where ${where}`;
-    const [rows, counts] = await Promise.all([
-      this.em.execute(page.sql, [...page.params]),
-      this.em.execute<{ total: string }[]>(count.sql, [...count.params]),
-    ]);
-    return { ...keysetPageRows(rows, search.limit, fsNodeFromRow), total: Number(counts[0]!.total) };
+    const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
+    const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("f.*"), FILES, where, search)), countUpTo(execute, FILES, where, search.orderBy)]);
+    return { ...keysetPageRows(rows, search.limit, fsNodeFromRow), total };
   }
+
 
   flush(): Promise<void> {
     return this.em.flush();

@@ -20,6 +20,9 @@ const ORG = "org_a";
 const BIG = ["fs_nodes", "datasets"];
 
 const pathCatalog = createFieldCatalog({ columns: { relative_path: { sql: `"f"."relative_path"`, type: "text" } } });
+const createdCatalog = createFieldCatalog({ columns: { created: { sql: `"f"."created"`, type: "timestamp" } } });
+/** One dataset, the oldest, far larger than the rest: every newer file precedes its files in (org, created) order. */
+const BIG_DATASET_FILES = 20_000;
 
 let orm: Orm;
 const problems: string[] = [];
@@ -62,6 +65,25 @@ describe("query plans at scale: every page costs what the first does", () => {
     const condition = { field: "dataset_id", comparator: "EQUALS", value: "ds_02500" };
     const first = await store.search(ORG, planFileSearch(spec(condition)), TOTAL_COUNT_CAP);
     expect(first.rows).toHaveLength(FILES_PER_DATASET);
+    expect(problems).toEqual([]);
+  });
+
+  test("query_files: a large dataset's files, newest first, when newer datasets followed it", async () => {
+    const store = new FileSearchStore(explaining());
+    const condition = { field: "dataset_id", comparator: "EQUALS", value: "ds_big" };
+    const plan = planFileSearch(spec(condition));
+    const first = await store.search(ORG, plan, TOTAL_COUNT_CAP);
+    const deep = await store.search(ORG, planFileSearch(spec(condition, { after: plan.nextToken({ key: micros(0, BIG_DATASET_FILES / 2), id: `fl_big_${BIG_DATASET_FILES / 2}` }, true) })), TOTAL_COUNT_CAP);
+    expect(first.rows[0]!.nodeId).toBe(`fl_big_${BIG_DATASET_FILES}`);
+    expect(deep.rows[0]!.nodeId).toBe(`fl_big_${BIG_DATASET_FILES / 2 - 1}`);
+    expect(problems).toEqual([]);
+  });
+
+  test("query_dataset_files: a large dataset's files, newest first", async () => {
+    const files = new FileStore(explaining());
+    const order = compileKeysetOrder("created", "DESC", createdCatalog, `"f"."node_id"`);
+    const { rows } = await files.search("ds_big", { where: rawSql("TRUE"), ...order, after: rawSql("TRUE"), limit: 100 });
+    expect(rows).toHaveLength(100);
     expect(problems).toEqual([]);
   });
 
@@ -133,6 +155,11 @@ async function seed(em: EntityManager): Promise<void> {
     select 'fl_' || lpad(i::text, 5, '0') || '_' || lpad(n::text, 2, '0'), '${ORG}', 'ds_' || lpad(i::text, 5, '0'), 'dataset', 'file', 'dr_' || lpad(i::text, 5, '0'),
       'f' || lpad(n::text, 2, '0') || '.mcap', 'logs/f' || lpad(n::text, 2, '0') || '.mcap', 'available', jsonb_build_object('robot', 'r' || (n % 2)), ${at("i", "n")}, 'u', ${at("i", "n")}, 'u'
     from generate_series(1, ${DATASETS}) i, generate_series(1, ${FILES_PER_DATASET}) n;
+    insert into datasets (dataset_id, org_id, name, created, created_by, modified, modified_by)
+    values ('ds_big', '${ORG}', 'big', ${at("0")}, 'u', ${at("0")}, 'u');
+    insert into fs_nodes (node_id, org_id, association_id, association_type, fs_type, name, relative_path, status, created, created_by, modified, modified_by)
+    select 'fl_big_' || n, '${ORG}', 'ds_big', 'dataset', 'file', 'f' || n, 'big/f' || n, 'available', ${at("0", "n")}, 'u', ${at("0", "n")}, 'u'
+    from generate_series(1, ${BIG_DATASET_FILES}) n;
     analyze datasets;
     analyze fs_nodes;
   `);

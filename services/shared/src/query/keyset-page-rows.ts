@@ -41,14 +41,19 @@ export const COUNT_CAP = 1000;
  * most `cap`, else undefined. Run with `execute`. Counting every match of a broad condition reads
  * all of them (hundreds of milliseconds at a million rows), many times the cost of a page; a caller
  * needing the exact number has a count operation.
+ *
+ * The rows are taken in the page's order (`orderBy`), so the count walks the index that serves the
+ * page. Without it PostgreSQL may pick a sequential scan expecting matches spread evenly; rows
+ * written together (one upload's files) sit together, and it then reads most of the table first.
  */
 export async function countUpTo(
   execute: (query: SqlFragment) => Promise<Record<string, unknown>[]>,
   from: SqlFragment,
   where: SqlFragment,
+  orderBy: SqlFragment,
   cap = COUNT_CAP,
 ): Promise<number | undefined> {
-  const rows = await execute(sql`select count(*) as n from (select 1 from ${from} where ${where} limit ${cap + 1}) capped`);
+  const rows = await execute(sql`select count(*) as n from (select 1 from ${from} where ${where} order by ${orderBy} limit ${cap + 1}) capped`);
   const n = Number(rows[0]?.["n"] ?? 0);
   return n > cap ? undefined : n;
 }
