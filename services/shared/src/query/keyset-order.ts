@@ -1,6 +1,7 @@
 import { invalidArgument } from "../errors";
 import { textArrayLiteral } from "../db/array-literal";
 import { quoted } from "./condition";
+import { numberSql } from "./compile-column-predicate";
 import { compileOrderBy, resolveSortDirection } from "./compile-order-by";
 import { jsonPathSql } from "./compile-json-predicate";
 import type { FieldCatalog, FieldRef } from "./field-catalog";
@@ -88,7 +89,7 @@ function keyCodec(ref: FieldRef): KeyCodec {
     case "text":
       return { expr, text: expr, value: (key) => sql`${key}::text` };
     case "number":
-      return { expr, text: sql`${expr}::text`, value: (key, field) => sql`${checked(key, NUMBER.test(key), field)}::numeric` };
+      return { expr, text: sql`${expr}::text`, value: (key, field) => numberSql(checked(key, NUMBER.test(key), field)) };
     case "boolean":
       return { expr, text: sql`${expr}::text`, value: (key, field) => sql`${checked(key, key === "true" || key === "false", field)}::boolean` };
     case "timestamp":
