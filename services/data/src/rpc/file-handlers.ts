@@ -147,7 +147,7 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
       const where = pathPatternFilter(req.includePatterns, req.excludePatterns);
       const { rows, hasMore, last, total } = await store.search(target.associationId, { ...order, where, after, limit }, inherited);
       const nextToken = hasMore && last ? encodeCursorToken(last, fingerprint) : undefined;
-      return { items: rows.map(fileToProto), ...(total !== undefined ? { totalCount: BigInt(total) } : {}), ...(nextToken ? { nextToken } : {}) };
+      return { items: rows.map(fileToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
     },
   };
 }

@@ -1,7 +1,6 @@
 import { FlushMode } from "@mikro-orm/core";
 import {
   conflict,
-  countUpTo,
   keysetPageRows,
   keysetPageSql,
   newId,
@@ -255,19 +254,20 @@ export class FileStore {
   }
 
   /**
-   * One keyset page of an association's available files and the number of matches (undefined above
-   * COUNT_CAP). With `inheritedFrom`
+   * One keyset page of an association's available files and the exact number of matches (one
+   * association's files, which the count reads through its index). With `inheritedFrom`
    * (a device's device type) that association's files join in, except where the first has a file
    * at the same path: a device's own file overrides its type's.
    */
-  async search(associationId: string, search: KeysetSearch, inheritedFrom: string | null = null): Promise<KeysetPageRows<FsNodeRow> & { total: number | undefined }> {
+  async search(associationId: string, search: KeysetSearch, inheritedFrom: string | null = null): Promise<KeysetPageRows<FsNodeRow> & { total: number }> {
     const own = sql`f.association_id = ${associationId}`;
     const scope = inheritedFrom === null ? own : sql`(${own} or (f.association_id = ${inheritedFrom} and not exists (
       select 1 from fs_nodes o where o.association_id = ${associationId} and o.relative_path = f.relative_path and o.status = 'available' and o.fs_type = 'file')))`;
     const where = sql`${scope} and f.status = 'available' and f.fs_type = 'file' and (${search.where})`;
     const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
-    const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("f.*"), FILES, where, search)), countUpTo(execute, FILES, where, search.orderBy)]);
-    return { ...keysetPageRows(rows, search.limit, fsNodeFromRow), total };
+    const count = sql`select count(*) as total from ${FILES} where ${where}`;
+    const [rows, counts] = await Promise.all([execute(keysetPageSql(rawSql("f.*"), FILES, where, search)), execute(count)]);
+    return { ...keysetPageRows(rows, search.limit, fsNodeFromRow), total: Number(counts[0]!["total"]) };
   }
 
 

@@ -40,12 +40,16 @@ beforeAll(async () => {
 
 afterAll(() => orm.close());
 
-/** An entity manager whose every page query is EXPLAIN ANALYZEd first; findings land in `problems`. */
+/**
+ * An entity manager whose every select is EXPLAIN ANALYZEd first; findings land in `problems`. An
+ * exact count (query_dataset_files' total_count, which the API keeps exact) reads every match of
+ * its one association by design, so it is left out.
+ */
 function explaining(): EntityManager {
   const em = orm.em.fork();
   const execute = em.execute.bind(em);
   em.execute = (async (sql: string, params: unknown[] = []) => {
-    if (/^\s*select/i.test(sql)) problems.push(...(await planProblems((q, p) => execute(q, p), { sql, params }, BIG)));
+    if (/^\s*select/i.test(sql) && !/^\s*select count\(\*\) as total from fs_nodes f where/i.test(sql)) problems.push(...(await planProblems((q, p) => execute(q, p), { sql, params }, BIG)));
     return execute(sql, params);
   }) as typeof em.execute;
   return em;
