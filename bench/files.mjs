@@ -100,7 +100,7 @@ async function benchUpload() {
  * quality, calibration or a sensor model), a tenth carry tags, and one in 997 is still pending.
  */
 async function seedFiles(orgId) {
-  const started = performance.now();
+  let started = performance.now();
   await db.query(
     `insert into data.datasets (dataset_id, org_id, name, description, device_id, metadata, tags, created, created_by, modified, modified_by)
      select 'ds_bench_' || lpad(k::text, 3, '0'), case when k < $2 then $1 else 'org_other_' || ((k - $2) / 2) end,
