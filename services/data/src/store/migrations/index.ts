@@ -5,7 +5,7 @@ import { Migration0003FileSearch } from "./0003-file-search";
 import { Migration0004Exports } from "./0004-exports";
 import { Migration0005ObjectReferences } from "./0005-object-references";
 import { Migration0006Devices } from "./0006-devices";
-import { Migration0007PagingIndexes } from "./0007-paging-indexes";
+import { Migration0008PagingIndexes } from "./0008-paging-indexes";
 
 /** The data schema's migrations in the order they apply. */
 export const dataMigrations: MigrationObject[] = [
@@ -15,5 +15,5 @@ export const dataMigrations: MigrationObject[] = [
   { name: "0004-exports", class: Migration0004Exports },
   { name: "0005-object-references", class: Migration0005ObjectReferences },
   { name: "0006-devices", class: Migration0006Devices },
-  { name: "0007-paging-indexes", class: Migration0007PagingIndexes },
+  { name: "0008-paging-indexes", class: Migration0008PagingIndexes },
 ];

@@ -7,7 +7,7 @@ import { Migration } from "@mikro-orm/migrations";
  * for 101 rows at a million files. A directory's children page in (fs_type, name, id) order
  * without sorting all of them.
  */
-export class Migration0007PagingIndexes extends Migration {
+export class Migration0008PagingIndexes extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
       create index fs_nodes_assoc_created_idx on fs_nodes (association_id, created desc, node_id desc) where status = 'available';
