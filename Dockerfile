@@ -21,6 +21,7 @@ WORKDIR /src
 # Manifests first, so the dependency layer is reused while only source changes.
 COPY package.json package-lock.json ./
 COPY services/shared/package.json services/shared/
+COPY services/object-store/package.json services/object-store/
 COPY services/admin/package.json services/admin/
 COPY services/data/package.json services/data/
 COPY services/compute/package.json services/compute/
@@ -40,13 +41,14 @@ COPY runner/ runner/
 RUN npm run build
 
 # ---- deps: production dependencies of the components that run in containers ----
-# Only the five services, their shared library, the gateway and the runner: the embedded single-process mode
+# Only the five services, their shared library, the object store, the gateway and the runner: the embedded single-process mode
 # (and its PostgreSQL binaries) and the test harness stay out of the image. No install scripts are
 # needed by these dependencies, so none run.
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY services/shared/package.json services/shared/
+COPY services/object-store/package.json services/object-store/
 COPY services/admin/package.json services/admin/
 COPY services/data/package.json services/data/
 COPY services/compute/package.json services/compute/
@@ -57,7 +59,7 @@ COPY gateway/package.json gateway/
 COPY runner/package.json runner/
 COPY test/package.json test/
 RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --ignore-scripts --no-audit --no-fund \
-      --workspace=services/shared --workspace=services/admin --workspace=services/data \
+      --workspace=services/shared --workspace=services/object-store --workspace=services/admin --workspace=services/data \
       --workspace=services/compute --workspace=services/assistant --workspace=services/registry \
       --workspace=gateway --workspace=runner
 
@@ -72,6 +74,8 @@ COPY --from=deps /app/package.json ./
 COPY --from=deps /app/node_modules/ node_modules/
 COPY --from=build /src/services/shared/package.json services/shared/
 COPY --from=build /src/services/shared/dist/ services/shared/dist/
+COPY --from=build /src/services/object-store/package.json services/object-store/
+COPY --from=build /src/services/object-store/dist/ services/object-store/dist/
 COPY --from=build /src/services/admin/package.json services/admin/
 COPY --from=build /src/services/admin/dist/ services/admin/dist/
 COPY --from=build /src/services/data/package.json services/data/

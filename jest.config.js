@@ -6,7 +6,7 @@ module.exports = {
   transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }] },
   moduleNameMapper: {
     "^@hangar/shared/proto/(.*)$": "<rootDir>/services/shared/src/proto/$1",
-    "^@hangar/(shared|admin|data|compute|assistant|registry|embedded)$": "<rootDir>/services/$1/src",
+    "^@hangar/(shared|object-store|admin|data|compute|assistant|registry|embedded)$": "<rootDir>/services/$1/src",
     "^@hangar/gateway$": "<rootDir>/gateway/src",
     "^@hangar/runner$": "<rootDir>/runner/src",
     "^@hangar/test-harness$": "<rootDir>/test/src",

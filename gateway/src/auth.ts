@@ -1,3 +1,4 @@
+import { Code, ConnectError } from "@connectrpc/connect";
 import type { Context } from "@opentelemetry/api";
 import { unauthenticated, type OrgMembership, type Principal } from "@hangar/shared";
 import type { AuthenticateTokenResponse, ResolveUserResponse } from "@hangar/shared/proto/admin";
@@ -45,7 +46,8 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     });
   const resolveUser = (userId: string, traceContext: Context) =>
     users.getOrLoad(userId, async () => {
-      const r = await options.resolveUser(userId, traceContext).catch(() => {
+      const r = await options.resolveUser(userId, traceContext).catch((error: unknown) => {
+        if (!isRefusal(error)) throw error;
         throw unauthenticated(`unknown user '${userId}' in X-Service-User-Id`);
       });
       return { userId: r.userId, isSystemAdmin: r.isSystemAdmin, memberships: r.memberships };
@@ -105,7 +107,20 @@ function resolveOrg(identity: Identity, requested: string | undefined, resourceO
   return resourceOwner && identity.memberships.some((m) => m.orgId === resourceOwner) ? resourceOwner : undefined;
 }
 
+/** Answers of the admin service that refuse the credentials; anything else (an outage) is no verdict on them. */
+const REFUSALS = new Set([Code.Unauthenticated, Code.NotFound, Code.InvalidArgument, Code.PermissionDenied]);
+
+/**
+ * Whether the admin service refused the caller, as opposed to failing to answer: an outage of
+ * admin or of its database (UNAVAILABLE, a deadline) must reach the client as itself (503, which
+ * clients retry), never as a 401 that tells them their token is bad.
+ */
+function isRefusal(error: unknown): boolean {
+  return error instanceof ConnectError && REFUSALS.has(error.code);
+}
+
 function rethrowAsUnauthenticated(error: unknown): never {
+  if (!isRefusal(error)) throw error;
   const message = error instanceof Error ? error.message : "invalid API token";
   throw unauthenticated(message.replace(/^\[\w+\]\s*/, ""));
 }

@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { capMessage } from "@hangar/shared";
 
 /**
  * The one table from RPC codes to HTTP statuses. Per the spec, a caller without the access an
@@ -29,13 +30,17 @@ export function httpStatusOf(code: Code): number {
   return STATUS_BY_CODE[code] ?? 500;
 }
 
+/** Seconds a client is asked to wait before retrying a 503 (an outage of a dependency). */
+const RETRY_AFTER_SECONDS = "1";
+
 /** Written when even the error body cannot be built, so a client always gets the envelope. */
 const FALLBACK_BODY = '{"error":{"error_code":500,"message":"internal error","stack_trace":""}}';
 
 /**
  * Writes the error envelope `{error: {error_code, message, stack_trace}}`. `error_code` repeats the
  * HTTP status (`status` overrides the one of the error code, for HTTP-only failures such as 405).
- * Stack traces are shown only in development mode.
+ * Stack traces are shown only in development mode; messages are capped (capMessage) whatever raised
+ * them. A 503 carries `Retry-After`, as clients retry it.
  */
 export function writeError(res: ServerResponse, error: unknown, development: boolean, status?: number): void {
   const connectError = ConnectError.from(error);
@@ -46,7 +51,7 @@ export function writeError(res: ServerResponse, error: unknown, development: boo
     body = JSON.stringify({
       error: {
         error_code: status,
-        message: internal ? "internal error" : connectError.rawMessage,
+        message: internal ? "internal error" : capMessage(connectError.rawMessage),
         stack_trace: development && error instanceof Error ? (error.stack ?? "") : "",
       },
     });
@@ -54,6 +59,7 @@ export function writeError(res: ServerResponse, error: unknown, development: boo
     body = FALLBACK_BODY;
   }
   if (res.headersSent) return void res.end();
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  const headers = { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
+  res.writeHead(status, status === 503 ? { ...headers, "retry-after": RETRY_AFTER_SECONDS } : headers);
   res.end(body);
 }

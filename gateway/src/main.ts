@@ -1,4 +1,4 @@
-import { createLogger, initTelemetry, loadConfig, SERVICE_NAMES, type ServiceName } from "@hangar/shared";
+import { createLogger, exitOnStartupFailure, initTelemetry, loadConfig, SERVICE_NAMES, type ServiceName } from "@hangar/shared";
 import { startGateway } from "./gateway";
 
 /** The gateway's composition root in a distributed deployment. */
@@ -22,7 +22,4 @@ async function main(): Promise<void> {
   process.once("SIGTERM", () => void gateway.close().then(() => process.exit(0)));
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`gateway failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+main().catch(exitOnStartupFailure("gateway"));

@@ -1,4 +1,7 @@
+import { getOption } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { limits } from "@hangar/shared/proto/common";
+import { RunnerLogEntrySchema } from "@hangar/shared/proto/compute";
 import type { ComputeClient } from "./compute-client";
 
 /** Where a log line comes from: the action, or the runner preparing it or handling its outputs. */
@@ -26,6 +29,12 @@ export interface LogSinkOptions {
 /** Most lines in one AppendLogs call. */
 const MAX_BATCH = 500;
 
+/**
+ * The longest line AppendLogs takes, as RunnerLogEntry.log declares it; a longer line (an action
+ * may print anything) is cut to it, so that it cannot get its whole batch refused.
+ */
+const MAX_LINE_CHARS = getOption(RunnerLogEntrySchema.field.log, limits).maxLen;
+
 /** Creates a log sink that sends lines in order, one batch at a time. */
 export function createLogSink(options: LogSinkOptions): LogSink {
   let buffer: { process: LogProcess; log: string; timestamp: Date }[] = [];
@@ -42,7 +51,7 @@ export function createLogSink(options: LogSinkOptions): LogSink {
   const timer = setInterval(() => void flush(), options.flushIntervalMs ?? 500);
   return {
     write(process, line) {
-      buffer.push({ process, log: line, timestamp: new Date() });
+      buffer.push({ process, log: line.length > MAX_LINE_CHARS ? line.slice(0, MAX_LINE_CHARS) : line, timestamp: new Date() });
     },
     flush,
     async close() {

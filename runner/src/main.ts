@@ -1,4 +1,4 @@
-import { createLogger, initTelemetry } from "@hangar/shared";
+import { createLogger, exitOnStartupFailure, initTelemetry } from "@hangar/shared";
 import { startRunner } from "./runner";
 import { runnerOptionsFromEnv } from "./runner-env";
 
@@ -16,7 +16,4 @@ async function main(): Promise<void> {
   process.once("SIGINT", () => void shutdown());
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`runner failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+main().catch(exitOnStartupFailure("runner"));

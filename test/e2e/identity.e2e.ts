@@ -304,6 +304,97 @@ describe("remove_org_user", () => {
   });
 });
 
+describe("membership rules (issue 9, finding 7)", () => {
+  let orgId: string;
+  let owner: Member;
+  let admin: Member;
+
+  beforeEach(async () => {
+    owner = await addMember((await createTenant(t, "rules")).orgId, "rules-owner");
+    orgId = await createOrg(owner.client, "rules-org");
+    admin = await addMember(orgId, "rules-admin", ["admin"]);
+  });
+
+  const userPath = (userId: string) => `/v1/orgs/id/${orgId}/users/id/${encodeURIComponent(userId)}`;
+  const auditOf = async (userId: string) =>
+    (await db.query("select action, actor, roles_before, roles_after, at from admin.membership_audit where org_id = $1 and user_id = $2 order by audit_id", [orgId, userId])).rows;
+
+  test("an admin cannot make itself owner: 403, roles unchanged", async () => {
+    const res = await admin.client.put(userPath(admin.userId), { add_roles: ["owner"] }, { "X-Service-Org-Id": orgId });
+    expectError(res, 403, `granting or removing the owner role in org '${orgId}' needs the owner role`);
+    expect(await rolesOf(orgId, admin.userId)).toEqual(["admin", "user"]);
+  });
+
+  test("an admin cannot take the owner role from an owner, nor remove an owner: 403", async () => {
+    const demote = await admin.client.put(userPath(owner.userId), { remove_roles: ["owner"] }, { "X-Service-Org-Id": orgId });
+    expectError(demote, 403, `granting or removing the owner role in org '${orgId}' needs the owner role`);
+    const remove = await admin.client.delete(userPath(owner.userId), undefined, { "X-Service-Org-Id": orgId });
+    expectError(remove, 403, `granting or removing the owner role in org '${orgId}' needs the owner role`);
+    expect(await rolesOf(orgId, owner.userId)).toEqual(["owner", "user"]);
+    expect((await auditOf(owner.userId)).map((r) => r.action)).toEqual([]);
+  });
+
+  test("an owner grants owner; then the first owner may leave, and the last one may not: 409", async () => {
+    const granted = await owner.client.put(userPath(admin.userId), { add_roles: ["owner"] }, { "X-Service-Org-Id": orgId });
+    expect(granted.status).toBe(200);
+    expect(await rolesOf(orgId, admin.userId)).toEqual(["owner", "admin", "user"]);
+    expect((await owner.client.delete(userPath(owner.userId), undefined, { "X-Service-Org-Id": orgId })).status).toBe(200);
+    const last = await admin.client.delete(userPath(admin.userId), undefined, { "X-Service-Org-Id": orgId });
+    expectError(last, 409, `org '${orgId}' must keep at least one owner`);
+    expect(await rolesOf(orgId, admin.userId)).toEqual(["owner", "admin", "user"]);
+  });
+
+  test("a removed member's token is refused with 403, not 400", async () => {
+    const member = await addMember(orgId, "only-here");
+    expect((await member.client.post("/v1/datasets/query", {})).status).toBe(200);
+    expect((await owner.client.delete(userPath(member.userId), undefined, { "X-Service-Org-Id": orgId })).status).toBe(200);
+    expectError(await member.client.post("/v1/datasets/query", {}), 403, "the caller belongs to no org");
+    expectError(await member.client.post("/v1/datasets", { name: "after-removal" }), 403, "the caller belongs to no org");
+    expect((await member.client.post("/v1/datasets/query", {}, { "X-Service-Org-Id": orgId })).status).toBe(401);
+  });
+
+  test("a removed user can be added back, and its token works there again", async () => {
+    const member = await addMember(orgId, "returning");
+    expect((await owner.client.delete(userPath(member.userId), undefined, { "X-Service-Org-Id": orgId })).status).toBe(200);
+    const back = await owner.client.post("/v1/users", { user_id: member.userId, org_id: orgId });
+    expect(back.status).toBe(200);
+    expect(back.body.data.user_id).toBe(member.userId);
+    expect(await rolesOf(orgId, member.userId)).toEqual(["user"]);
+    expect((await member.client.post("/v1/datasets/query", {})).status).toBe(200);
+    expectError(await owner.client.post("/v1/users", { user_id: member.userId, org_id: orgId }), 409, `user '${member.userId}' already exists`);
+    expect((await auditOf(member.userId)).map((r) => [r.action, r.actor])).toEqual([
+      ["added", "admin"],
+      ["removed", owner.userId],
+      ["added", owner.userId],
+    ]);
+  });
+
+  test("adding an existing user the org never had is still a 409", async () => {
+    const stranger = await createTenant(t, "not-ours");
+    expectError(await owner.client.post("/v1/users", { user_id: stranger.userId, org_id: orgId }), 409, `user '${stranger.userId}' already exists`);
+    expect(await rolesOf(orgId, stranger.userId)).toBeUndefined();
+  });
+
+  test("DELETE of a member is idempotent and audited once, with who, whom, the roles and when", async () => {
+    const member = await addMember(orgId, "twice");
+    const first = await admin.client.delete(`${userPath(member.userId)}?unknown=1`, undefined, { "X-Service-Org-Id": orgId });
+    const second = await admin.client.delete(userPath(member.userId), undefined, { "X-Service-Org-Id": orgId });
+    expect([first.status, first.body, second.status, second.body]).toEqual([200, { data: null }, 200, { data: null }]);
+    expect(await rolesOf(orgId, member.userId)).toBeUndefined();
+    const rows = (await auditOf(member.userId)).filter((r) => r.action === "removed");
+    expect(rows).toEqual([{ action: "removed", actor: admin.userId, roles_before: ["user"], roles_after: [], at: expect.any(Date) }]);
+  });
+
+  test("a role change is audited with the roles before and after", async () => {
+    const member = await addMember(orgId, "promoted");
+    expect((await owner.client.put(userPath(member.userId), { add_roles: ["admin"] }, { "X-Service-Org-Id": orgId })).status).toBe(200);
+    expect((await auditOf(member.userId)).map((r) => [r.action, r.actor, r.roles_before, r.roles_after])).toEqual([
+      ["added", "admin", [], ["user"]],
+      ["roles", owner.userId, ["user"], ["admin", "user"]],
+    ]);
+  });
+});
+
 describe("users", () => {
   let orgId: string;
   let owner: Member;

@@ -1,4 +1,5 @@
 import {
+  apiClient,
   createDataset,
   createTenant,
   expectBadRequest,
@@ -7,6 +8,7 @@ import {
   uploadFiles,
   waitFor,
   type ApiClient,
+  type ApiResponse,
   type TestPlatform,
   type TestTenant,
 } from "@hangar/test-harness";
@@ -25,6 +27,9 @@ let tunable: { name: string; digest: string };
 
 beforeAll(async () => {
   [t, alice, bob] = await startWithTenants(["alice", "bob"]);
+  // Alice administers her org, so she may name its service user as a trigger's runs-as user.
+  await joinOrg(alice.orgId, ROBOT, { is_service_user: true });
+  await grantRoles(alice.orgId, alice.userId, ["admin"]);
   plain = await createAction(alice.client, { name: "plain" });
   tunable = await createAction(alice.client, {
     name: "tunable",
@@ -32,6 +37,30 @@ beforeAll(async () => {
   });
 });
 afterAll(() => t?.close());
+
+/** A service user of alice's org that her triggers may run as. */
+const ROBOT = "robot-service@example.com";
+
+/** Adds a user to an org as the bootstrap admin (creating it). */
+async function joinOrg(orgId: string, userId: string, extra: Record<string, unknown> = {}): Promise<void> {
+  const res = await t.admin.post("/v1/users", { user_id: userId, org_id: orgId, ...extra });
+  if (res.status !== 200) throw new Error(`create user failed: ${JSON.stringify(res.body)}`);
+}
+
+async function grantRoles(orgId: string, userId: string, roles: string[]): Promise<void> {
+  const res = await t.admin.put(`/v1/orgs/id/${orgId}/users/id/${encodeURIComponent(userId)}`, { add_roles: roles });
+  if (res.status !== 200) throw new Error(`grant roles failed: ${JSON.stringify(res.body)}`);
+}
+
+/** A new member of `orgId` with `roles` besides `user`, and its client. */
+async function newMember(orgId: string, label: string, roles: string[] = []): Promise<{ userId: string; client: ApiClient }> {
+  const userId = `${unique(label)}@example.com`;
+  await joinOrg(orgId, userId);
+  if (roles.length > 0) await grantRoles(orgId, userId, roles);
+  const token = await t.admin.post("/v1/tokens", { name: "test", expiry_days: 1 }, { "X-Service-User-Id": userId });
+  if (token.status !== 200) throw new Error(`create token failed: ${JSON.stringify(token.body)}`);
+  return { userId, client: apiClient(t.url, token.body.data.secret) };
+}
 
 const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
@@ -106,7 +135,7 @@ function full(name: string): Record<string, unknown> {
     container_parameter_overrides: { command: ["python", "run.py"], env_vars: { MODE: "fast" } },
     enabled: false,
     parameter_values: { mode: "strict" },
-    service_user_id: "robot-service@example.com",
+    service_user_id: ROBOT,
     timeout: 600,
   };
 }
@@ -116,7 +145,7 @@ function fullRecord(name: string): Record<string, unknown> {
     ...minimalRecord(name),
     action: { name: tunable.name, digest: tunable.digest, owner: alice.orgId },
     required_inputs: ["*.bag", "logs/"],
-    service_user_id: "robot-service@example.com",
+    service_user_id: ROBOT,
     for_each: "dataset_file",
     enabled: false,
     parameter_values: { mode: "strict" },
@@ -311,6 +340,119 @@ describe("update_trigger", () => {
   });
 });
 
+describe("runs-as: who a trigger's service_user_id may name (issue 9, finding 1)", () => {
+  let member: { userId: string; client: ApiClient };
+
+  beforeAll(async () => {
+    member = await newMember(alice.orgId, "plain-member");
+  });
+
+  const deniedService = (res: ApiResponse) => {
+    expect(res.status).toBe(403);
+    expect(res.body.error.message).toMatch(/^service_user_id: /);
+  };
+
+  test("a plain member naming the org's admin is a 403 naming service_user_id, and no trigger is written", async () => {
+    const name = unique("escalate");
+    const before = await triggerCount(alice.client);
+    const res = await member.client.post("/v1/triggers", minimal(name, { service_user_id: alice.userId }));
+    expectError(res, 403, `service_user_id: only an owner or admin of org '${alice.orgId}' may name a user other than themselves`);
+    expect((await alice.client.get(`/v1/triggers/${name}`)).status).toBe(404);
+    expect(await triggerCount(alice.client)).toBe(before);
+  });
+
+  test("a plain member may name itself", async () => {
+    const created = await createTrigger(member.client, minimal(unique("self"), { service_user_id: member.userId }));
+    expect(created.service_user_id).toBe(member.userId);
+  });
+
+  test("an admin may name another member of the org", async () => {
+    const created = await createTrigger(alice.client, minimal(unique("delegated"), { service_user_id: member.userId }));
+    expect(created.service_user_id).toBe(member.userId);
+  });
+
+  test("a user of another org, or no user at all, is a 403 even for an admin, and nothing is written", async () => {
+    for (const [label, userId] of [["foreign", bob.userId], ["ghost", "nobody@example.com"]] as const) {
+      const name = unique(label);
+      const res = await alice.client.post("/v1/triggers", minimal(name, { service_user_id: userId }));
+      expectError(res, 403, `service_user_id: the user named is not a member of org '${alice.orgId}'`);
+      expect((await alice.client.get(`/v1/triggers/${name}`)).status).toBe(404);
+    }
+  });
+
+  test("update: the same rule for service_user_id, and nothing changes on refusal", async () => {
+    const name = unique("upd-runs-as");
+    const created = await createTrigger(member.client, minimal(name));
+    deniedService(await member.client.put(`/v1/triggers/${name}`, { service_user_id: alice.userId }));
+    deniedService(await alice.client.put(`/v1/triggers/${name}`, { service_user_id: bob.userId }));
+    expect((await alice.client.get(`/v1/triggers/${name}`)).body.data).toEqual(created);
+    const delegated = await alice.client.put(`/v1/triggers/${name}`, { service_user_id: ROBOT });
+    expect([delegated.status, delegated.body.data?.service_user_id]).toEqual([200, ROBOT]);
+  });
+
+  test("update: a member may not change what an admin's trigger runs as the admin, but may switch it off", async () => {
+    const name = unique("swap");
+    await createTrigger(alice.client, minimal(name));
+    deniedService(await member.client.put(`/v1/triggers/${name}`, { action_name: tunable.name, parameter_values: { mode: "x" } }));
+    deniedService(await member.client.put(`/v1/triggers/${name}`, { service_user_id: null }));
+    expect((await alice.client.get(`/v1/triggers/${name}`)).body.data).toMatchObject({ action: { name: plain.name }, service_user_id: alice.userId });
+    const off = await member.client.put(`/v1/triggers/${name}`, { enabled: false });
+    expect([off.status, off.body.data?.enabled]).toEqual([200, false]);
+  });
+});
+
+describe("runs-as re-checked at evaluation (issue 9, finding 1)", () => {
+  /** Waits for the trigger's one finished evaluation of the dataset. */
+  async function evaluated(client: ApiClient, name: string): Promise<any> {
+    return waitFor(`the evaluation of ${name}`, async () => {
+      const items = (await client.get(`/v1/triggers/${name}/evaluations`)).body.data.items as { status: string }[];
+      return items.length === 1 && items[0]!.status !== "pending" ? items[0] : undefined;
+    });
+  }
+
+  async function invocationsOf(client: ApiClient, triggerId: string): Promise<unknown[]> {
+    const res = await client.post("/v1/actions/invocations/query", { condition: { field: "provenance.source.source_id", comparator: "EQUALS", value: triggerId } });
+    expect(res.status).toBe(200);
+    return res.body.data.items;
+  }
+
+  test("a trigger whose service user has left the org fires nothing, and its evaluation says why", async () => {
+    const org = await createTenant(t, "leaving");
+    const owner = await newMember(org.orgId, "first-owner", ["owner"]);
+    const remaining = await newMember(org.orgId, "second-owner", ["owner"]);
+    await createAction(owner.client, { name: "plain" });
+    const name = unique("orphaned");
+    const trigger = await createTrigger(owner.client, { name, action_name: "plain", for_each: "dataset", required_inputs: ["*.bag"] });
+    const removed = await remaining.client.delete(`/v1/orgs/id/${org.orgId}/users/id/${encodeURIComponent(owner.userId)}`);
+    expect(removed.status).toBe(200);
+    const datasetId = await createDataset(remaining.client, "after-leaving");
+    await uploadFiles(remaining.client, datasetId, { "run.bag": "bag" });
+    const evaluation = await evaluated(remaining.client, name);
+    expect(evaluation).toMatchObject({ status: "failed", outcome: null, outcome_reason: null });
+    expect(evaluation.status_detail).toBe(
+      `service_user_id: the trigger may no longer run as '${owner.userId}': the user named is not a member of org '${org.orgId}'`,
+    );
+    expect(await invocationsOf(remaining.client, trigger.trigger_id)).toEqual([]);
+  });
+
+  test("a trigger named to run as a member by an admin who has since lost the role fires nothing", async () => {
+    const org = await createTenant(t, "demoted");
+    const owner = await newMember(org.orgId, "the-owner", ["owner"]);
+    const admin = await newMember(org.orgId, "former-admin", ["admin"]);
+    await createAction(admin.client, { name: "plain" });
+    const name = unique("granted");
+    const trigger = await createTrigger(admin.client, { name, action_name: "plain", for_each: "dataset", required_inputs: ["*.bag"], service_user_id: org.userId });
+    const demoted = await owner.client.put(`/v1/orgs/id/${org.orgId}/users/id/${encodeURIComponent(admin.userId)}`, { remove_roles: ["admin"] });
+    expect(demoted.status).toBe(200);
+    const datasetId = await createDataset(owner.client, "after-demotion");
+    await uploadFiles(owner.client, datasetId, { "run.bag": "bag" });
+    const evaluation = await evaluated(owner.client, name);
+    expect(evaluation).toMatchObject({ status: "failed", outcome: null });
+    expect(evaluation.status_detail).toMatch(/may name a user other than themselves$/);
+    expect(await invocationsOf(owner.client, trigger.trigger_id)).toEqual([]);
+  });
+});
+
 describe("delete_trigger", () => {
   test("answers data null; the trigger is gone and its name free again", async () => {
     const name = unique("del");
@@ -472,9 +614,11 @@ describe("trigger evaluations", () => {
     expect((await alice.client.get(`/v1/triggers/${name}/evaluations?trigger_type=scheduled`)).status).toBe(404);
   });
 
-  test("another org: the trigger's listing is a 404 and the dataset's is empty", async () => {
+  test("another org: the trigger's listing and the dataset's are 404s, as every dataset route is", async () => {
     expect((await bob.client.get(`/v1/triggers/${name}/evaluations`)).status).toBe(404);
-    expect((await bob.client.get(`/v1/triggers/dataset/id/${datasetId}/evaluations`)).body.data).toEqual({ items: [], next_token: null, total_count: 0 });
+    expectError(await bob.client.get(`/v1/triggers/dataset/id/${datasetId}/evaluations`), 404, `dataset '${datasetId}' not found`);
+    expect((await bob.client.get(`/v1/triggers/dataset/id/${datasetId}/evaluations`, { "X-Service-Resource-Owner-Id": alice.orgId })).status).toBe(404);
+    expectError(await alice.client.get("/v1/triggers/dataset/id/ds_doesnotexist/evaluations"), 404, "dataset 'ds_doesnotexist' not found");
   });
 
   test("deleting a trigger deletes its evaluations", async () => {

@@ -263,7 +263,8 @@ describe("begin_file_upload", () => {
     const body = "signed url upload";
     const begun = await alice.client.post("/v1/files/upload/signed-url", { association: { association_id: datasetId, association_type: "dataset" }, file_path: "s/u.txt", file_size: body.length, origination: "t" });
     expect(begun.status).toBe(200);
-    expect((await alice.client.get(`/v1/files/record/path/${encodeURIComponent("s/u.txt")}/association/${datasetId}`)).status).toBe(404);
+    const pending = await alice.client.get(`/v1/files/record/path/${encodeURIComponent("s/u.txt")}/association/${datasetId}`);
+    expect(pending.body.data).toMatchObject({ status: "pending", size: body.length, upload_id: begun.body.data.upload_id });
     expect((await fetch(begun.body.data.upload_url, { method: "PUT", body })).status).toBe(200);
     expect((await alice.client.put(`/v1/files/upload/${begun.body.data.upload_id}/complete`)).status).toBe(200);
     const file = (await alice.client.get(`/v1/files/record/path/${encodeURIComponent("s/u.txt")}/association/${datasetId}`)).body.data;

@@ -7,3 +7,5 @@ export * from "./uploads";
 export * from "./devices";
 export * from "./kafka-offsets";
 export * from "./query-plans";
+export * from "./authz-route-table";
+export * from "./harness-child";

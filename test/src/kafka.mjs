@@ -30,10 +30,12 @@ const tail = (file, lines = 30) =>
 /**
  * Starts a single-node KRaft broker on free loopback ports in a fresh temp dir and resolves once it
  * is ready, so tests run against a real Kafka. Broker logs go to files in `logDir` (default: the temp
- * dir). Returns `{ brokers: "127.0.0.1:<port>", stop, timings, logFile }`; stop() stops the broker
- * (SIGTERM, SIGKILL after 5 s) and removes the temp dir. The broker also dies when this process does.
+ * dir); `port` fixes the client port (for tests that start the broker where a platform already
+ * looks). Returns `{ brokers: "127.0.0.1:<port>", stop, halt, resume, timings, logFile }`; stop() stops
+ * the broker (SIGTERM, SIGKILL after 5 s) and removes the temp dir; halt() kills it (SIGKILL) and
+ * resume() starts it again on the same port and data. The broker also dies when this process does.
  */
-export async function startKafka({ logDir } = {}) {
+export async function startKafka({ logDir, port: fixedPort } = {}) {
   const timings = {};
   let t = performance.now();
   const { libs, downloaded } = ensureKafkaJars();
@@ -41,7 +43,7 @@ export async function startKafka({ logDir } = {}) {
   const classpath = path.join(libs, "*");
 
   const dir = await mkdtemp(path.join(tmpdir(), "hangar-kafka-"));
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   let controllerPort;
   do controllerPort = await freePort();
   while (controllerPort === port);
@@ -100,9 +102,47 @@ log4j.logger.kafka.request.logger=WARN
   timings.formatMs = Math.round(performance.now() - t);
 
   t = performance.now();
+  const args = [...jvm, "kafka.Kafka", props];
+  let broker = launchBroker(args, outFile); // replaced by resume() after halt()
+  const onExit = () => {
+    broker.killGroup();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once("exit", onExit);
+
+  let stopped;
+  const stop = () =>
+    (stopped ??= (async () => {
+      await broker.terminate();
+      process.removeListener("exit", onExit);
+      await rm(dir, { recursive: true, force: true });
+    })());
+
+  try {
+    await brokerReady(broker, logFile, outFile);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  timings.startMs = Math.round(performance.now() - t);
+  // For fault tests: a kill -9 of the broker, and a start again on the same port and data.
+  const halt = async () => {
+    broker.killGroup();
+    await broker.exited;
+  };
+  const resume = async () => {
+    writeFileSync(logFile, ""); // readiness is read from the log: the last start's must not count
+    broker = launchBroker(args, outFile);
+    await brokerReady(broker, logFile, outFile);
+  };
+  return { brokers: `127.0.0.1:${port}`, stop, halt, resume, timings, logFile };
+}
+
+/** Starts the broker JVM under the watchdog; `terminate` asks it to stop (SIGKILL after 5 s). */
+function launchBroker(args, outFile) {
   const out = openSync(outFile, "a");
   // detached: the broker gets its own process group, so stop() can SIGKILL the JVM and the watchdog
-  const child = spawn("sh", ["-c", WATCHDOG, java, ...jvm, "kafka.Kafka", props], {
+  const child = spawn("sh", ["-c", WATCHDOG, java, ...args], {
     detached: true,
     stdio: ["pipe", out, out],
   });
@@ -113,44 +153,32 @@ log4j.logger.kafka.request.logger=WARN
       process.kill(-child.pid, "SIGKILL");
     } catch {} // already gone
   };
-  const onExit = () => {
-    killGroup();
-    rmSync(dir, { recursive: true, force: true });
+  const terminate = async () => {
+    child.stdin.destroy(); // the watchdog sends SIGTERM to the broker
+    const timer = setTimeout(killGroup, STOP_GRACE_MS);
+    await exited;
+    clearTimeout(timer);
+    killGroup(); // the watchdog's subshell, if it outlived the broker
   };
-  process.once("exit", onExit);
+  return { exited, killGroup, terminate };
+}
 
-  let stopped;
-  const stop = () =>
-    (stopped ??= (async () => {
-      child.stdin.destroy(); // the watchdog sends SIGTERM to the broker
-      const timer = setTimeout(killGroup, STOP_GRACE_MS);
-      await exited;
-      clearTimeout(timer);
-      killGroup(); // the watchdog's subshell, if it outlived the broker
-      process.removeListener("exit", onExit);
-      await rm(dir, { recursive: true, force: true });
-    })());
-
-  try {
-    await new Promise((resolve, reject) => {
-      const fail = (why) => {
+/** Resolves once the broker logs that it started; rejects if it exits first or takes too long. */
+function brokerReady(broker, logFile, outFile) {
+  const t = performance.now();
+  return new Promise((resolve, reject) => {
+    const fail = (why) => {
+      clearInterval(poll);
+      reject(new Error(`kafka broker ${why}; last log lines:\n${tail(logFile)}\n${tail(outFile, 10)}`.trimEnd()));
+    };
+    const poll = setInterval(() => {
+      if (existsSync(logFile) && readFileSync(logFile, "utf8").includes("Kafka Server started")) {
         clearInterval(poll);
-        reject(new Error(`kafka broker ${why}; last log lines:\n${tail(logFile)}\n${tail(outFile, 10)}`.trimEnd()));
-      };
-      const poll = setInterval(() => {
-        if (existsSync(logFile) && readFileSync(logFile, "utf8").includes("Kafka Server started")) {
-          clearInterval(poll);
-          resolve();
-        } else if (performance.now() - t > START_TIMEOUT_MS) fail(`did not start within ${START_TIMEOUT_MS / 1000} s`);
-      }, 100);
-      exited.then((how) => fail(`exited during start-up (${how})`));
-    });
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-  timings.startMs = Math.round(performance.now() - t);
-  return { brokers: `127.0.0.1:${port}`, stop, timings, logFile };
+        resolve();
+      } else if (performance.now() - t > START_TIMEOUT_MS) fail(`did not start within ${START_TIMEOUT_MS / 1000} s`);
+    }, 100);
+    broker.exited.then((how) => fail(`exited during start-up (${how})`));
+  });
 }
 
 /**

@@ -11,6 +11,7 @@ import { startRunner, type Runner } from "@hangar/runner";
 import { createInProcessTransport, createKafkaTransport, createLogger, type EventTransport, type S3Config } from "@hangar/shared";
 import { createTestDatabase, requiredEnv } from "./database";
 import { apiClient, type ApiClient } from "./http";
+import { waitFor } from "./wait";
 
 /** A platform started for one test file, with its bootstrap admin's client. */
 export interface TestPlatform {
@@ -25,6 +26,8 @@ export interface TestPlatform {
   transport: EventTransport;
   /** Where the platform keeps file bytes (the embedded S3-compatible store). */
   objectStore: ObjectStore;
+  /** The test S3 server's settings and bucket (with `s3`), which a restart reuses. */
+  s3: S3Config | undefined;
   /** Kafka topic and group prefix of this platform (with `kafka`). */
   namespace: string | undefined;
   /** The process runner (with `runner`). */
@@ -36,10 +39,17 @@ export interface TestPlatform {
 export interface TestPlatformOptions {
   /** Deliver events through the real Kafka broker instead of in process. */
   kafka?: boolean;
+  /**
+   * With `kafka`: the brokers to use instead of the test broker, such as a port where no broker runs
+   * yet. The platform is then returned without waiting for its consumers to join their groups.
+   */
+  kafkaBrokers?: string;
   /** Keep file bytes in the test S3 server (moto) instead of the embedded store. */
   s3?: boolean;
-  /** Reuse an existing database and Kafka namespace: a restart of an earlier platform. */
-  restartOf?: Pick<TestPlatform, "databaseUrl" | "namespace" | "adminToken" | "internalAuthSecret">;
+  /** Run on this database (a PostgreSQL server of the test's own) instead of a fresh one on the shared server. */
+  databaseUrl?: string;
+  /** Reuse an existing database and Kafka namespace (and with `s3`, its bucket): a restart of an earlier platform. */
+  restartOf?: Pick<TestPlatform, "databaseUrl" | "namespace" | "adminToken" | "internalAuthSecret"> & Partial<Pick<TestPlatform, "s3">>;
   /** Start a process runner against the platform, which runs the actions invoked through it. */
   runner?: boolean;
   /** Options of the compute service, such as shorter runner leases. */
@@ -55,16 +65,17 @@ export interface TestPlatformOptions {
  */
 export async function startTestPlatform(options: TestPlatformOptions = {}): Promise<TestPlatform> {
   const previous = options.restartOf;
-  const databaseUrl = previous?.databaseUrl ?? (await createTestDatabase());
+  const databaseUrl = previous?.databaseUrl ?? options.databaseUrl ?? (await createTestDatabase());
   const logger = createLogger("test", process.env.LOG_LEVEL ?? "silent");
   const namespace = options.kafka ? (previous?.namespace ?? `t${randomBytes(4).toString("hex")}`) : undefined;
   const transport = namespace
-    ? createKafkaTransport({ brokers: requiredEnv("HANGAR_TEST_KAFKA_BROKERS").split(","), clientId: "hangar-test", logger, namespace })
+    ? createKafkaTransport({ brokers: (options.kafkaBrokers ?? requiredEnv("HANGAR_TEST_KAFKA_BROKERS")).split(","), clientId: "hangar-test", logger, namespace })
     : createInProcessTransport();
   const adminToken = previous?.adminToken ?? `hgr_test_${randomBytes(16).toString("hex")}`;
   const internalAuthSecret = previous?.internalAuthSecret ?? randomBytes(32).toString("hex");
   const dataDir = await mkdtemp(path.join(tmpdir(), "hangar-test-"));
-  const objectStore: ObjectStore = await openObjectStore({ s3: options.s3 ? testS3Config() : undefined, dataDir, port: 0 });
+  const s3 = options.s3 ? (previous?.s3 ?? testS3Config()) : undefined;
+  const objectStore: ObjectStore = await openObjectStore({ s3, dataDir, port: 0 });
   const platform = await startPlatform({
     objectStore,
     databaseUrl,
@@ -79,6 +90,8 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     ...(options.compute ? { compute: options.compute } : {}),
     ...(options.data ? { data: options.data } : {}),
   });
+  // Consumers join their groups in the background; tests start once they receive events.
+  if (!options.kafkaBrokers) await waitFor("the consumers to join their groups", async () => (transport.status() === "ready" ? true : undefined), 60_000);
   const runner = options.runner
     ? await startRunner({
         computeUrl: platform.services.compute.url,
@@ -100,6 +113,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     transport,
     namespace,
     objectStore,
+    s3,
     runner,
     async close() {
       await runner?.stop();

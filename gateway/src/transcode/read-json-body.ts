@@ -5,11 +5,14 @@ const longDigitRun = /\d{16}/;
 const integerLiteral = /^-?\d+$/;
 
 /**
- * Deepest nesting of arrays and objects a body may have (the body itself is level 1). Services
- * decode protobuf with a recursion limit of 100 messages and every JSON level inside a Struct
- * costs two (Struct and Value), so deeper bodies could only fail later, as internal errors.
+ * Deepest nesting of arrays and objects a body may have (the body itself is level 1). The
+ * services' declared limits allow a JSON field 32 levels (`max_depth`, checked by the limits
+ * interceptor with a message naming the field), and the deepest such field starts at level 3 (a
+ * changeset's `put_fields`), so 40 lets every valid body through. Services decode protobuf with
+ * a recursion limit of 100 messages and every JSON level inside a Struct costs two (Struct and
+ * Value), so deeper bodies could only fail later, as internal errors.
  */
-export const MAX_JSON_DEPTH = 32;
+export const MAX_JSON_DEPTH = 40;
 
 /**
  * Parses a request body strictly (RFC 8259). Integers outside the safe double range become

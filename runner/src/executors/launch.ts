@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import { killWithParent } from "@hangar/shared";
 import type { LaunchPlan } from "./executor";
 
 /** How a launched action ended. */
@@ -21,11 +22,14 @@ export interface LaunchOptions {
 /**
  * Starts the plan's process in a process group of its own and waits for it to end. Whatever it
  * started is killed with it, on a stop and after a normal exit alike, so no action leaves
- * processes behind. A process that cannot start (unknown program) rejects.
+ * processes behind, and a watchdog kills the group if the runner itself dies (even by SIGKILL), so
+ * that a retried invocation never runs next to the orphan of its first attempt. A process that
+ * cannot start (unknown program) rejects.
  */
 export function launch(plan: LaunchPlan, options: LaunchOptions): Promise<LaunchResult> {
   const [program, ...args] = plan.argv;
   const child = spawn(program!, args, { cwd: plan.cwd, env: plan.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const watchdog = child.pid === undefined ? undefined : killWithParent(-child.pid, "SIGKILL", plan.cleanup);
   for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream, crlfDelay: Infinity }).on("line", options.onLine);
   let escalation: NodeJS.Timeout | undefined;
   const stop = () => {
@@ -38,9 +42,15 @@ export function launch(plan: LaunchPlan, options: LaunchOptions): Promise<Launch
   if (options.signal.aborted) stop();
   else options.signal.addEventListener("abort", stop, { once: true });
   return new Promise<LaunchResult>((resolve, reject) => {
-    child.once("error", reject);
+    child.once("error", (error) => {
+      watchdog?.release();
+      reject(error);
+    });
     // Output pipes close only when every process holding them has gone: kill the rest of the group.
-    child.once("exit", () => killGroup(child.pid, "SIGKILL"));
+    child.once("exit", () => {
+      killGroup(child.pid, "SIGKILL");
+      watchdog?.release();
+    });
     child.once("close", (exitCode, signal) => {
       clearTimeout(escalation);
       options.signal.removeEventListener("abort", stop);

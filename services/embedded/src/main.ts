@@ -3,7 +3,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { startGateway } from "@hangar/gateway";
 import { startRunner, type Runner } from "@hangar/runner";
-import { createLogger, initTelemetry, loadConfig, type Logger } from "@hangar/shared";
+import { createLogger, exitOnStartupFailure, initTelemetry, loadConfig, type EmbeddedRunner, type Logger } from "@hangar/shared";
 import { startEmbeddedPostgres } from "./embedded-postgres";
 import { gatewayOptions } from "./platform";
 import { startServicesInWorker } from "./services-in-worker";
@@ -18,7 +18,9 @@ async function main(): Promise<void> {
   initTelemetry("hangar");
   const logger = createLogger("hangar", config.logLevel);
   await mkdir(config.dataDir, { recursive: true });
-  const postgres = config.databaseUrl ? undefined : await startEmbeddedPostgres(path.join(config.dataDir, "postgres"), logger);
+  const postgres = config.databaseUrl
+    ? undefined
+    : await startEmbeddedPostgres({ dataDir: path.join(config.dataDir, "postgres"), port: config.embeddedPostgresPort, logger });
   // One process: the signing key never leaves it, so a fresh one per start is enough.
   const internalAuthSecret = config.internalAuthSecret ?? randomBytes(32).toString("hex");
   const services = await startServicesInWorker({
@@ -31,7 +33,7 @@ async function main(): Promise<void> {
   });
   const platformOptions = {
     port: config.port,
-    host: process.env.HOST ?? "127.0.0.1",
+    host: config.host,
     internalAuthSecret,
     authCacheTtlMs: config.authCacheTtlMs,
     development: config.development,
@@ -39,7 +41,7 @@ async function main(): Promise<void> {
   };
   const gateway = await startGateway(gatewayOptions(platformOptions, services.urls));
   logger.info({ services: services.urls }, "services listening");
-  const runner = await startEmbeddedRunner(process.env.RUNNER ?? "process", {
+  const runner = await startEmbeddedRunner(config.runner, {
     computeUrl: services.urls.compute,
     gatewayUrl: gateway.url,
     internalAuthSecret,
@@ -65,11 +67,10 @@ async function main(): Promise<void> {
  * podman; `none` runs nothing, for deployments whose runners run elsewhere.
  */
 async function startEmbeddedRunner(
-  kind: string,
+  kind: EmbeddedRunner,
   options: { computeUrl: string; gatewayUrl: string; internalAuthSecret: string; workDir: string; logger: Logger },
 ): Promise<Runner | undefined> {
   if (kind === "none") return undefined;
-  if (kind !== "process" && kind !== "container") throw new Error(`RUNNER must be process, container or none, got '${kind}'`);
   return startRunner({ ...options, executors: [kind], logger: options.logger.child({ component: "runner" }) });
 }
 
@@ -85,7 +86,4 @@ function printBanner(url: string, objectStore: string | undefined, bootstrap: { 
   process.stdout.write(`\n${lines.join("\n")}\n\n`);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`hangar failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+main().catch(exitOnStartupFailure("hangar"));

@@ -1,4 +1,4 @@
-import { invalidArgument } from "@hangar/shared";
+import { invalidArgument, quoteValue } from "@hangar/shared";
 
 /**
  * Roles a member can hold in an org, named as the client SDK names them (`OrgRoleName`): owners
@@ -18,7 +18,7 @@ export function parseRoles(values: readonly string[], field: string): Role[] {
   return values.map((value, i) => {
     const role = value === "member" ? MEMBER_ROLE : value;
     if (!(ROLES as readonly string[]).includes(role)) {
-      throw invalidArgument(`${field}[${i}]`, `unknown role '${value}'; expected one of ${ROLES.join(", ")}`);
+      throw invalidArgument(`${field}[${i}]`, `unknown role ${quoteValue(value)}; expected one of ${ROLES.join(", ")}`);
     }
     return role as Role;
   });

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { invalidArgument } from "@hangar/shared";
+import { invalidArgument, quoteValue } from "@hangar/shared";
 
 /** Longest lifetime a token may be given, in days (ten years). */
 export const MAX_EXPIRY_DAYS = 3650;
@@ -40,7 +40,7 @@ export const API_SCOPES = ["api.everything_else", "datasets.create", "files.impo
 export function parseApiScopes(values: readonly string[], field = "api_scopes"): string[] {
   values.forEach((value, i) => {
     if (!(API_SCOPES as readonly string[]).includes(value)) {
-      throw invalidArgument(`${field}[${i}]`, `unknown scope '${value}'; expected one of ${API_SCOPES.join(", ")}`);
+      throw invalidArgument(`${field}[${i}]`, `unknown scope ${quoteValue(value)}; expected one of ${API_SCOPES.join(", ")}`);
     }
   });
   return [...new Set(values)];

@@ -1,4 +1,4 @@
-import { administers, notFound, rolesIn, unauthenticated, type Principal } from "@hangar/shared";
+import { administers, notFound, rolesIn, unauthenticated, type Principal, quoteValue } from "@hangar/shared";
 
 /** The calling user's id; platform components have no user and are refused. */
 export function requireUser(caller: Principal): string {
@@ -23,6 +23,6 @@ export function requireMember(caller: Principal, orgId: string): void {
 export function requireOrgAdmin(caller: Principal, orgId: string): void {
   requireMember(caller, orgId);
   if (!administers(caller, orgId)) {
-    throw unauthenticated(`administering org '${orgId}' needs the owner or admin role`);
+    throw unauthenticated(`administering org ${quoteValue(orgId)} needs the owner or admin role`);
   }
 }

@@ -4,21 +4,24 @@ import {
   conflict,
   DEVICE_USER_PREFIX,
   failedPrecondition,
+  forbidden,
   invalidArgument,
   isDeviceUserId,
   isInvocationToken,
   newId,
   notFound,
   requireOrg,
+  rolesIn,
   unauthenticated,
   verifyInvocationToken,
   type Orm,
   type Principal,
+  quoteValue,
 } from "@hangar/shared";
 import { AdminService } from "@hangar/shared/proto/admin";
 import { editRoles, MEMBER_ROLE, parseRoles } from "../domain/roles";
 import { expiryFrom, hashSecret, isUsable, newTokenSecret, parseApiScopes } from "../domain/tokens";
-import type { ApiTokenRow } from "../store/entities";
+import type { ApiTokenRow, UserRow } from "../store/entities";
 import { IdentityStore } from "../store/identity-store";
 import { requireMember, requireOrgAdmin, requireService, requireUser } from "./access";
 import { orgToProto, tokenResultToProto, userToProto } from "./mappers";
@@ -67,26 +70,37 @@ export function createAdminServiceImpl(deps: { orm: Orm; internalAuthSecret: str
       const caller = callerOf(ctx);
       if (req.userId !== caller.subject) requireOrgAdmin(caller, req.orgId);
       else requireMember(caller, req.orgId);
-      const s = store();
-      const membership = await s.findMembership(req.orgId, req.userId);
-      if (!membership) throw notFound("org member", req.userId);
-      await refuseRemovingLastOwner(s, req.orgId, membership.roles, []);
-      s.remove(membership);
-      await s.flush();
+      await changeMembership(deps.orm, req.orgId, async (s) => {
+        const membership = await s.findMembership(req.orgId, req.userId);
+        if (!membership) {
+          // Idempotent: removing someone already removed changes nothing and records nothing.
+          if (await s.wasRemoved(req.orgId, req.userId)) return;
+          throw notFound("org member", req.userId);
+        }
+        if (req.userId !== caller.subject) requireOwnerForOwnerRole(caller, req.orgId, membership.roles, []);
+        await refuseRemovingLastOwner(s, req.orgId, membership.roles, []);
+        s.remove(membership);
+        await s.audit({ orgId: req.orgId, userId: req.userId, action: "removed", actor: caller.subject, rolesBefore: membership.roles, rolesAfter: [] });
+      });
       return {};
     },
 
     async updateOrgUserRoles(req, ctx) {
-      requireOrgAdmin(callerOf(ctx), req.orgId);
+      const caller = callerOf(ctx);
+      requireOrgAdmin(caller, req.orgId);
       const add = parseRoles(req.addRoles, "add_roles");
       const remove = parseRoles(req.removeRoles, "remove_roles");
-      const s = store();
-      const membership = await s.findMembership(req.orgId, req.urlEncodedUserId);
-      if (!membership) throw notFound("org member", req.urlEncodedUserId);
-      const roles = editRoles(membership.roles, add, remove);
-      if (membership.roles.includes("owner") && !roles.includes("owner")) await refuseRemovingLastOwner(s, req.orgId, membership.roles, roles);
-      membership.roles = roles;
-      await s.flush();
+      await changeMembership(deps.orm, req.orgId, async (s) => {
+        const membership = await s.findMembership(req.orgId, req.urlEncodedUserId);
+        if (!membership) throw notFound("org member", req.urlEncodedUserId);
+        const before = membership.roles;
+        const roles = editRoles(before, add, remove);
+        requireOwnerForOwnerRole(caller, req.orgId, before, roles);
+        await refuseRemovingLastOwner(s, req.orgId, before, roles);
+        if (sameRoles(before, roles)) return;
+        membership.roles = roles;
+        await s.audit({ orgId: req.orgId, userId: req.urlEncodedUserId, action: "roles", actor: caller.subject, rolesBefore: before, rolesAfter: roles });
+      });
       return {};
     },
 
@@ -108,7 +122,8 @@ export function createAdminServiceImpl(deps: { orm: Orm; internalAuthSecret: str
       const s = store();
       // A system admin passes the membership check for any org id, so the org may not exist.
       if (!(await s.findOrg(orgId))) throw notFound("org", orgId);
-      if (await s.findUser(userId)) throw conflict(`user '${userId}' already exists`);
+      const existing = await s.findUser(userId);
+      if (existing) return { user: userToProto(await addBack(deps.orm, orgId, existing, creator)) };
       const user = {
         userId,
         name: req.name ?? null,
@@ -117,9 +132,11 @@ export function createAdminServiceImpl(deps: { orm: Orm; internalAuthSecret: str
         created: new Date(),
         createdBy: creator,
       };
-      s.addUser(user);
-      s.addMembership({ orgId, userId, roles: [MEMBER_ROLE], created: new Date() });
-      await s.flush();
+      await changeMembership(deps.orm, orgId, async (tx) => {
+        tx.addUser(user);
+        tx.addMembership({ orgId, userId, roles: [MEMBER_ROLE], created: new Date() });
+        await tx.audit({ orgId, userId, action: "added", actor: creator, rolesBefore: [], rolesAfter: [MEMBER_ROLE] });
+      });
       return { user: userToProto(user) };
     },
 
@@ -212,7 +229,7 @@ export function createAdminServiceImpl(deps: { orm: Orm; internalAuthSecret: str
       await deps.orm.em.fork().transactional(async (em) => {
         const s = new IdentityStore(em);
         await s.addUserIfAbsent(user);
-        if (await belongsElsewhere(s, userId, req.orgId)) throw failedPrecondition(`user '${userId}' belongs to another org`);
+        if (await belongsElsewhere(s, userId, req.orgId)) throw failedPrecondition(`user ${quoteValue(userId)} belongs to another org`);
         await s.addMembershipIfAbsent({ orgId: req.orgId, userId, roles: [MEMBER_ROLE], created: token.created });
         s.addToken(token);
       });
@@ -280,7 +297,7 @@ async function belongsElsewhere(s: IdentityStore, userId: string, orgId: string)
 async function authenticateInvocationToken(s: IdentityStore, secret: string, internalAuthSecret: string) {
   const claims = verifyInvocationToken(secret, internalAuthSecret);
   const membership = await s.findMembership(claims.orgId, claims.userId);
-  if (!membership) throw unauthenticated(`the invocation's user is no longer a member of org '${claims.orgId}'`);
+  if (!membership) throw unauthenticated(`the invocation's user is no longer a member of org ${quoteValue(claims.orgId)}`);
   return { userId: claims.userId, tokenId: "", isSystemAdmin: false, memberships: [{ orgId: membership.orgId, roles: membership.roles }], apiScopes: [] };
 }
 
@@ -304,9 +321,50 @@ async function setEnabled(s: IdentityStore, caller: ReturnType<typeof callerOf>,
   return token;
 }
 
+/**
+ * Runs a change of an org's memberships in a transaction that holds the org's lock, so that the
+ * owner count it checks cannot change under it.
+ */
+async function changeMembership(orm: Orm, orgId: string, change: (s: IdentityStore) => Promise<void>): Promise<void> {
+  await orm.em.fork().transactional(async (em) => {
+    const s = new IdentityStore(em);
+    await s.lockOrg(orgId);
+    await change(s);
+  });
+}
+
+/**
+ * Adds a user removed from the org back to it, as a plain member. Only a user the org once had:
+ * any other existing user id is taken (409), as before, so an org cannot claim another org's users.
+ */
+async function addBack(orm: Orm, orgId: string, user: UserRow, actor: string): Promise<UserRow> {
+  await changeMembership(orm, orgId, async (s) => {
+    if ((await s.findMembership(orgId, user.userId)) || !(await s.wasRemoved(orgId, user.userId))) {
+      throw conflict(`user '${user.userId}' already exists`);
+    }
+    s.addMembership({ orgId, userId: user.userId, roles: [MEMBER_ROLE], created: new Date() });
+    await s.audit({ orgId, userId: user.userId, action: "added", actor, rolesBefore: [], rolesAfter: [MEMBER_ROLE] });
+  });
+  return user;
+}
+
+/**
+ * Only an owner (or a system admin) grants or takes away the owner role, or removes an owner: an
+ * admin must not be able to make itself owner, or remove the owners above it. 403 otherwise.
+ */
+function requireOwnerForOwnerRole(caller: Principal, orgId: string, before: readonly string[], after: readonly string[]): void {
+  if (before.includes("owner") === after.includes("owner")) return;
+  if (caller.isSystemAdmin || rolesIn(caller, orgId)?.includes("owner")) return;
+  throw forbidden(`granting or removing the owner role in org '${orgId}' needs the owner role`);
+}
+
+function sameRoles(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((role) => b.includes(role));
+}
+
 /** An org must keep at least one owner, or nobody could administer it. */
 async function refuseRemovingLastOwner(s: IdentityStore, orgId: string, before: string[], after: string[]): Promise<void> {
   if (!before.includes("owner") || after.includes("owner")) return;
   const owners = (await s.membershipsOfOrg(orgId)).filter((m) => m.roles.includes("owner"));
-  if (owners.length <= 1) throw conflict(`org '${orgId}' must keep at least one owner`);
+  if (owners.length <= 1) throw conflict(`org ${quoteValue(orgId)} must keep at least one owner`);
 }

@@ -1,6 +1,22 @@
 import type { EntityManager } from "@hangar/shared";
 import { ApiToken, Membership, Org, Usage, User, type ApiTokenRow, type MembershipRow, type OrgRow, type UserRow } from "./entities";
 
+/** What a membership change was: `added` (back), `removed`, or `roles` (an edit of its roles). */
+export interface MembershipAuditEntry {
+  orgId: string;
+  userId: string;
+  action: "added" | "removed" | "roles";
+  /** The user who made the change. */
+  actor: string;
+  rolesBefore: readonly string[];
+  rolesAfter: readonly string[];
+}
+
+// A PostgreSQL array literal; role names are from a fixed list, with no quotes or commas.
+function toArray(values: readonly string[]): string {
+  return `{${values.join(",")}}`;
+}
+
 /** All reads and writes of the admin schema; the RPC layer never touches the ORM directly. */
 export class IdentityStore {
   constructor(private readonly em: EntityManager) {}
@@ -85,6 +101,28 @@ export class IdentityStore {
   /** Deletes a user; its memberships and tokens go with it (foreign keys cascade). */
   async deleteUser(userId: string): Promise<void> {
     await this.em.nativeDelete(User, { userId });
+  }
+
+  /**
+   * Locks the org's row until the transaction ends, so that membership changes of one org happen
+   * one at a time: two owners removing each other at once must not leave the org without an owner.
+   */
+  async lockOrg(orgId: string): Promise<void> {
+    await this.em.execute("select 1 from orgs where org_id = ? for update", [orgId]);
+  }
+
+  /** Records a membership change in the audit trail. */
+  async audit(entry: MembershipAuditEntry): Promise<void> {
+    await this.em.execute(
+      "insert into membership_audit (org_id, user_id, action, actor, roles_before, roles_after) values (?, ?, ?, ?, ?::text[], ?::text[])",
+      [entry.orgId, entry.userId, entry.action, entry.actor, toArray(entry.rolesBefore), toArray(entry.rolesAfter)],
+    );
+  }
+
+  /** Whether the audit trail records the user's removal from the org (it was a member once). */
+  async wasRemoved(orgId: string, userId: string): Promise<boolean> {
+    const rows = await this.em.execute("select 1 from membership_audit where org_id = ? and user_id = ? and action = 'removed' limit 1", [orgId, userId]);
+    return rows.length > 0;
   }
 
   addOrg(row: OrgRow): void {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { Value } from "@bufbuild/protobuf/wkt";
-import { invalidArgument, notFound, uniqueTags } from "@hangar/shared";
+import { invalidArgument, notFound, uniqueTags, quoteValue } from "@hangar/shared";
 import { checkTimeout, resolveComputeRequirements } from "./compute-defaults";
 
 /** The longest action name (the spec's limit for trigger names, which name actions). */
@@ -92,7 +92,7 @@ export function checkActionName(name: string): string {
 /** Validates a requested accessibility. */
 export function checkAccessibility(value: string): Accessibility {
   const known = ACCESSIBILITIES.find((a) => a === value);
-  if (!known) throw invalidArgument("accessibility", `must be one of ${ACCESSIBILITIES.join(", ")} (got '${value}')`);
+  if (!known) throw invalidArgument("accessibility", `must be one of ${ACCESSIBILITIES.join(", ")} (got ${quoteValue(value)})`);
   return known;
 }
 
@@ -160,7 +160,7 @@ export function checkParameters(parameters: ActionParameterDef[], field: string)
   const seen = new Set<string>();
   parameters.forEach((parameter, i) => {
     if (parameter.name.length === 0) throw invalidArgument(`${field}[${i}].name`, "must not be empty");
-    if (seen.has(parameter.name)) throw invalidArgument(`${field}[${i}].name`, `'${parameter.name}' is given more than once`);
+    if (seen.has(parameter.name)) throw invalidArgument(`${field}[${i}].name`, `${quoteValue(parameter.name)} is given more than once`);
     seen.add(parameter.name);
   });
   return parameters;
@@ -173,7 +173,7 @@ export function checkParameters(parameters: ActionParameterDef[], field: string)
 export function applyParameterChanges(current: readonly ActionParameterDef[], changes: ParameterChanges): ActionParameterDef[] {
   const field = "parameter_changeset";
   changes.remove.forEach((name, i) => {
-    if (!current.some((p) => p.name === name)) throw invalidArgument(`${field}.remove_parameters[${i}]`, `'${name}' is not a parameter of this action`);
+    if (!current.some((p) => p.name === name)) throw invalidArgument(`${field}.remove_parameters[${i}]`, `${quoteValue(name)} is not a parameter of this action`);
   });
   const result = current.filter((p) => !changes.remove.includes(p.name));
   for (const parameter of checkParameters(changes.put, `${field}.put_parameters`)) {

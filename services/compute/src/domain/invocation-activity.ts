@@ -1,4 +1,4 @@
-import { invalidArgument } from "@hangar/shared";
+import { invalidArgument, quoteValue } from "@hangar/shared";
 import type { StatusEntry } from "../store/entities";
 import { isRunning } from "./invocation-lifecycle";
 import { isTerminal, statusName } from "./invocation-status";
@@ -48,7 +48,7 @@ export interface ActivityPlan {
 export function planActivity(window: TimeWindow, period: string | undefined): ActivityPlan {
   const name = period || DEFAULT_ACTIVITY_PERIOD;
   const periodMs = PERIOD_MS[name];
-  if (periodMs === undefined) throw invalidArgument("period", `must be one of ${Object.keys(PERIOD_MS).join(", ")}, got '${period}'`);
+  if (periodMs === undefined) throw invalidArgument("period", `must be one of ${Object.keys(PERIOD_MS).join(", ")}, got ${quoteValue(period)}`);
   const count = Math.ceil((window.end.getTime() - window.start.getTime()) / periodMs);
   if (count > MAX_ACTIVITY_BUCKETS) {
     throw invalidArgument("period", `gives ${count} buckets between start_time and end_time, more than ${MAX_ACTIVITY_BUCKETS}: choose a longer period or a shorter window`);

@@ -1,4 +1,4 @@
-import { invalidArgument } from "@hangar/shared";
+import { invalidArgument, quoteValue } from "@hangar/shared";
 import { checkStatus } from "./invocation-status";
 
 /** What invocations may be grouped by: the action, the source (trigger or user) and the submitting user. */
@@ -26,7 +26,7 @@ export function checkGroupSpec(statuses: readonly number[], groupBy: readonly st
   if (statuses.length === 0) throw invalidArgument("statuses", "must list at least one InvocationStatus");
   if (groupBy.length === 0) throw invalidArgument("group_by", `must list at least one of ${DIMENSIONS.join(", ")}`);
   const dimensions = groupBy.map((name, i) => {
-    if (!DIMENSIONS.includes(name as GroupDimension)) throw invalidArgument(`group_by[${i}]`, `must be one of ${DIMENSIONS.join(", ")}, got '${name}'`);
+    if (!DIMENSIONS.includes(name as GroupDimension)) throw invalidArgument(`group_by[${i}]`, `must be one of ${DIMENSIONS.join(", ")}, got ${quoteValue(name)}`);
     return name as GroupDimension;
   });
   if (limit !== undefined && (limit < 1n || limit > BigInt(MAX_GROUP_LIMIT))) {

@@ -1,12 +1,12 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { invalidArgument } from "@hangar/shared";
+import { invalidArgument, quoteValue } from "@hangar/shared";
 
 /** The data source types an invocation may run on (the spec names only `Dataset`). */
 const DATA_SOURCE_TYPES = ["Dataset"];
 
 /** Checks `data_source_type`. */
 export function checkDataSourceType(value: string): string {
-  if (!DATA_SOURCE_TYPES.includes(value)) throw invalidArgument("data_source_type", `must be Dataset, got '${value}'`);
+  if (!DATA_SOURCE_TYPES.includes(value)) throw invalidArgument("data_source_type", `must be Dataset, got ${quoteValue(value)}`);
   return value;
 }
 
@@ -17,7 +17,7 @@ export function checkDataSourceType(value: string): string {
  */
 export function invocationSource(source: string, sourceId: string | undefined, userId: string): { type: "Trigger" | "Manual"; id: string } {
   if (source === "Manual") return { type: "Manual", id: userId };
-  if (source !== "Trigger") throw invalidArgument("invocation_source", `must be Trigger or Manual, got '${source}'`);
+  if (source !== "Trigger") throw invalidArgument("invocation_source", `must be Trigger or Manual, got ${quoteValue(source)}`);
   if (!sourceId) throw invalidArgument("invocation_source_id", "is required when invocation_source is Trigger");
   return { type: "Trigger", id: sourceId };
 }

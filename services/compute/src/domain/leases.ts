@@ -1,4 +1,4 @@
-import { failedPrecondition, invalidArgument, mintInvocationToken, newId } from "@hangar/shared";
+import { failedPrecondition, invalidArgument, mintInvocationToken, newId, quoteValue } from "@hangar/shared";
 import type { InvocationRow } from "../store/entities";
 import { moveInvocation } from "./invocation-lifecycle";
 import { InvocationStatus, isTerminal } from "./invocation-status";
@@ -43,7 +43,7 @@ export function checkClaim(runnerId: string, executors: string[]): Executor[] {
   if (executors.length === 0) throw invalidArgument("executors", `must name at least one of ${EXECUTORS.join(", ")}`);
   for (const [i, executor] of executors.entries()) {
     if (!(EXECUTORS as readonly string[]).includes(executor)) {
-      throw invalidArgument(`executors[${i}]`, `must be one of ${EXECUTORS.join(", ")}, got '${executor}'`);
+      throw invalidArgument(`executors[${i}]`, `must be one of ${EXECUTORS.join(", ")}, got ${quoteValue(executor)}`);
     }
   }
   return executors as Executor[];
@@ -69,7 +69,7 @@ export function holdsLease(row: InvocationRow, leaseId: string, now = new Date()
 
 /** Refuses a runner call made under a lease that lapsed, ended or was never granted. */
 export function requireLease(row: InvocationRow | null, leaseId: string, now = new Date()): InvocationRow {
-  if (!row || !holdsLease(row, leaseId, now)) throw failedPrecondition(`lease lost: lease '${leaseId}' has lapsed or was taken back`);
+  if (!row || !holdsLease(row, leaseId, now)) throw failedPrecondition(`lease lost: lease ${quoteValue(leaseId)} has lapsed or was taken back`);
   return row;
 }
 

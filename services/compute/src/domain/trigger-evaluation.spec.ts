@@ -1,4 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
+import type { RunsAsParty } from "@hangar/shared";
 import {
   isPermanentFailure,
   outcomeOf,
@@ -39,6 +40,7 @@ function trigger(overrides: Partial<EvaluatedTrigger> = {}): EvaluatedTrigger {
     containerParameterOverrides: null,
     parameterValues: { threshold: "1" },
     serviceUserId: "svc@example.com",
+    serviceUserGrantedBy: "svc@example.com",
     timeout: 60,
     ...overrides,
   };
@@ -52,7 +54,7 @@ const datasetFiles = [
 ];
 
 /** Sources answering from fixed data, recording which questions were asked. */
-function sources(options: { present?: string[]; meets?: boolean | string[]; invoked?: string[] } = {}) {
+function sources(options: { present?: string[]; meets?: boolean | string[]; invoked?: string[]; users?: RunsAsParty[] } = {}) {
   const asked: string[] = [];
   const meets = (id: string) => (Array.isArray(options.meets) ? options.meets.includes(id) : (options.meets ?? true));
   const data: TriggerDataQueries = {
@@ -61,7 +63,12 @@ function sources(options: { present?: string[]; meets?: boolean | string[]; invo
     datasetMeets: async (datasetId) => (asked.push(`dataset ${datasetId}`), meets(datasetId)),
     fileMeets: async (fileId) => (asked.push(`file ${fileId}`), meets(fileId)),
   };
-  const all: EvaluationSources = { data, invoked: async (ids) => new Set(ids.filter((id) => (options.invoked ?? []).includes(id))) };
+  const people = options.users ?? [{ userId: "svc@example.com", isSystemAdmin: false, memberships: [{ orgId: "og_1", roles: ["user"] }] }];
+  const all: EvaluationSources = {
+    data,
+    invoked: async (ids) => new Set(ids.filter((id) => (options.invoked ?? []).includes(id))),
+    users: async (userId) => people.find((p) => p.userId === userId),
+  };
   return { all, asked };
 }
 
@@ -222,5 +229,31 @@ describe("planEvaluationPage", () => {
     expect(() => planEvaluationPage(undefined, "%%%", "trigger:tr_1")).toThrow(/^\[invalid_argument\] page_token: /);
     const token = planEvaluationPage(undefined, undefined, "dataset:ds_1").nextToken(5, true);
     expect(() => planEvaluationPage(undefined, token, "trigger:tr_1")).toThrow(/^\[invalid_argument\] page_token: /);
+  });
+});
+
+describe("planEvaluation, service user re-check", () => {
+  const member = (userId: string, roles: string[]): RunsAsParty => ({ userId, isSystemAdmin: false, memberships: [{ orgId: "og_1", roles }] });
+
+  test("refuses, naming the service user, when it has left the org", async () => {
+    const error = await planEvaluation(trigger(), upload, sources({ users: [] }).all).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectError);
+    expect((error as ConnectError).code).toBe(Code.PermissionDenied);
+    expect((error as ConnectError).rawMessage).toBe(
+      "service_user_id: the trigger may no longer run as 'svc@example.com': the user named is not a member of org 'og_1'",
+    );
+    expect(isPermanentFailure(error)).toBe(true);
+  });
+
+  test("refuses when whoever named another member is no longer an owner or admin", async () => {
+    const named = trigger({ serviceUserGrantedBy: "lead@example.com" });
+    const demoted = sources({ users: [member("svc@example.com", ["user"]), member("lead@example.com", ["user"])] });
+    await expect(planEvaluation(named, upload, demoted.all)).rejects.toThrow(/may name a user other than themselves/);
+    const stillAdmin = sources({ users: [member("svc@example.com", ["user"]), member("lead@example.com", ["admin", "user"])] });
+    await expect(planEvaluation(named, upload, stillAdmin.all)).resolves.toHaveProperty("invoke");
+  });
+
+  test("does not ask about the service user of a disabled trigger", async () => {
+    await expect(planEvaluation(trigger({ enabled: false }), upload, sources({ users: [] }).all)).resolves.toEqual({ skip: "trigger_disabled" });
   });
 });

@@ -1,6 +1,6 @@
 import type { JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { matchesAnyGlob, planKeysetPage, type KeysetPage } from "@hangar/shared";
+import { matchesAnyGlob, permissionDenied, planKeysetPage, runsAsRefusal, type KeysetPage, type UserDirectory } from "@hangar/shared";
 import type { InvocationRequest } from "./invoke";
 import type { TriggerSettings } from "./triggers";
 
@@ -23,6 +23,8 @@ export const FILE_INGEST_CAUSE = "file_ingest";
 export interface EvaluatedTrigger extends TriggerSettings {
   triggerId: string;
   orgId: string;
+  /** Who last named the service user; they must still be allowed to have the trigger run as it. */
+  serviceUserGrantedBy: string;
 }
 
 /**
@@ -83,6 +85,8 @@ export interface EvaluationSources {
   data: TriggerDataQueries;
   /** The ids among `idempotencyIds` that already have an invocation in the trigger's org. */
   invoked(idempotencyIds: string[]): Promise<Set<string>>;
+  /** The users the service-user re-check reads (their current memberships and roles). */
+  users: UserDirectory;
 }
 
 /** What an evaluation decided: skip for a reason, or create these invocations. */
@@ -98,7 +102,23 @@ export type EvaluationPlan = { skip: SkipReason } | { invoke: InvocationRequest[
  */
 export async function planEvaluation(trigger: EvaluatedTrigger, occasion: EvaluationOccasion, sources: EvaluationSources): Promise<EvaluationPlan> {
   if (!trigger.enabled) return { skip: "trigger_disabled" };
+  await requireServiceUser(trigger, sources.users);
   return trigger.forEach === "dataset_file" ? planPerFile(trigger, occasion, sources) : planPerDataset(trigger, occasion, sources);
+}
+
+/**
+ * Re-checks, as of now, the decision to run as the trigger's service user made when it was named:
+ * the service user must still be a member of the org, and whoever named it must still be allowed
+ * to (itself, or an owner or admin of the org). A refusal is PERMISSION_DENIED: the evaluation
+ * fails with the reason as its detail, invokes nothing, and is not retried.
+ */
+async function requireServiceUser(trigger: EvaluatedTrigger, users: UserDirectory): Promise<void> {
+  const runsAs = await users(trigger.serviceUserId);
+  const grantedBy = trigger.serviceUserGrantedBy;
+  // A deleted grantor holds no roles any more: it counts as a member of no org.
+  const grantor = (grantedBy === trigger.serviceUserId ? runsAs : await users(grantedBy)) ?? { userId: grantedBy, memberships: [], isSystemAdmin: false };
+  const refusal = runsAsRefusal(grantor, trigger.orgId, runsAs);
+  if (refusal !== undefined) throw permissionDenied("service_user_id", `the trigger may no longer run as '${trigger.serviceUserId}': ${refusal}`);
 }
 
 async function planPerDataset(trigger: EvaluatedTrigger, occasion: EvaluationOccasion, sources: EvaluationSources): Promise<EvaluationPlan> {

@@ -9,6 +9,7 @@ import {
   type EntityManager,
   type QuerySpecInput,
   type SearchPlan,
+  quoteValue,
 } from "@hangar/shared";
 import { checkTimeout } from "./compute-defaults";
 import { resolveInvocableAction, resolveParameterValues } from "./invoke";
@@ -137,6 +138,15 @@ export function changesAction(changes: TriggerChanges): boolean {
 }
 
 /**
+ * True when the edits change what the trigger runs or as whom: anything but switching it on or off.
+ * Such an edit is a new decision to run as the service user, so the editor must be allowed to make
+ * it; otherwise a member could swap the action of a trigger that runs as the org's owner.
+ */
+export function changesWhatRuns(changes: TriggerChanges): boolean {
+  return Object.entries(changes).some(([key, value]) => key !== "enabled" && value !== undefined);
+}
+
+/**
  * Checks that the org may invoke the trigger's action (404 otherwise, also for a digest it never
  * had) and that the parameter values fit the action's parameters, as invoking it would.
  */
@@ -167,14 +177,14 @@ function checkPatterns(patterns: string[], field: string, nonEmpty: boolean): st
 function checkCauses(causes: string[]): string[] {
   causes.forEach((cause, i) => {
     if (!(TRIGGER_CAUSES as readonly string[]).includes(cause)) {
-      throw invalidArgument(`causes[${i}]`, `must be one of ${TRIGGER_CAUSES.join(", ")}, got '${cause}'`);
+      throw invalidArgument(`causes[${i}]`, `must be one of ${TRIGGER_CAUSES.join(", ")}, got ${quoteValue(cause)}`);
     }
   });
   return causes.length === 0 ? [...DEFAULT_CAUSES] : [...new Set(causes)];
 }
 
 function checkForEach(value: string): string {
-  if (!(FOR_EACH as readonly string[]).includes(value)) throw invalidArgument("for_each", `must be dataset or dataset_file, got '${value}'`);
+  if (!(FOR_EACH as readonly string[]).includes(value)) throw invalidArgument("for_each", `must be dataset or dataset_file, got ${quoteValue(value)}`);
   return value;
 }
 
@@ -222,5 +232,5 @@ export function planTriggerSearch(spec: QuerySpecInput): SearchPlan {
 export function checkEventDrivenListing(triggerType: string | undefined, name: string): void {
   if (triggerType === undefined || triggerType === "event_driven") return;
   if (triggerType === "scheduled") throw notFound("scheduled trigger", name);
-  throw invalidArgument("trigger_type", `must be event_driven or scheduled, got '${triggerType}'`);
+  throw invalidArgument("trigger_type", `must be event_driven or scheduled, got ${quoteValue(triggerType)}`);
 }

@@ -1,5 +1,5 @@
 import { fromBinary } from "@bufbuild/protobuf";
-import { TOPICS, type ConsumerDefinition, type EventMessage, type ServiceContext } from "@hangar/shared";
+import { TOPICS, type ConsumerDefinition, type EventMessage, type ServiceContext, type UserDirectory } from "@hangar/shared";
 import { DatasetChange, DatasetChangedSchema, FileChangedSchema, UploadCompletedSchema } from "@hangar/shared/proto/events";
 import { createInvocation } from "../domain/invoke";
 import {
@@ -14,9 +14,11 @@ import {
   planEvaluation,
   type EvaluatedTrigger,
   type EvaluationOccasion,
+  type EvaluationSources,
   type TriggerDataQueries,
 } from "../domain/trigger-evaluation";
 import { TriggerStore } from "../store/trigger-store";
+import { adminUserDirectory } from "../admin-user-directory";
 import { dataServiceClients } from "../data-service-clients";
 import { dataServiceQueries } from "./data-queries";
 
@@ -37,11 +39,12 @@ export const TRIGGER_EVALUATION_CONSUMER = "compute.trigger-evaluation";
 export function triggerEvaluationConsumer(context: ServiceContext): ConsumerDefinition {
   const clientFor = dataServiceClients(context);
   const dataFor = (orgId: string): TriggerDataQueries => dataServiceQueries(clientFor(orgId));
+  const users = adminUserDirectory(context);
   return {
     name: TRIGGER_EVALUATION_CONSUMER,
     topics: [TOPICS.uploadCompleted, TOPICS.datasetChanged, TOPICS.fileChanged],
     async handler(_em, message) {
-      for (const occasion of occasionsOf(message)) await evaluateOccasion(context, occasion, dataFor);
+      for (const occasion of occasionsOf(message)) await evaluateOccasion(context, occasion, { dataFor, users });
     },
   };
 }
@@ -74,14 +77,20 @@ function occasionsOf(message: EventMessage): EvaluationOccasion[] {
   }
 }
 
-async function evaluateOccasion(context: ServiceContext, occasion: EvaluationOccasion, dataFor: (orgId: string) => TriggerDataQueries): Promise<void> {
+/** Where evaluations read from, per org. */
+interface EvaluationReaders {
+  dataFor: (orgId: string) => TriggerDataQueries;
+  users: UserDirectory;
+}
+
+async function evaluateOccasion(context: ServiceContext, occasion: EvaluationOccasion, readers: EvaluationReaders): Promise<void> {
   const triggers = await new TriggerStore(context.orm.em.fork()).reactingTo(occasion.orgId, occasion.cause);
   if (triggers.length === 0) return;
-  const data = dataFor(occasion.orgId);
+  const sources = { data: readers.dataFor(occasion.orgId), users: readers.users };
   let outage: unknown;
   for (const trigger of triggers) {
     try {
-      await evaluateTrigger(context, trigger, occasion, data);
+      await evaluateTrigger(context, trigger, occasion, sources);
     } catch (error) {
       outage ??= error;
     }
@@ -89,12 +98,12 @@ async function evaluateOccasion(context: ServiceContext, occasion: EvaluationOcc
   if (outage !== undefined) throw outage;
 }
 
-async function evaluateTrigger(context: ServiceContext, trigger: EvaluatedTrigger, occasion: EvaluationOccasion, data: TriggerDataQueries): Promise<void> {
+async function evaluateTrigger(context: ServiceContext, trigger: EvaluatedTrigger, occasion: EvaluationOccasion, sources: Omit<EvaluationSources, "invoked">): Promise<void> {
   const store = new TriggerStore(context.orm.em.fork());
   const evaluationId = await store.beginEvaluation(trigger.triggerId, occasion);
   if (evaluationId === undefined) return;
   try {
-    const plan = await planEvaluation(trigger, occasion, { data, invoked: (ids) => store.invokedIdempotencyIds(trigger.orgId, ids) });
+    const plan = await planEvaluation(trigger, occasion, { ...sources, invoked: (ids) => store.invokedIdempotencyIds(trigger.orgId, ids) });
     await context.orm.em.fork().transactional(async (em) => {
       let created = 0;
       if ("invoke" in plan) {

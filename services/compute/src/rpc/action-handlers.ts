@@ -11,8 +11,11 @@ import {
   type Principal,
   type SearchPlan,
   type ServiceContext,
+  quoteValue,
+  fitPage,
 } from "@hangar/shared";
 import type { ComputeService, UpdateActionRequest } from "@hangar/shared/proto/compute";
+import { ActionSchema } from "@hangar/shared/proto/compute";
 import {
   actionDigest,
   applyParameterChanges,
@@ -68,7 +71,7 @@ export function createActionHandlers(context: ServiceContext): ActionHandlers {
       const parent = req.inherits ? await resolveParent(s.em, orgId, referenceFromProto(req.inherits)) : undefined;
       const definition = composeDefinition(EMPTY_DEFINITION, createChangesFromProto(req), parent);
       const row = newActionRow(caller, orgId, name, definition, req.metadata ?? {}, checkActionTags(req.tags, "tags"));
-      if (!(await s.insert(row))) throw conflict(`name: an action named '${name}' already exists in org '${orgId}'`);
+      if (!(await s.insert(row))) throw conflict(`name: an action named ${quoteValue(name)} already exists in org ${quoteValue(orgId)}`);
       return { action: actionToProto(row) };
     },
 
@@ -138,9 +141,11 @@ export function createActionHandlers(context: ServiceContext): ActionHandlers {
   };
 
   async function pageOf(plan: SearchPlan, scope: ActionScope) {
-    const { rows, hasMore, last, total } = await store().search(scope, plan);
-    const nextToken = plan.nextToken(last, hasMore);
-    return { items: rows.map(actionToProto), ...(total !== undefined ? { totalCount: BigInt(total) } : {}), ...(nextToken ? { nextToken } : {}) };
+    const { rows, hasMore, cursors, total } = await store().search(scope, plan);
+    // The next page starts after the last action kept: fitPage may keep fewer than were read.
+    const items = fitPage(ActionSchema, rows.map(actionToProto));
+    const nextToken = plan.nextToken(cursors[items.length - 1], hasMore || items.length < rows.length);
+    return { items, ...(total !== undefined ? { totalCount: BigInt(total) } : {}), ...(nextToken ? { nextToken } : {}) };
   }
 }
 

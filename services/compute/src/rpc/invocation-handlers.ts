@@ -1,7 +1,8 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { callerOf, definedOnly, notFound, parseIsoTimestamp, readableOrg, requireOrg, type Principal, type ServiceContext } from "@hangar/shared";
+import { callerOf, definedOnly, notFound, parseIsoTimestamp, readableOrg, requireOrg, type Principal, type ServiceContext, fitPage } from "@hangar/shared";
 import type { ComputeService } from "@hangar/shared/proto/compute";
+import { InvocationSchema, LogRecordSchema } from "@hangar/shared/proto/compute";
 import { concurrencyLimit } from "../domain/compute-defaults";
 import { activityBuckets, planActivity } from "../domain/invocation-activity";
 import { checkGroupSpec } from "../domain/invocation-grouping";
@@ -151,10 +152,11 @@ export function createInvocationHandlers(context: ServiceContext): InvocationHan
       const after = decodeLogCursor(row.invocationId, req.pageToken, "page_token");
       const s = store();
       const [lines, total] = await Promise.all([s.logsAfter(row.invocationId, after, LOG_PAGE_SIZE + 1), s.logCount(row.invocationId)]);
-      const page = lines.slice(0, LOG_PAGE_SIZE);
+      const items = fitPage(LogRecordSchema, lines.slice(0, LOG_PAGE_SIZE).map(logToProto));
+      const page = lines.slice(0, items.length);
       const more = lines.length > page.length;
       return {
-        items: page.map(logToProto),
+        items,
         ...(more ? { nextToken: encodeLogCursor(row.invocationId, Number(page.at(-1)!.seq)) } : {}),
         totalCount: BigInt(total),
       };
@@ -166,10 +168,11 @@ export function createInvocationHandlers(context: ServiceContext): InvocationHan
       const row = await load(callerOf(ctx), req.invocationId);
       const after = decodeLogCursor(row.invocationId, req.lastRead, "last_read");
       const lines = await store().logsAfter(row.invocationId, after, LOG_PAGE_SIZE + 1);
-      const batch = lines.slice(0, LOG_PAGE_SIZE);
+      const items = fitPage(LogRecordSchema, lines.slice(0, LOG_PAGE_SIZE).map(logToProto));
+      const batch = lines.slice(0, items.length);
       const unchanged = req.lastRead === "None" ? "" : (req.lastRead ?? "");
       return {
-        items: batch.map(logToProto),
+        items,
         lastRead: batch.length > 0 ? encodeLogCursor(row.invocationId, Number(batch.at(-1)!.seq)) : unchanged,
         hasNext: !isTerminal(row.lastStatus) || lines.length > batch.length,
       };
@@ -207,9 +210,11 @@ export function createInvocationHandlers(context: ServiceContext): InvocationHan
       const plan = planInvocationSearch(req.query ?? {});
       const orgId = readableOrg(callerOf(ctx));
       if (!orgId) return { items: [], totalCount: 0n };
-      const { rows, hasMore, last, total } = await store().search(orgId, plan);
-      const nextToken = plan.nextToken(last, hasMore);
-      return { items: rows.map((row) => invocationToProto(row)), ...(nextToken ? { nextToken } : {}), ...(total !== undefined ? { totalCount: BigInt(total) } : {}) };
+      const { rows, hasMore, cursors, total } = await store().search(orgId, plan);
+      // The next page starts after the last invocation kept: fitPage may keep fewer than were read.
+      const items = fitPage(InvocationSchema, rows.map((row) => invocationToProto(row)));
+      const nextToken = plan.nextToken(cursors[items.length - 1], hasMore || items.length < rows.length);
+      return { items, ...(nextToken ? { nextToken } : {}), ...(total !== undefined ? { totalCount: BigInt(total) } : {}) };
     },
 
     async getQueueStatus(_req, ctx) {

@@ -1,6 +1,6 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { callerOf, invalidArgument, unauthenticated, type Principal, type ServiceContext } from "@hangar/shared";
+import { callerOf, invalidArgument, unauthenticated, type Principal, type ServiceContext, quoteValue } from "@hangar/shared";
 import type { ComputeService, RunnerLogEntry } from "@hangar/shared/proto/compute";
 import { concurrencyLimit } from "../domain/compute-defaults";
 import { moveInvocation } from "../domain/invocation-lifecycle";
@@ -87,7 +87,7 @@ function requireLeaseId(leaseId: string): string {
 
 function logLine(entry: RunnerLogEntry, field: string): LogLine {
   if (!LOG_PROCESSES.includes(entry.process)) {
-    throw invalidArgument(`${field}.process`, `must be one of ${LOG_PROCESSES.join(", ")}, got '${entry.process}'`);
+    throw invalidArgument(`${field}.process`, `must be one of ${LOG_PROCESSES.join(", ")}, got ${quoteValue(entry.process)}`);
   }
   return { process: entry.process, log: entry.log, timestamp: entry.timestamp ? timestampDate(entry.timestamp) : new Date() };
 }

@@ -1,10 +1,14 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { callerOf, conflict, newId, notFound, readableOrg, requireOrg, type KeysetPage, type Principal, type ServiceContext } from "@hangar/shared";
+import { callerOf, conflict, newId, notFound, readableOrg, requireOrg, requireRunsAs, type KeysetPage, type Principal, type ServiceContext, quoteValue, fitPage } from "@hangar/shared";
 import type { ComputeService } from "@hangar/shared/proto/compute";
+import { TriggerSchema } from "@hangar/shared/proto/compute";
+import { adminUserDirectory } from "../admin-user-directory";
+import { dataServiceClients } from "../data-service-clients";
 import { planEvaluationPage } from "../domain/trigger-evaluation";
 import {
   applyTriggerChanges,
   changesAction,
+  changesWhatRuns,
   checkEventDrivenListing,
   checkTriggerAction,
   checkTriggerName,
@@ -23,6 +27,8 @@ type TriggerHandlers = Pick<
 /** Implements the operations on triggers of hangar.compute.v1.ComputeService. */
 export function createTriggerHandlers(context: ServiceContext): TriggerHandlers {
   const store = () => new TriggerStore(context.orm.em.fork());
+  const users = adminUserDirectory(context);
+  const datasets = dataServiceClients(context);
   // Another org's trigger is reported as not found, like one that does not exist.
   const load = async (s: TriggerStore, caller: Principal, name: string): Promise<TriggerRow> => {
     const orgId = readableOrg(caller);
@@ -37,11 +43,13 @@ export function createTriggerHandlers(context: ServiceContext): TriggerHandlers 
       const orgId = requireOrg(caller);
       const name = checkTriggerName(req.name);
       const settings = newTriggerSettings(createChangesFromProto(req), { orgId, createdBy: caller.subject });
+      await requireRunsAs(caller, orgId, settings.serviceUserId, "service_user_id", users);
       const s = store();
       await checkTriggerAction(s.em, orgId, settings);
       const now = new Date();
-      const row: TriggerRow = { ...settings, triggerId: newId("tr"), orgId, name, created: now, createdBy: caller.subject, modified: now, modifiedBy: caller.subject };
-      if (!(await s.insert(row))) throw conflict(`name: a trigger named '${name}' already exists in org '${orgId}'`);
+      const by = caller.subject;
+      const row: TriggerRow = { ...settings, triggerId: newId("tr"), orgId, name, created: now, createdBy: by, modified: now, modifiedBy: by, serviceUserGrantedBy: by };
+      if (!(await s.insert(row))) throw conflict(`name: a trigger named ${quoteValue(name)} already exists in org ${quoteValue(orgId)}`);
       return { trigger: triggerToProto(row) };
     },
 
@@ -55,9 +63,11 @@ export function createTriggerHandlers(context: ServiceContext): TriggerHandlers 
       const row = await load(s, caller, req.name);
       const changes = updateChangesFromProto(req);
       const next = applyTriggerChanges(row, changes, { orgId: row.orgId, createdBy: row.createdBy });
+      const regrants = changesWhatRuns(changes);
+      if (regrants) await requireRunsAs(caller, row.orgId, next.serviceUserId, "service_user_id", users);
       // Unrelated edits (disabling a trigger) must work even when its action has changed since.
       if (changesAction(changes)) await checkTriggerAction(s.em, row.orgId, next);
-      Object.assign(row, next, { modified: new Date(), modifiedBy: caller.subject });
+      Object.assign(row, next, { modified: new Date(), modifiedBy: caller.subject }, regrants ? { serviceUserGrantedBy: caller.subject } : {});
       await s.flush();
       return { trigger: triggerToProto(row) };
     },
@@ -74,9 +84,11 @@ export function createTriggerHandlers(context: ServiceContext): TriggerHandlers 
       // Planned before the org check, so bad input is a 400 for every caller.
       const plan = planTriggerSearch(req.query ?? {});
       if (!orgId) return { items: [], totalCount: 0n };
-      const { rows, hasMore, last, total } = await store().search(orgId, plan);
-      const nextToken = plan.nextToken(last, hasMore);
-      return { items: rows.map(triggerToProto), ...(total !== undefined ? { totalCount: BigInt(total) } : {}), ...(nextToken ? { nextToken } : {}) };
+      const { rows, hasMore, cursors, total } = await store().search(orgId, plan);
+      // The next page starts after the last trigger kept: fitPage may keep fewer than were read.
+      const items = fitPage(TriggerSchema, rows.map(triggerToProto));
+      const nextToken = plan.nextToken(cursors[items.length - 1], hasMore || items.length < rows.length);
+      return { items, ...(total !== undefined ? { totalCount: BigInt(total) } : {}), ...(nextToken ? { nextToken } : {}) };
     },
 
     async listTriggerEvaluations(req, ctx) {
@@ -90,7 +102,9 @@ export function createTriggerHandlers(context: ServiceContext): TriggerHandlers 
     async listDatasetTriggerEvaluations(req, ctx) {
       const orgId = readableOrg(callerOf(ctx));
       const page = planEvaluationPage(req.limit, req.pageToken, `dataset:${req.datasetId}`);
-      if (!orgId) return { items: [], totalCount: 0n };
+      // Like every dataset route: a dataset the caller's org does not hold is a 404, not an empty list.
+      if (!orgId) throw notFound("dataset", req.datasetId);
+      await datasets(orgId).getDataset({ datasetId: req.datasetId });
       return evaluationsPage(store(), { orgId, datasetId: req.datasetId }, page);
     },
   };

@@ -11,6 +11,8 @@ export interface TriggerRow extends TriggerSettings {
   createdBy: string;
   modified: Date;
   modifiedBy: string;
+  /** Who last named the service user: evaluation checks that they still may have it run as that user. */
+  serviceUserGrantedBy: string;
 }
 
 /** One evaluation of a trigger against a data source, from `pending` to `evaluated` or `failed`. */
@@ -58,6 +60,7 @@ export const Trigger = new EntitySchema<TriggerRow>({
     createdBy: { type: "string" },
     modified: { type: "Date" },
     modifiedBy: { type: "string" },
+    serviceUserGrantedBy: { type: "string" },
   },
 });
 

@@ -1,5 +1,5 @@
 import type { JsonObject } from "@bufbuild/protobuf";
-import { applyFieldChanges, applyTagChanges, invalidArgument, uniqueTags, type MetadataChanges } from "@hangar/shared";
+import { applyFieldChanges, applyTagChanges, invalidArgument, uniqueTags, type MetadataChanges, quoteValue } from "@hangar/shared";
 
 /** A dataset name must be shorter than this (spec: under 120 characters). */
 export const MAX_DATASET_NAME_LENGTH = 120;
@@ -59,7 +59,7 @@ export function checkRelationTuple(
 ): { subject: string; relation: string } {
   if (tuple.user.length === 0) throw invalidArgument(`${field}.user`, "must not be empty");
   if (!(tuple.relation in DATASET_RELATIONS)) {
-    throw invalidArgument(`${field}.relation`, `unknown relation '${tuple.relation}'; expected one of ${Object.keys(DATASET_RELATIONS).join(", ")}`);
+    throw invalidArgument(`${field}.relation`, `unknown relation ${quoteValue(tuple.relation)}; expected one of ${Object.keys(DATASET_RELATIONS).join(", ")}`);
   }
   if (tuple.obj !== "" && tuple.obj !== datasetObject(datasetId)) {
     throw invalidArgument(`${field}.obj`, `must be '${datasetObject(datasetId)}'`);

@@ -1,4 +1,4 @@
-import { invalidArgument } from "@hangar/shared";
+import { invalidArgument, quoteValue } from "@hangar/shared";
 
 /** Longest name of one path segment (a file or directory name), in characters. */
 export const MAX_NAME_LENGTH = 255;
@@ -15,9 +15,9 @@ export function checkRelativePath(path: string, field: string): string {
   if (trimmed.length === 0) throw invalidArgument(field, "must not be empty");
   if ([...trimmed].length > MAX_PATH_LENGTH) throw invalidArgument(field, `must be at most ${MAX_PATH_LENGTH} characters`);
   for (const segment of trimmed.split("/")) {
-    if (segment === "") throw invalidArgument(field, `'${path}' has an empty path segment`);
-    if (segment === "." || segment === "..") throw invalidArgument(field, `'${path}' must not contain '.' or '..' segments`);
-    if ([...segment].length > MAX_NAME_LENGTH) throw invalidArgument(field, `a name in '${path.slice(0, 80)}' is longer than ${MAX_NAME_LENGTH} characters`);
+    if (segment === "") throw invalidArgument(field, `${quoteValue(path)} has an empty path segment`);
+    if (segment === "." || segment === "..") throw invalidArgument(field, `${quoteValue(path)} must not contain '.' or '..' segments`);
+    if ([...segment].length > MAX_NAME_LENGTH) throw invalidArgument(field, `a name in ${quoteValue(path)} is longer than ${MAX_NAME_LENGTH} characters`);
   }
   return trimmed;
 }

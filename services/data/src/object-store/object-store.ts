@@ -36,7 +36,7 @@ export interface ObjectHead {
 /**
  * The platform's object storage: file bytes live in an S3-compatible store; the platform keeps
  * records and hands out scoped credentials and presigned URLs. Two implementations: any S3 service
- * (AWS SDK v3), and the embedded default (local disk behind the platform's own S3 endpoint).
+ * (AWS SDK v3), and the embedded default (`@hangar/object-store`: local disk behind the platform's own S3 endpoint).
  */
 export interface ObjectStore {
   readonly location: StoreLocation;

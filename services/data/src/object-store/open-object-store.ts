@@ -1,6 +1,6 @@
 import path from "node:path";
+import { createEmbeddedObjectStore } from "@hangar/object-store";
 import type { S3Config } from "@hangar/shared";
-import { createEmbeddedObjectStore } from "./embedded";
 import type { ObjectStore } from "./object-store";
 import { createS3ObjectStore } from "./s3";
 

@@ -1,4 +1,4 @@
-import { invalidArgument, notFound, readableOrg, requireOrg, type EntityManager, type Principal } from "@hangar/shared";
+import { invalidArgument, notFound, readableOrg, requireOrg, type EntityManager, type Principal, quoteValue } from "@hangar/shared";
 import { DatasetStore } from "../store/dataset-store";
 import { DeviceStore } from "../store/device-store";
 
@@ -49,7 +49,7 @@ const TYPES = new Set<string>(PREFIXES.map(([, type]) => type));
 export function associationTypeOf(ref: AssociationRef, typeField: string): AssociationType {
   const declared = ref.associationType ?? "";
   if (declared === "") return PREFIXES.find(([prefix]) => ref.associationId.startsWith(prefix))?.[1] ?? "device";
-  if (!TYPES.has(declared)) throw invalidArgument(typeField, `'${declared}' is not supported; use 'dataset', 'org', 'device' or 'device_type'`);
+  if (!TYPES.has(declared)) throw invalidArgument(typeField, `${quoteValue(declared)} is not supported; use 'dataset', 'org', 'device' or 'device_type'`);
   return declared as AssociationType;
 }
 

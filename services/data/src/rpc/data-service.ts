@@ -17,11 +17,13 @@ import {
   TOPICS,
   type Principal,
   type ServiceContext,
+  fitPage,
 } from "@hangar/shared";
-import { DataService, type CreateDatasetIfNotExistsRequest, type CreateDatasetRequest } from "@hangar/shared/proto/data";
+import { DataService, type CreateDatasetIfNotExistsRequest, type CreateDatasetRequest, DatasetSchema } from "@hangar/shared/proto/data";
 import { DatasetChange, DatasetChangedSchema } from "@hangar/shared/proto/events";
 import { checkDatasetName, checkRelationTuple, checkTags, datasetObject, groupPermissions } from "../domain/datasets";
 import { planDatasetSearch, whereOf } from "../domain/dataset-search";
+import { AssociationDeletionStore } from "../store/association-deletion-store";
 import { DatasetStore } from "../store/dataset-store";
 import type { DatasetRow } from "../store/entities";
 import { datasetToProto } from "./mappers";
@@ -39,12 +41,15 @@ type DatasetHandlers = Pick<
   | "listDatasetMetadataKeys"
 >;
 
-/** Implements the dataset operations of hangar.data.v1.DataService. */
-export function createDatasetHandlers(context: ServiceContext): DatasetHandlers {
+/**
+ * Implements the dataset operations of hangar.data.v1.DataService. `deleted` is called after a
+ * dataset's deletion commits, to wake the background cleanup of its files.
+ */
+export function createDatasetHandlers(context: ServiceContext, deleted: () => void): DatasetHandlers {
   const store = () => new DatasetStore(context.orm.em.fork());
-  const load = async (s: DatasetStore, caller: Principal, datasetId: string): Promise<DatasetRow> => {
+  const load = async (s: DatasetStore, caller: Principal, datasetId: string, lock = false): Promise<DatasetRow> => {
     const orgId = readableOrg(caller);
-    const row = orgId ? await s.find(orgId, datasetId) : null;
+    const row = orgId ? await s.find(orgId, datasetId, lock) : null;
     if (!row) throw notFound("dataset", datasetId);
     return row;
   };
@@ -97,12 +102,17 @@ export function createDatasetHandlers(context: ServiceContext): DatasetHandlers 
 
     async deleteDataset(req, ctx) {
       const caller = callerOf(ctx);
-      const s = store();
-      const row = await load(s, caller, req.datasetId);
-      s.remove(row);
-      emitDatasetChanged(s, row, DatasetChange.DELETED, caller.subject);
-      await s.flush();
+      await store().em.transactional(async (em) => {
+        const s = new DatasetStore(em);
+        // Locked: of two deletes at once, the second waits and then finds nothing (404).
+        const row = await load(s, caller, req.datasetId, true);
+        s.remove(row);
+        await s.removeRelations(row.datasetId);
+        await new AssociationDeletionStore(em).retire({ associationId: row.datasetId, associationType: "dataset", orgId: row.orgId, requestedBy: caller.subject });
+        emitDatasetChanged(s, row, DatasetChange.DELETED, caller.subject);
+      });
       context.eventsWritten();
+      deleted();
       return {};
     },
 
@@ -154,9 +164,11 @@ export function createDatasetHandlers(context: ServiceContext): DatasetHandlers 
       const orgId = readableOrg(callerOf(ctx));
       const plan = planDatasetSearch(req.query ?? {});
       if (!orgId) return { items: [], totalCount: 0n };
-      const { rows, hasMore, last, total } = await store().search(orgId, plan);
-      const nextToken = plan.nextToken(last, hasMore);
-      return { items: rows.map(datasetToProto), ...(total !== undefined ? { totalCount: BigInt(total) } : {}), ...(nextToken ? { nextToken } : {}) };
+      const { rows, hasMore, cursors, total } = await store().search(orgId, plan);
+      const items = fitPage(DatasetSchema, rows.map(datasetToProto));
+      // The next page starts after the last dataset kept: fitPage may keep fewer than were read.
+      const nextToken = plan.nextToken(cursors[items.length - 1], hasMore || items.length < rows.length);
+      return { items, ...(total !== undefined ? { totalCount: BigInt(total) } : {}), ...(nextToken ? { nextToken } : {}) };
     },
 
     async listDatasetMetadataKeys(_req, ctx) {

@@ -17,12 +17,12 @@ import {
   unauthenticated,
   type Principal,
   type ServiceContext,
+  quoteValue,
 } from "@hangar/shared";
 import { AdminService } from "@hangar/shared/proto/admin";
-import type { DataService } from "@hangar/shared/proto/data";
+import { DeviceSchema, type DataService } from "@hangar/shared/proto/data";
 import { applyMetadataChangeset, checkTags } from "../domain/datasets";
 import { checkDeviceId } from "../domain/devices";
-import type { ObjectStore } from "../object-store/object-store";
 import type { DeviceRow } from "../store/device-entities";
 import { DeviceStore } from "../store/device-store";
 import { disposeFiles } from "./device-files";
@@ -41,9 +41,10 @@ type DeviceHandlers = Pick<
  * A device's tokens are API tokens of its user in the admin service (`device:<universal_device_id>`,
  * a plain member of the device's org), which the data service manages through the admin service's
  * internal device-user RPCs. Any member of the org lists them; creating one needs the owner or admin
- * role, as a token reads and writes the org's data.
+ * role, as a token reads and writes the org's data. `deleted` is called after a deletion commits,
+ * to wake the background cleanup of the device's files.
  */
-export function createDeviceHandlers(context: ServiceContext, objects: ObjectStore): DeviceHandlers {
+export function createDeviceHandlers(context: ServiceContext, deleted: () => void): DeviceHandlers {
   const fork = () => new DeviceStore(context.orm.em.fork());
   const admin = peerClients({
     service: AdminService,
@@ -82,7 +83,7 @@ export function createDeviceHandlers(context: ServiceContext, objects: ObjectSto
           modified: now,
           modifiedBy: caller.subject,
         };
-        if (!(await store.insertDevice(device))) throw conflict(`device_id: a device '${deviceId}' already exists in org '${orgId}'`);
+        if (!(await store.insertDevice(device))) throw conflict(`device_id: a device ${quoteValue(deviceId)} already exists in org ${quoteValue(orgId)}`);
         return device;
       });
       return { device: deviceToProto(row) };
@@ -111,24 +112,24 @@ export function createDeviceHandlers(context: ServiceContext, objects: ObjectSto
 
     async deleteDevice(req, ctx) {
       const caller = callerOf(ctx);
-      const keys = await fork().em.transactional(async (em) => {
+      await fork().em.transactional(async (em) => {
         const store = new DeviceStore(em);
         const row = await load(store, caller, req.deviceId, true);
-        const unreferenced = await disposeFiles(em, row.universalDeviceId, caller.subject, req.keepConfigurations ? row.orgId : undefined);
+        const association = { associationId: row.universalDeviceId, associationType: "device", orgId: row.orgId, requestedBy: caller.subject };
+        await disposeFiles(em, association, req.keepConfigurations ? row.orgId : undefined);
         store.remove(row);
         // Last, while the row is locked: a failure leaves the device and its tokens in place, and a
         // token being created waits for this and then finds no device.
         await admin(row.orgId).deleteDeviceUser({ orgId: row.orgId, deviceUserId: deviceUserId(row.universalDeviceId) });
-        return unreferenced;
       });
-      await objects.deleteObjects(keys);
+      deleted();
       return {};
     },
 
     async listOrgDevices(req, ctx) {
       const orgId = memberOrg(callerOf(ctx), req.orgId);
       const page = planKeysetPage(req.pageSize, req.pageToken, `devices:${orgId}`);
-      return pageToProto(await fork().listDevices({ orgId }, page), page, deviceToProto);
+      return pageToProto(await fork().listDevices({ orgId }, page), page, DeviceSchema, deviceToProto);
     },
 
     async listDeviceTokens(req, ctx) {
@@ -142,7 +143,7 @@ export function createDeviceHandlers(context: ServiceContext, objects: ObjectSto
       // The device stays locked until the token exists, so that a concurrent delete revokes it.
       return fork().em.transactional(async (em) => {
         const row = await load(new DeviceStore(em), caller, req.deviceId, true);
-        if (!administers(caller, row.orgId)) throw unauthenticated(`creating a device's tokens in org '${row.orgId}' needs the owner or admin role`);
+        if (!administers(caller, row.orgId)) throw unauthenticated(`creating a device's tokens in org ${quoteValue(row.orgId)} needs the owner or admin role`);
         const { token } = await admin(row.orgId).createDeviceUserToken({
           orgId: row.orgId,
           deviceUserId: deviceUserId(row.universalDeviceId),

@@ -1,6 +1,6 @@
-import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type { KeysetPage } from "@hangar/shared";
+import { fitPage, type KeysetPage } from "@hangar/shared";
 import type { DeviceSchema, DeviceTypeSchema } from "@hangar/shared/proto/data";
 import type { DeviceRow, DeviceTypeRow } from "../store/device-entities";
 import type { ListedPage } from "../store/device-store";
@@ -39,8 +39,17 @@ export function deviceTypeToProto(row: DeviceTypeRow, deviceCount: number): Mess
   };
 }
 
-/** A listed page to the wire's page: `items`, `next_token` (absent on the last page) and `total_count`. */
-export function pageToProto<T, R>(listed: ListedPage<T>, page: KeysetPage, map: (row: T) => R): { items: R[]; totalCount: bigint; nextToken?: string } {
-  const nextToken = page.nextToken(listed.lastKey, listed.hasMore);
-  return { items: listed.rows.map(map), totalCount: BigInt(listed.total), ...(nextToken ? { nextToken } : {}) };
+/**
+ * A listed page to the wire's page: `items` (those that fit the response, see fitPage),
+ * `next_token` (after the last item served; absent on the last page) and `total_count`.
+ */
+export function pageToProto<T, Desc extends DescMessage>(
+  listed: ListedPage<T>,
+  page: KeysetPage,
+  schema: Desc,
+  map: (row: T) => MessageInitShape<Desc>,
+): { items: MessageInitShape<Desc>[]; totalCount: bigint; nextToken?: string } {
+  const items = fitPage(schema, listed.rows.map(map));
+  const nextToken = page.nextToken(listed.keys[items.length - 1], listed.hasMore || items.length < listed.rows.length);
+  return { items, totalCount: BigInt(listed.total), ...(nextToken ? { nextToken } : {}) };
 }

@@ -1,9 +1,8 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { callerOf, conflict, memberOrg, newId, notFound, nullableString, planKeysetPage, readableOrg, requireOrg, type Principal, type ServiceContext } from "@hangar/shared";
-import type { DataService } from "@hangar/shared/proto/data";
+import { callerOf, conflict, memberOrg, newId, notFound, nullableString, planKeysetPage, readableOrg, requireOrg, type Principal, type ServiceContext, quoteValue } from "@hangar/shared";
+import { DeviceSchema, DeviceTypeSchema, type DataService } from "@hangar/shared/proto/data";
 import { applyMetadataChangeset, checkTags } from "../domain/datasets";
 import { checkDeviceTypeName } from "../domain/devices";
-import type { ObjectStore } from "../object-store/object-store";
 import type { DeviceTypeRow } from "../store/device-entities";
 import { DeviceStore, type TypeLock } from "../store/device-store";
 import { disposeFiles } from "./device-files";
@@ -16,9 +15,10 @@ type DeviceTypeHandlers = Pick<
 
 /**
  * The device type operations: create, get, update, delete (a 409 while any device is of the type;
- * the type's files go with it), its devices and the org's types. Records carry `device_count`.
+ * the type's files go with it, removed in the background after `deleted` wakes the cleanup), its
+ * devices and the org's types. Records carry `device_count`.
  */
-export function createDeviceTypeHandlers(context: ServiceContext, objects: ObjectStore): DeviceTypeHandlers {
+export function createDeviceTypeHandlers(context: ServiceContext, deleted: () => void): DeviceTypeHandlers {
   const fork = () => new DeviceStore(context.orm.em.fork());
   const load = async (store: DeviceStore, caller: Principal, deviceTypeId: string, lock?: TypeLock): Promise<DeviceTypeRow> => {
     const orgId = readableOrg(caller);
@@ -71,17 +71,16 @@ export function createDeviceTypeHandlers(context: ServiceContext, objects: Objec
 
     async deleteDeviceType(req, ctx) {
       const caller = callerOf(ctx);
-      const keys = await fork().em.transactional(async (em) => {
+      await fork().em.transactional(async (em) => {
         const store = new DeviceStore(em);
         // Locked first: a device taking the type on meanwhile waits, then finds it gone.
         const row = await load(store, caller, req.deviceTypeId, "update");
         const devices = await store.deviceCount(row.deviceTypeId);
-        if (devices > 0) throw conflict(`device type '${row.deviceTypeId}' is the type of ${devices} device(s); change or delete them first`);
-        const unreferenced = await disposeFiles(em, row.deviceTypeId, caller.subject);
+        if (devices > 0) throw conflict(`device type ${quoteValue(row.deviceTypeId)} is the type of ${devices} device(s); change or delete them first`);
+        await disposeFiles(em, { associationId: row.deviceTypeId, associationType: "device_type", orgId: row.orgId, requestedBy: caller.subject });
         store.remove(row);
-        return unreferenced;
       });
-      await objects.deleteObjects(keys);
+      deleted();
       return {};
     },
 
@@ -89,13 +88,13 @@ export function createDeviceTypeHandlers(context: ServiceContext, objects: Objec
       const store = fork();
       const row = await load(store, callerOf(ctx), req.deviceTypeId);
       const page = planKeysetPage(req.pageSize, req.pageToken, `device-type:${row.deviceTypeId}`);
-      return pageToProto(await store.listDevices({ deviceTypeId: row.deviceTypeId }, page), page, deviceToProto);
+      return pageToProto(await store.listDevices({ deviceTypeId: row.deviceTypeId }, page), page, DeviceSchema, deviceToProto);
     },
 
     async listDeviceTypes(req, ctx) {
       const orgId = memberOrg(callerOf(ctx), req.orgId);
       const page = planKeysetPage(req.pageSize, req.pageToken, `device-types:${orgId}`);
-      return pageToProto(await fork().listTypes(orgId, page), page, ({ type, deviceCount }) => deviceTypeToProto(type, deviceCount));
+      return pageToProto(await fork().listTypes(orgId, page), page, DeviceTypeSchema, ({ type, deviceCount }) => deviceTypeToProto(type, deviceCount));
     },
   };
 }

@@ -4,6 +4,8 @@ import {
   conflict,
   decodeCursorToken,
   encodeCursorToken,
+  fittingCount,
+  protobufSize,
   invalidArgument,
   notFound,
   queryFingerprint,
@@ -11,8 +13,9 @@ import {
   type Principal,
   type PageCursor,
   type ServiceContext,
+  quoteValue,
 } from "@hangar/shared";
-import type { DataService } from "@hangar/shared/proto/data";
+import { DirectorySchema, FileSchema, type DataService } from "@hangar/shared/proto/data";
 import { ancestorDirectories, baseName, checkRelativePath } from "../domain/paths";
 import type { ObjectStore } from "../object-store/object-store";
 import type { FsNodeRow } from "../store/file-entities";
@@ -58,9 +61,9 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
         const path = parentPath === "" ? name : `${parentPath}/${name}`;
         await store.lockAssociation(target.associationId);
         const existing = await store.findAvailableAtPath(target.associationId, path);
-        if (existing?.fsType === "file") throw conflict(`'${path}' is a file`);
+        if (existing?.fsType === "file") throw conflict(`${quoteValue(path)} is a file`);
         if (existing) {
-          if (req.errorIfExists) throw conflict(`directory '${path}' already exists`);
+          if (req.errorIfExists) throw conflict(`directory ${quoteValue(path)} already exists`);
           return { directory: directoryToProto(existing) };
         }
         if (parentPath !== "" && !req.createIntermediateDirs && !(await store.findAvailableAtPath(target.associationId, parentPath))) {
@@ -84,7 +87,7 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
         if (to === from || to.startsWith(`${from}/`)) throw invalidArgument("new_path", "must not be the directory itself or below it");
         await store.lockAssociation(target.associationId);
         const dir = await directoryAt(store, target.associationId, from, "old_path");
-        if (await store.findAvailableAtPath(target.associationId, to)) throw conflict(`'${to}' already exists`);
+        if (await store.findAvailableAtPath(target.associationId, to)) throw conflict(`${quoteValue(to)} already exists`);
         const parents = ancestorDirectories(to);
         const parentPath = parents[parents.length - 1] ?? "";
         const parent = parentPath === "" ? null : await store.findAvailableAtPath(target.associationId, parentPath);
@@ -106,7 +109,7 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
         for (const [i, raw] of req.directoryPaths.entries()) {
           const path = checkRelativePath(raw, `directory_paths[${i}]`);
           const dir = await store.findAvailableAtPath(target.associationId, path);
-          if (!dir || dir.fsType !== "directory") throw invalidArgument(`directory_paths[${i}]`, `directory '${path}' not found`);
+          if (!dir || dir.fsType !== "directory") throw invalidArgument(`directory_paths[${i}]`, `directory ${quoteValue(path)} not found`);
           doomed.push(dir, ...(await tree.below(target.associationId, path)));
         }
         const uris = await store.urisOfAll(doomed.filter((node) => node.fsType === "file").map((node) => node.nodeId));
@@ -134,12 +137,15 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
       const fingerprint = queryFingerprint({ scope: { association: target.associationId, path, hidden: req.showHiddenFiles } });
       const after = childCursor(decodeCursorToken(req.pageToken, fingerprint, "page_token"));
       const rows = await new TreeStore(store).children(target.associationId, dir?.nodeId ?? null, req.showHiddenFiles, limit + 1, after);
-      const page = rows.slice(0, limit);
+      const listed = rows.slice(0, limit);
+      // Files may carry large metadata: the page keeps the leading entries that fit the response,
+      // and the next page starts after the last entry KEPT.
+      const page = listed.slice(0, fittingCount(listed, (n) => (n.fsType === "file" ? protobufSize(FileSchema, fileToProto(n)) : protobufSize(DirectorySchema, directoryToProto(n)))));
       const last = page[page.length - 1];
       return {
         files: page.filter((n) => n.fsType === "file").map(fileToProto),
         directories: page.filter((n) => n.fsType === "directory").map(directoryToProto),
-        ...(rows.length > limit && last ? { nextToken: encodeCursorToken({ key: `${last.fsType}/${last.name}`, id: last.nodeId }, fingerprint) } : {}),
+        ...(rows.length > page.length && last ? { nextToken: encodeCursorToken({ key: `${last.fsType}/${last.name}`, id: last.nodeId }, fingerprint) } : {}),
       };
     },
 

@@ -1,7 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { callerOf, invalidArgument, newId, notFound, readableOrg, type ServiceContext } from "@hangar/shared";
+import { callerOf, invalidArgument, newId, notFound, readableOrg, type ServiceContext, quoteValue } from "@hangar/shared";
 import type { DataService } from "@hangar/shared/proto/data";
-import type { ArchiveEntry } from "../domain/export-archive";
+import type { ArchiveEntry } from "../archive";
 import { keyOfUri, type ObjectStore } from "../object-store/object-store";
 import type { ExportJobRow } from "../store/export-entities";
 import { ExportStore } from "../store/export-store";
@@ -100,7 +100,7 @@ async function exportEntries(store: ExportStore, orgId: string, nodeIds: string[
   const files = new Map<string, FsNodeRow>();
   for (const [i, id] of nodeIds.entries()) {
     const node = byId.get(id);
-    if (!node) throw invalidArgument(`node_ids[${i}]`, `file or directory '${id}' not found`);
+    if (!node) throw invalidArgument(`node_ids[${i}]`, `file or directory ${quoteValue(id)} not found`);
     const below = node.fsType === "directory" ? await store.filesBelow(node) : [node];
     for (const file of below) files.set(file.nodeId, file);
   }

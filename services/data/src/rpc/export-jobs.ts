@@ -1,5 +1,5 @@
 import type { Logger, Orm } from "@hangar/shared";
-import { zipArchive, type ArchiveEntry } from "../domain/export-archive";
+import { zipArchive, type ArchiveEntry } from "../archive";
 import type { ObjectStore } from "../object-store/object-store";
 import type { ExportJobRow } from "../store/export-entities";
 import { ExportStore } from "../store/export-store";

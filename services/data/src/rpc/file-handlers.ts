@@ -19,8 +19,11 @@ import {
   TOPICS,
   type Principal,
   type ServiceContext,
+  quoteValue,
+  fitPage,
 } from "@hangar/shared";
 import type { DataService } from "@hangar/shared/proto/data";
+import { FileSchema } from "@hangar/shared/proto/data";
 import { FileChangedSchema } from "@hangar/shared/proto/events";
 import { checkTags } from "../domain/datasets";
 import { checkRelativePath } from "../domain/paths";
@@ -84,7 +87,7 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
       const caller = callerOf(ctx);
       const store = fork();
       const file = await loadFile(store, caller, req.fileId);
-      if (file.status !== "available") throw badRequest(`file '${req.fileId}' is still being uploaded`);
+      if (file.status !== "available") throw badRequest(`file ${quoteValue(req.fileId)} is still being uploaded`);
       store.snapshot(file);
       const description = nullableString(req.description, "description");
       if (description !== undefined) file.description = description;
@@ -121,7 +124,7 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
 
     async getSignedUrl(req, ctx) {
       const file = await loadFile(fork(), callerOf(ctx), req.fileId);
-      if (file.status !== "available" || !file.uri) throw badRequest(`file '${req.fileId}' is still being uploaded`);
+      if (file.status !== "available" || !file.uri) throw badRequest(`file ${quoteValue(req.fileId)} is still being uploaded`);
       const url = await objects.presignGet(keyOfUri(file.uri), {
         expiresInSeconds: CREDENTIALS_TTL_SECONDS,
         ...(req.overrideContentDisposition ? { contentDisposition: req.overrideContentDisposition } : {}),
@@ -145,9 +148,12 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
       const order = compileKeysetOrder(sortBy, req.sortDirection ?? "ASC", fileSortCatalog, `"f"."node_id"`, "relative_path");
       const after = order.after(decodeCursorToken(req.pageToken, fingerprint, "page_token"), "page_token");
       const where = pathPatternFilter(req.includePatterns, req.excludePatterns);
-      const { rows, hasMore, last, total } = await store.search(target.associationId, { ...order, where, after, limit }, inherited);
-      const nextToken = hasMore && last ? encodeCursorToken(last, fingerprint) : undefined;
-      return { items: rows.map(fileToProto), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
+      const { rows, hasMore, cursors, total } = await store.search(target.associationId, { ...order, where, after, limit }, inherited);
+      // The next page starts after the last file kept: fitPage may keep fewer than were read.
+      const items = fitPage(FileSchema, rows.map(fileToProto));
+      const last = cursors[items.length - 1];
+      const nextToken = (hasMore || items.length < rows.length) && last ? encodeCursorToken(last, fingerprint) : undefined;
+      return { items, totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { callerOf, readableOrg, type ServiceContext } from "@hangar/shared";
+import { callerOf, readableOrg, type ServiceContext, fitPage } from "@hangar/shared";
 import type { DataService } from "@hangar/shared/proto/data";
+import { FileSchema } from "@hangar/shared/proto/data";
 import { TOTAL_COUNT_CAP, planFileCount, planFileSearch } from "../domain/file-search";
 import { FileSearchStore } from "../store/file-search-store";
 import { fileToProto } from "./file-mappers";
@@ -20,10 +21,12 @@ export function createFileQueryHandlers(context: ServiceContext): FileQueryHandl
       // Planned before the org check, so bad input is a 400 for every caller.
       const plan = planFileSearch(req.query ?? {});
       if (!orgId) return { items: [], totalCount: 0n };
-      const { rows, hasMore, last, total } = await store().search(orgId, plan, TOTAL_COUNT_CAP);
-      const nextToken = plan.nextToken(last, hasMore);
+      const { rows, hasMore, cursors, total } = await store().search(orgId, plan, TOTAL_COUNT_CAP);
+      // The next page starts after the last file kept: fitPage may keep fewer than were read.
+      const items = fitPage(FileSchema, rows.map(fileToProto));
+      const nextToken = plan.nextToken(cursors[items.length - 1], hasMore || items.length < rows.length);
       return {
-        items: rows.map(fileToProto),
+        items,
         ...(total !== undefined ? { totalCount: BigInt(total) } : {}),
         ...(nextToken ? { nextToken } : {}),
       };

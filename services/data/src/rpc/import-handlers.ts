@@ -1,9 +1,10 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { callerOf, conflict, invalidArgument, notFound, readableOrg, requireOrg, type ServiceContext } from "@hangar/shared";
+import { callerOf, conflict, invalidArgument, notFound, readableOrg, requireOrg, type ServiceContext, quoteValue } from "@hangar/shared";
 import type { DataService, LinkFileRequest } from "@hangar/shared/proto/data";
 import { checkRelativePath } from "../domain/paths";
 import type { ObjectStore } from "../object-store/object-store";
 import { DatasetStore } from "../store/dataset-store";
+import { liveAssociationFilter } from "../store/deleted-associations";
 import { FsNode, type FsNodeRow } from "../store/file-entities";
 import { FileStore } from "../store/file-store";
 import { fileToProto } from "./file-mappers";
@@ -51,7 +52,7 @@ export function createImportHandlers(context: ServiceContext, objects: ObjectSto
       if (req.fileIds.length > MAX_DEVICE_ID_FILES) throw invalidArgument("file_ids", `must name at most ${MAX_DEVICE_ID_FILES} files`);
       const orgId = readableOrg(callerOf(ctx));
       if (!orgId || req.fileIds.length === 0) return { deviceIds: [] };
-      const rows = await fork().find(FsNode, { orgId, nodeId: { $in: req.fileIds }, fsType: "file", deviceId: { $ne: null } }, { fields: ["deviceId"] });
+      const rows = await fork().find(FsNode, { orgId, nodeId: { $in: req.fileIds }, fsType: "file", deviceId: { $ne: null }, ...liveAssociationFilter() }, { fields: ["deviceId"] });
       return { deviceIds: [...new Set(rows.map((row) => row.deviceId!))].sort() };
     },
   };
@@ -70,7 +71,7 @@ async function linkOne(store: FileStore, orgId: string, req: LinkFileRequest, ac
   const target = await linkTarget(store, orgId, req);
   const path = req.relativePath === undefined ? target.relativePath : checkRelativePath(req.relativePath, "relative_path");
   await store.lockAssociation(dataset.datasetId);
-  if (await store.findAvailableAtPath(dataset.datasetId, path)) throw conflict(`relative_path: '${path}' already exists`);
+  if (await store.findAvailableAtPath(dataset.datasetId, path)) throw conflict(`relative_path: ${quoteValue(path)} already exists`);
   await checkAncestors(store, dataset.datasetId, path, "relative_path");
   const now = new Date();
   const file: FsNodeRow = {
@@ -95,7 +96,7 @@ async function linkTarget(store: FileStore, orgId: string, req: LinkFileRequest)
   const file = await store.findNode(orgId, req.targetFileId);
   if (!file || file.fsType !== "file") throw notFound("file", req.targetFileId);
   if (req.targetVersion === undefined || String(req.targetVersion) === file.version) {
-    if (file.status !== "available" || !file.uri) throw invalidArgument("target_file_id", `file '${req.targetFileId}' is still being uploaded`);
+    if (file.status !== "available" || !file.uri) throw invalidArgument("target_file_id", `file ${quoteValue(req.targetFileId)} is still being uploaded`);
     return file;
   }
   const earlier = await store.version(file.nodeId, req.targetVersion);

@@ -1,5 +1,5 @@
 import type { JsonObject } from "@bufbuild/protobuf";
-import { conflict, invalidArgument, newId, notFound, type EntityManager } from "@hangar/shared";
+import { conflict, invalidArgument, newId, notFound, type EntityManager, quoteValue } from "@hangar/shared";
 import type { ImportFileRequest } from "@hangar/shared/proto/data";
 import { checkTags } from "../domain/datasets";
 import { ancestorDirectories, checkRelativePath } from "../domain/paths";
@@ -39,9 +39,9 @@ export async function planImport(objects: ObjectStore, orgId: string, req: Impor
   const plan = checkImportFields(objects.location.bucket, orgId, req, prefix);
   const key = plan.uri.slice(`s3://${objects.location.bucket}/`.length);
   const head = await objects.head(key);
-  if (!head) throw invalidArgument(`${prefix}uri`, `no object exists at '${plan.uri}'`);
+  if (!head) throw invalidArgument(`${prefix}uri`, `no object exists at ${quoteValue(plan.uri)}`);
   if (req.size !== undefined && req.size !== BigInt(head.size)) {
-    throw invalidArgument(`${prefix}size`, `is ${req.size} but the object at '${plan.uri}' is ${head.size} bytes`);
+    throw invalidArgument(`${prefix}size`, `is ${req.size} but the object at ${quoteValue(plan.uri)} is ${head.size} bytes`);
   }
   return { ...plan, size: BigInt(head.size) };
 }
@@ -77,15 +77,15 @@ function checkImportFields(bucket: string, orgId: string, req: ImportFileRequest
 /** Validates an `s3://bucket/key` URI to import; returns it unchanged. */
 function checkImportUri(uri: string, bucket: string, orgId: string, field: string): string {
   const match = /^s3:\/\/([^/]+)\/(.+)$/.exec(uri);
-  if (!match) throw invalidArgument(field, `must be an s3://bucket/key URI, got '${uri}'`);
+  if (!match) throw invalidArgument(field, `must be an s3://bucket/key URI, got ${quoteValue(uri)}`);
   const [, given, key] = match as unknown as [string, string, string];
   if (given !== bucket) {
-    throw invalidArgument(field, `bucket '${given}' is not the platform's bucket '${bucket}'; importing from other buckets needs a bucket integration, which is not available yet`);
+    throw invalidArgument(field, `bucket ${quoteValue(given)} is not the platform's bucket ${quoteValue(bucket)}; importing from other buckets needs a bucket integration, which is not available yet`);
   }
   if (!key.startsWith(`${orgId}/`)) throw invalidArgument(field, `must name an object below the org's prefix '${orgId}/'`);
   const segments = key.split("/");
   if (Buffer.byteLength(key) > MAX_KEY_BYTES || key.includes("\0") || segments.some((s) => s === "" || s === "." || s === "..")) {
-    throw invalidArgument(field, `'${uri}' is not a valid object key`);
+    throw invalidArgument(field, `${quoteValue(uri)} is not a valid object key`);
   }
   return uri;
 }
@@ -113,7 +113,7 @@ export async function applyImports(em: EntityManager, orgId: string, plans: Impo
     const found = await datasets.existingIds(orgId, datasetIds);
     const missing = plans.find((plan) => !found.has(plan.datasetId));
     if (missing?.prefix === "") throw notFound("dataset", missing.datasetId);
-    if (missing) throw invalidArgument(`${missing.prefix}dataset_id`, `dataset '${missing.datasetId}' not found`);
+    if (missing) throw invalidArgument(`${missing.prefix}dataset_id`, `dataset ${quoteValue(missing.datasetId)} not found`);
     for (const datasetId of datasetIds) await store.lockAssociation(datasetId);
     // One lookup per dataset for the whole batch: a lookup per request would flush the batch so far.
     for (const datasetId of datasetIds) await store.prefetchPaths(datasetId, plans.filter((p) => p.datasetId === datasetId).map((p) => p.path));
@@ -132,7 +132,7 @@ export async function applyImports(em: EntityManager, orgId: string, plans: Impo
 async function applyImport(store: FileStore, orgId: string, plan: ImportPlan, actor: string, now: Date): Promise<FsNodeRow> {
   const field = `${plan.prefix}relative_path`;
   const existing = await store.nodeAtPath(plan.datasetId, plan.path);
-  if (existing?.fsType === "directory") throw conflict(`${field}: '${plan.path}' is a directory`);
+  if (existing?.fsType === "directory") throw conflict(`${field}: ${quoteValue(plan.path)} is a directory`);
   const described = {
     ...(plan.description !== undefined ? { description: plan.description } : {}),
     ...(plan.deviceId !== undefined ? { deviceId: plan.deviceId } : {}),
@@ -155,7 +155,7 @@ async function applyImport(store: FileStore, orgId: string, plan: ImportPlan, ac
 export async function checkAncestors(store: FileStore, associationId: string, path: string, field: string): Promise<void> {
   for (const dir of ancestorDirectories(path)) {
     const node = await store.nodeAtPath(associationId, dir);
-    if (node?.fsType === "file") throw conflict(`${field}: '${dir}' is a file, so '${path}' cannot be created below it`);
+    if (node?.fsType === "file") throw conflict(`${field}: ${quoteValue(dir)} is a file, so ${quoteValue(path)} cannot be created below it`);
   }
 }
 

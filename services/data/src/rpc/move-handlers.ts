@@ -8,6 +8,7 @@ import {
   readableOrg,
   type Principal,
   type ServiceContext,
+  quoteValue,
 } from "@hangar/shared";
 import type { DataService, MoveOperation } from "@hangar/shared/proto/data";
 import { baseName, checkRelativePath } from "../domain/paths";
@@ -69,7 +70,7 @@ export function createMoveHandlers(context: ServiceContext, objects: ObjectStore
         if (file.associationId !== req.associationId) throw invalidArgument("association_id", "must be the file's own association");
         const to = checkRelativePath(req.newPath, "new_path");
         await store.lockAssociation(file.associationId);
-        if (to !== file.relativePath && (await store.findAvailableAtPath(file.associationId, to))) throw conflict(`'${to}' already exists`);
+        if (to !== file.relativePath && (await store.findAvailableAtPath(file.associationId, to))) throw conflict(`${quoteValue(to)} already exists`);
         const now = new Date();
         file.parentId = await store.ensureParents({ ...file, relativePath: to }, caller.subject, now);
         Object.assign(file, { relativePath: to, name: baseName(to), modified: now, modifiedBy: caller.subject });
@@ -99,15 +100,15 @@ export function createMoveHandlers(context: ServiceContext, objects: ObjectStore
 /** Applies one move; returns the moved node and, for a directory, everything below it. */
 async function moveOne(store: FileStore, associationId: string, orgId: string, op: MoveOperation, field: string, actor: string): Promise<FsNodeRow[]> {
   const node = await store.findNode(orgId, op.nodeId);
-  if (!node || node.associationId !== associationId || node.status !== "available") throw invalidArgument(`${field}.node_id`, `node '${op.nodeId}' not found in the dataset`);
-  if (op.fsType && op.fsType !== node.fsType) throw invalidArgument(`${field}.fs_type`, `node '${op.nodeId}' is a ${node.fsType}`);
+  if (!node || node.associationId !== associationId || node.status !== "available") throw invalidArgument(`${field}.node_id`, `node ${quoteValue(op.nodeId)} not found in the dataset`);
+  if (op.fsType && op.fsType !== node.fsType) throw invalidArgument(`${field}.fs_type`, `node ${quoteValue(op.nodeId)} is a ${node.fsType}`);
   const parent = await newParent(store, orgId, associationId, node, op, field);
   const name = op.newName === undefined ? node.name : checkRelativePath(op.newName, `${field}.new_name`);
   if (name.includes("/")) throw invalidArgument(`${field}.new_name`, "must be a single name");
   const to = parent ? `${parent.relativePath}/${name}` : name;
   if (to === node.relativePath) return [node];
   if (node.fsType === "directory" && to.startsWith(`${node.relativePath}/`)) throw invalidArgument(`${field}.new_parent_id`, "cannot move a directory below itself");
-  if (await store.findAvailableAtPath(associationId, to)) throw conflict(`'${to}' already exists`);
+  if (await store.findAvailableAtPath(associationId, to)) throw conflict(`${quoteValue(to)} already exists`);
   const tree = new TreeStore(store);
   const below = node.fsType === "directory" ? await tree.below(associationId, node.relativePath) : [];
   if (node.fsType === "directory") await tree.movePrefix(associationId, node.relativePath, to, actor);
@@ -120,7 +121,7 @@ async function newParent(store: FileStore, orgId: string, associationId: string,
   if (op.newParentId === "" || op.newParentId === "/") return null;
   const parent = await store.findNode(orgId, op.newParentId);
   if (!parent || parent.associationId !== associationId || parent.fsType !== "directory" || parent.status !== "available") {
-    throw invalidArgument(`${field}.new_parent_id`, `directory '${op.newParentId}' not found in the dataset`);
+    throw invalidArgument(`${field}.new_parent_id`, `directory ${quoteValue(op.newParentId)} not found in the dataset`);
   }
   return parent;
 }

@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { callerOf, conflict, invalidArgument, notFound, readableOrg, requireOrg, type Principal, type ServiceContext } from "@hangar/shared";
+import { callerOf, conflict, invalidArgument, notFound, readableOrg, requireOrg, type Principal, type ServiceContext, quoteValue } from "@hangar/shared";
 import type { DataService } from "@hangar/shared/proto/data";
 import { checkRelativePath } from "../domain/paths";
 import type { AccessMode, ObjectStore } from "../object-store/object-store";
@@ -38,7 +38,7 @@ export function createUploadHandlers(context: ServiceContext, objects: ObjectSto
     const orgId = requireOrg(caller);
     const completed = await fork().em.transactional(async (em) => {
       const store = new FileStore(em);
-      const transaction = await loadTransaction(store, orgId, transactionId);
+      const transaction = await loadTransaction(store, orgId, transactionId, true);
       if (datasetId !== undefined && transaction.associationId !== datasetId) throw notFound("upload", transactionId);
       if (transaction.status === "completed") return false;
       const pending = (await store.items(transactionId)).filter((item) => !item.uploaded);
@@ -81,12 +81,12 @@ export function createUploadHandlers(context: ServiceContext, objects: ObjectSto
       const caller = callerOf(ctx);
       const result = await fork().em.transactional(async (em) => {
         const store = new FileStore(em);
-        const transaction = await openOf(store, caller, req.uploadId);
+        const transaction = await openOf(store, caller, req.uploadId, true);
         const items = await store.items(transaction.transactionId);
         const byUri = new Map(items.map((item) => [`s3://${objects.location.bucket}/${item.objectKey}`, item]));
         const marked = req.manifestItems.map((uri, i) => {
           const item = byUri.get(uri);
-          if (!item) throw invalidArgument(`manifest_items[${i}]`, `'${uri}' is not in the transaction's manifest`);
+          if (!item) throw invalidArgument(`manifest_items[${i}]`, `${quoteValue(uri)} is not in the transaction's manifest`);
           return item;
         });
         const fresh = marked.filter((item, i) => !item.uploaded && marked.indexOf(item) === i);
@@ -116,8 +116,8 @@ export function createUploadHandlers(context: ServiceContext, objects: ObjectSto
         const transactions = await store.transactionsByIds(orgId, req.transactionIds);
         req.transactionIds.forEach((id, i) => {
           const transaction = transactions.get(id);
-          if (!transaction) throw invalidArgument(`transaction_ids[${i}]`, `upload transaction '${id}' not found`);
-          if (transaction.status === "completed") throw conflict(`upload transaction '${id}' is already completed`);
+          if (!transaction) throw invalidArgument(`transaction_ids[${i}]`, `upload transaction ${quoteValue(id)} not found`);
+          if (transaction.status === "completed") throw conflict(`upload transaction ${quoteValue(id)} is already completed`);
         });
         const open = [...transactions.values()].filter((transaction) => transaction.status === "open");
         for (const transaction of open) transaction.status = "aborted";
@@ -149,15 +149,15 @@ export function createUploadHandlers(context: ServiceContext, objects: ObjectSto
   };
 }
 
-/** An open transaction of the caller's org (completed or aborted ones are a 409). */
-async function openOf(store: FileStore, caller: Principal, transactionId: string): Promise<UploadTransactionRow> {
-  const transaction = await loadTransaction(store, requireOrg(caller), transactionId);
-  if (transaction.status !== "open") throw conflict(`upload transaction '${transactionId}' is already completed`);
+/** An open transaction of the caller's org (completed or aborted ones are a 409), locked with `lock`. */
+async function openOf(store: FileStore, caller: Principal, transactionId: string, lock = false): Promise<UploadTransactionRow> {
+  const transaction = await loadTransaction(store, requireOrg(caller), transactionId, lock);
+  if (transaction.status !== "open") throw conflict(`upload transaction ${quoteValue(transactionId)} is already completed`);
   return transaction;
 }
 
 function parseMode(mode: string | undefined): AccessMode {
   if (mode === undefined || mode === "" || mode === "ReadOnly") return "ReadOnly";
   if (mode === "ReadWrite") return "ReadWrite";
-  throw invalidArgument("mode", `must be ReadOnly or ReadWrite, got '${mode}'`);
+  throw invalidArgument("mode", `must be ReadOnly or ReadWrite, got ${quoteValue(mode)}`);
 }

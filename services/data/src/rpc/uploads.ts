@@ -1,6 +1,6 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampNow } from "@bufbuild/protobuf/wkt";
-import { badRequest, conflict, invalidArgument, newId, notFound, recordEvent, TOPICS, type Principal } from "@hangar/shared";
+import { badRequest, conflict, invalidArgument, newId, notFound, recordEvent, TOPICS, type Principal, quoteValue } from "@hangar/shared";
 import { UploadCompletedSchema } from "@hangar/shared/proto/events";
 import type { Association } from "@hangar/shared/proto/data";
 import { checkRelativePath } from "../domain/paths";
@@ -68,7 +68,7 @@ function checkManifest(entries: [string, bigint][], field: string): { path: stri
   const seen = new Set<string>();
   return entries.map(([rawPath, size]) => {
     const path = checkRelativePath(rawPath, `${field}.${rawPath}`);
-    if (seen.has(path)) throw invalidArgument(`${field}.${rawPath}`, `names the same path as another entry ('${path}')`);
+    if (seen.has(path)) throw invalidArgument(`${field}.${rawPath}`, `names the same path as another entry (${quoteValue(path)})`);
     seen.add(path);
     if (size < 0n) throw invalidArgument(`${field}.${rawPath}`, "size must not be negative");
     return { path, size };
@@ -94,11 +94,15 @@ function pendingFile(tx: UploadTransactionRow, fileId: string, path: string, siz
   });
 }
 
-/** Loads an open transaction of the caller's org; completed ones are reported through `completed`. */
-export async function loadTransaction(store: FileStore, orgId: string, transactionId: string): Promise<UploadTransactionRow> {
-  const transaction = await store.transaction(orgId, transactionId);
+/**
+ * Loads an open transaction of the caller's org; completed ones are reported through `completed`.
+ * `lock` (in a transaction) keeps its row locked: a completion locks it, so that it either ends
+ * before a delete of the owner aborts the transaction or sees it aborted.
+ */
+export async function loadTransaction(store: FileStore, orgId: string, transactionId: string, lock = false): Promise<UploadTransactionRow> {
+  const transaction = await store.transaction(orgId, transactionId, lock);
   if (!transaction) throw notFound("upload transaction", transactionId);
-  if (transaction.status === "aborted") throw conflict(`upload transaction '${transactionId}' was aborted`);
+  if (transaction.status === "aborted") throw conflict(`upload transaction ${quoteValue(transactionId)} was aborted`);
   return transaction;
 }
 
@@ -110,9 +114,9 @@ export async function checkUploaded(objects: ObjectStore, items: UploadItemRow[]
   const heads = await mapConcurrently(items, HEAD_CONCURRENCY, (item) => objects.head(item.objectKey));
   items.forEach((item, i) => {
     const head = heads[i];
-    if (!head) throw invalidArgument(field(item), `'${item.relativePath}' has not been uploaded`);
+    if (!head) throw invalidArgument(field(item), `${quoteValue(item.relativePath)} has not been uploaded`);
     if (head.size !== Number(item.size)) {
-      throw invalidArgument(field(item), `'${item.relativePath}' is ${head.size} bytes but the manifest says ${item.size}`);
+      throw invalidArgument(field(item), `${quoteValue(item.relativePath)} is ${head.size} bytes but the manifest says ${item.size}`);
     }
   });
 }
@@ -151,7 +155,7 @@ export async function makeAvailable(store: FileStore, transaction: UploadTransac
     const uri = s3Uri(bucket, item.objectKey);
     const current = await store.nodeAtPath(transaction.associationId, item.relativePath);
     const pending = current?.nodeId === item.fileId ? null : (byId.get(item.fileId) ?? null);
-    if (current?.fsType === "directory") throw conflict(`'${item.relativePath}' is a directory`);
+    if (current?.fsType === "directory") throw conflict(`${quoteValue(item.relativePath)} is a directory`);
     if (current) {
       store.snapshot(current);
       Object.assign(current, { uri, size: item.size, version: String(BigInt(current.version) + 1n), uploadId: transaction.transactionId, modified: now, modifiedBy: actor });
@@ -163,7 +167,7 @@ export async function makeAvailable(store: FileStore, transaction: UploadTransac
       Object.assign(pending, { status: "available", uri, size: item.size, modified: now, modifiedBy: actor });
       files.push(pending);
     } else {
-      throw badRequest(`the file of '${item.relativePath}' no longer exists`);
+      throw badRequest(`the file of ${quoteValue(item.relativePath)} no longer exists`);
     }
     item.uploaded = true;
   }

@@ -1,3 +1,4 @@
+import { LockMode } from "@mikro-orm/core";
 import {
   countUpTo,
   keysetPageRows,
@@ -14,16 +15,18 @@ import {
 } from "@hangar/shared";
 import { Dataset, DatasetRelation, datasetFromRow, type DatasetRelationRow, type DatasetRow } from "./entities";
 
-
 const DATASETS = rawSql("datasets d");
 
 /** Reads and writes of datasets; the RPC layer never touches the ORM directly. */
 export class DatasetStore {
   constructor(readonly em: EntityManager) {}
 
-  /** Loads a dataset to change it: the ORM tracks it and the next flush writes the changes. */
-  find(orgId: string, datasetId: string): Promise<DatasetRow | null> {
-    return this.em.findOne(Dataset, { datasetId, orgId });
+  /**
+   * Loads a dataset to change it: the ORM tracks it and the next flush writes the changes. With
+   * `lock` (in a transaction) the row stays locked for update until the transaction ends.
+   */
+  find(orgId: string, datasetId: string, lock = false): Promise<DatasetRow | null> {
+    return this.em.findOne(Dataset, { datasetId, orgId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   }
 
   /** Reads a dataset without tracking it: the hot path of get_dataset. */
@@ -59,6 +62,11 @@ export class DatasetStore {
 
   async removeRelation(row: DatasetRelationRow): Promise<void> {
     await this.em.nativeDelete(DatasetRelation, row);
+  }
+
+  /** Removes every permission tuple of a dataset (it is being deleted). */
+  async removeRelations(datasetId: string): Promise<void> {
+    await this.em.nativeDelete(DatasetRelation, { datasetId });
   }
 
   /** Runs a search in the org: one keyset page of rows and the number of matches (undefined above COUNT_CAP). */

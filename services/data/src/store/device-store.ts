@@ -5,7 +5,8 @@ import { Device, DeviceType, deviceFromRow, deviceTypeFromRow, type DeviceRow, t
 /** One page of a newest-first listing: the rows with their keys, whether more follow, and how many there are. */
 export interface ListedPage<T> {
   rows: T[];
-  lastKey: number | undefined;
+  /** Each row's key, in order, so a page cut short (see fitPage) can continue after any row. */
+  keys: number[];
   hasMore: boolean;
   total: number;
 }
@@ -86,7 +87,6 @@ export class DeviceStore {
       this.em.execute<{ total: string }[]>(count.sql, [...count.params]),
     ]);
     const served = rows.slice(0, page.limit);
-    const last = served.at(-1);
-    return { rows: served.map(map), lastKey: last ? Number(last.seq) : undefined, hasMore: rows.length > page.limit, total: Number(counts[0]!.total) };
+    return { rows: served.map(map), keys: served.map((row) => Number(row.seq)), hasMore: rows.length > page.limit, total: Number(counts[0]!.total) };
   }
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from "@hangar/shared";
+import { liveAssociationFilter } from "./deleted-associations";
 import { ExportJob, type ExportJobRow } from "./export-entities";
 import { FsNode, type FsNodeRow } from "./file-entities";
 import { FileStore } from "./file-store";
@@ -44,9 +45,9 @@ export class ExportStore {
     await this.em.nativeDelete(ExportJob, { exportJobId: { $in: exportJobIds } });
   }
 
-  /** The available nodes of the org among `nodeIds`. */
+  /** The available nodes of the org among `nodeIds` (not those of a deleted owner). */
   nodes(orgId: string, nodeIds: string[]): Promise<FsNodeRow[]> {
-    return this.em.find(FsNode, { orgId, nodeId: { $in: nodeIds }, status: "available" });
+    return this.em.find(FsNode, { orgId, nodeId: { $in: nodeIds }, status: "available", ...liveAssociationFilter() });
   }
 
   /** The available files below a directory, sorted by path. */

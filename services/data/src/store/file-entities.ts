@@ -16,6 +16,7 @@ export interface FsNodeRow {
   parentId: string | null;
   name: string;
   relativePath: string;
+  /** `pending` while the upload that creates it is open. */
   status: "pending" | "available";
   size: string;
   uri: string | null;

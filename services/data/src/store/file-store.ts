@@ -1,10 +1,12 @@
-import { FlushMode } from "@mikro-orm/core";
+import { FlushMode, LockMode } from "@mikro-orm/core";
 import {
   conflict,
   keysetPageRows,
   keysetPageSql,
   newId,
+  notFound,
   queryPrepared,
+  quoteValue,
   rawSql,
   sql,
   textArrayLiteral,
@@ -27,6 +29,7 @@ import {
   type UploadTransactionRow,
 } from "./file-entities";
 import { keyOfUri } from "../object-store/object-store";
+import { liveAssociation, liveAssociationFilter } from "./deleted-associations";
 
 const FILES = rawSql("fs_nodes f");
 
@@ -40,9 +43,9 @@ export class FileStore {
 
   constructor(readonly em: EntityManager) {}
 
-  /** A node to change (tracked by the ORM). */
+  /** A node to change (tracked by the ORM); a node whose owner was deleted is not found. */
   findNode(orgId: string, nodeId: string): Promise<FsNodeRow | null> {
-    return this.em.findOne(FsNode, { nodeId, orgId });
+    return this.em.findOne(FsNode, { nodeId, orgId, ...liveAssociationFilter() });
   }
 
   /** The available node at a path, if any. */
@@ -56,17 +59,21 @@ export class FileStore {
     return new Map(rows.map((row) => [row.relativePath, row]));
   }
 
-  /** Nodes of an org by id (one query). */
+  /** Nodes of an org by id (one query), leaving out those whose owner was deleted. */
   async nodesByIds(orgId: string, nodeIds: string[]): Promise<Map<string, FsNodeRow>> {
-    const rows = nodeIds.length ? await this.em.find(FsNode, { orgId, nodeId: { $in: nodeIds } }) : [];
+    const rows = nodeIds.length ? await this.em.find(FsNode, { orgId, nodeId: { $in: nodeIds }, ...liveAssociationFilter() }) : [];
     return new Map(rows.map((row) => [row.nodeId, row]));
   }
 
-  /** Reads an available file by path without tracking it (the hot path of get_file_by_path). */
+  /**
+   * Reads the file at a path without tracking it (the hot path of get_file_by_path): the available
+   * one, else the newest pending one (a file whose first upload is still open).
+   */
   static async readByPath(orm: Orm, associationId: string, relativePath: string): Promise<FsNodeRow | null> {
     const rows = await queryPrepared(
       orm,
-      "select * from fs_nodes where association_id = $1 and relative_path = $2 and status = 'available' and fs_type = 'file'",
+      `select * from fs_nodes n where association_id = $1 and relative_path = $2 and status in ('available', 'pending') and fs_type = 'file'
+       and ${liveAssociation("n").sql} order by status = 'available' desc, created desc, node_id desc limit 1`,
       [associationId, relativePath],
     );
     return rows[0] ? fsNodeFromRow(rows[0]) : null;
@@ -116,15 +123,16 @@ export class FileStore {
   /**
    * The object keys of `uris` that no file or earlier version points at any more. Links and imports
    * share objects, so a delete removes bytes only when this says nothing else needs them. Call it
-   * after deleting the rows, in the same transaction.
+   * after deleting the rows, in the same transaction. Files of a deleted owner are on their way
+   * out and need nothing, so two cleanups sharing an object cannot each leave the bytes to the other.
    */
   async unreferencedKeys(uris: string[]): Promise<string[]> {
     const unique = [...new Set(uris)];
     if (unique.length === 0) return [];
     const rows = await this.em.execute<{ uri: string }[]>(
       `select u.uri from unnest(?::text[]) as u(uri)
-       where not exists (select 1 from fs_nodes n where n.uri = u.uri)
-         and not exists (select 1 from file_versions v where v.snapshot->>'uri' = u.uri)`,
+       where not exists (select 1 from fs_nodes n where n.uri = u.uri and ${liveAssociation("n").sql})
+         and not exists (select 1 from file_versions v join fs_nodes n on n.node_id = v.file_id where v.snapshot->>'uri' = u.uri and ${liveAssociation("n").sql})`,
       [textArrayLiteral(unique)],
     );
     return rows.map((r) => keyOfUri(r.uri));
@@ -146,37 +154,6 @@ export class FileStore {
     const ids = textArrayLiteral(nodeIds);
     await this.em.execute("delete from file_versions where file_id = any(?::text[])", [ids]);
     await this.em.execute("delete from fs_nodes where node_id = any(?::text[])", [ids]);
-  }
-
-  /**
-   * Aborts an association's open uploads (their pending files go with them) and returns their
-   * object keys: no file points at the bytes of an upload that never completed.
-   */
-  async abortOpenUploads(associationId: string): Promise<string[]> {
-    const rows = await this.em.execute<{ object_key: string }[]>(
-      `with aborted as (update upload_transactions set status = 'aborted' where association_id = ? and status = 'open' returning transaction_id)
-       select i.object_key from upload_items i join aborted a using (transaction_id)`,
-      [associationId],
-    );
-    await this.em.execute("delete from fs_nodes where association_id = ? and status = 'pending'", [associationId]);
-    return rows.map((r) => r.object_key);
-  }
-
-  /**
-   * Deletes everything of an association: its open uploads, its files with their earlier versions,
-   * and its directories. Returns the object keys to delete once the transaction commits: the
-   * aborted uploads' and those of the files' versions that nothing else points at.
-   */
-  async deleteAssociation(associationId: string): Promise<string[]> {
-    const aborted = await this.abortOpenUploads(associationId);
-    const rows = await this.em.execute<{ uri: string }[]>(
-      `select uri from fs_nodes where association_id = ? and uri is not null
-       union select v.snapshot->>'uri' from file_versions v join fs_nodes n on n.node_id = v.file_id where n.association_id = ?`,
-      [associationId, associationId],
-    );
-    await this.em.execute("delete from file_versions where file_id in (select node_id from fs_nodes where association_id = ?)", [associationId]);
-    await this.em.execute("delete from fs_nodes where association_id = ?", [associationId]);
-    return [...aborted, ...(await this.unreferencedKeys(rows.map((r) => r.uri)))];
   }
 
   /**
@@ -212,7 +189,7 @@ export class FileStore {
       const existing = this.known.has(cacheKey)
         ? (this.known.get(cacheKey) ?? null)
         : await this.em.findOne(FsNode, { associationId: file.associationId, relativePath: dirPath, status: "available" }, { flushMode: FlushMode.COMMIT });
-      if (existing?.fsType === "file") throw conflict(`'${dirPath}' is a file, so it cannot hold '${file.relativePath}'`);
+      if (existing?.fsType === "file") throw conflict(`${quoteValue(dirPath)} is a file, so it cannot hold ${quoteValue(file.relativePath)}`);
       const dir: FsNodeRow = existing ?? directoryNode(file, dirPath, parentId, actor, now);
       if (!existing) this.addNode(dir);
       this.known.set(cacheKey, dir);
@@ -221,13 +198,28 @@ export class FileStore {
     return parentId;
   }
 
-  /** Serialises path claims in one association until the transaction ends. */
+  /**
+   * Serialises path claims in one association until the transaction ends. Every write that adds
+   * or moves nodes takes it, and a deletion of the owner takes it too, so a write that looked the
+   * owner up just before it was deleted is refused here (404) instead of adding invisible files.
+   */
   async lockAssociation(associationId: string): Promise<void> {
+    await this.lockPaths(associationId);
+    const deleted = await this.em.execute<{ association_type: string }[]>("select association_type from association_deletions where association_id = ?", [associationId]);
+    if (deleted[0]) throw notFound(deleted[0].association_type.replace("_", " "), associationId);
+  }
+
+  /** The path lock alone: for the owner's own deletion, which records itself under the lock. */
+  async lockPaths(associationId: string): Promise<void> {
     await this.em.execute("select pg_advisory_xact_lock(hashtextextended(?, 0))", [`files:${associationId}`]);
   }
 
-  transaction(orgId: string, transactionId: string): Promise<UploadTransactionRow | null> {
-    return this.em.findOne(UploadTransaction, { transactionId, orgId });
+  /**
+   * An upload transaction of the org; with `lock` (in a transaction) its row stays locked until
+   * the transaction ends, which orders a completion against a delete of its owner.
+   */
+  transaction(orgId: string, transactionId: string, lock = false): Promise<UploadTransactionRow | null> {
+    return this.em.findOne(UploadTransaction, { transactionId, orgId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   }
 
   /** Transactions of an org by id (one query). */
@@ -269,7 +261,6 @@ export class FileStore {
     const [rows, counts] = await Promise.all([execute(keysetPageSql(rawSql("f.*"), FILES, where, search)), execute(count)]);
     return { ...keysetPageRows(rows, search.limit, fsNodeFromRow), total: Number(counts[0]!["total"]) };
   }
-
 
   flush(): Promise<void> {
     return this.em.flush();

@@ -1,5 +1,5 @@
 import { createContextKey, type HandlerContext } from "@connectrpc/connect";
-import { badRequest, notFound, unauthenticated } from "../errors";
+import { badRequest, forbidden, notFound, unauthenticated } from "../errors";
 import type { Principal } from "./principal";
 
 /** Context key under which the verifying interceptor stores the caller. */
@@ -16,9 +16,11 @@ export function callerOf(ctx: HandlerContext): Principal {
 
 /**
  * The org the call acts in. Callers in several orgs must name one with `X-Service-Org-Id`;
- * the gateway has already checked membership of a named org.
+ * the gateway has already checked membership of a named org. A caller in no org gets 403.
  */
 export function requireOrg(principal: Principal): string {
+  // A user removed from its last org keeps a valid token that may act nowhere: refused, not a bad request.
+  if (!principal.orgId && principal.memberships.length === 0 && !principal.isSystemAdmin) throw forbidden("the caller belongs to no org");
   if (!principal.orgId) {
     throw badRequest("the caller belongs to several orgs or none: name one with the X-Service-Org-Id header");
   }

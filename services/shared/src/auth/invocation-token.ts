@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { unauthenticated } from "../errors";
+import { unauthenticated, quoteValue } from "../errors";
 
 /** Every invocation-scoped token starts with this, so the admin service can tell it from a stored API token. */
 export const INVOCATION_TOKEN_PREFIX = "hgi_";
@@ -45,7 +45,7 @@ export function verifyInvocationToken(token: string, key: string, nowMs = Date.n
     throw unauthenticated("invalid invocation token");
   }
   const body = JSON.parse(Buffer.from(payload, "base64url").toString()) as SignedClaims;
-  if (body.exp * 1000 <= nowMs) throw unauthenticated(`invocation token of '${body.invocation_id}' expired`);
+  if (body.exp * 1000 <= nowMs) throw unauthenticated(`invocation token of ${quoteValue(body.invocation_id)} expired`);
   return { orgId: body.org_id, userId: body.user_id, invocationId: body.invocation_id, exp: body.exp };
 }
 

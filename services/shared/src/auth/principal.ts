@@ -62,7 +62,7 @@ function mac(payload: string, key: string): string {
 }
 
 /** The roles the principal holds in an org, or undefined when it is not a member. */
-export function rolesIn(principal: Principal, orgId: string): string[] | undefined {
+export function rolesIn(principal: Pick<Principal, "memberships">, orgId: string): string[] | undefined {
   return principal.memberships.find((m) => m.orgId === orgId)?.roles;
 }
 
@@ -70,7 +70,7 @@ export function rolesIn(principal: Principal, orgId: string): string[] | undefin
  * Whether the principal may administer the org: a system admin, or a member holding `owner` or
  * `admin` (the client SDK's role names; every member also holds `user`).
  */
-export function administers(principal: Principal, orgId: string): boolean {
+export function administers(principal: Pick<Principal, "memberships" | "isSystemAdmin">, orgId: string): boolean {
   const roles = rolesIn(principal, orgId);
   return principal.isSystemAdmin || (roles !== undefined && (roles.includes("owner") || roles.includes("admin")));
 }

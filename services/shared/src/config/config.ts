@@ -15,6 +15,12 @@ export interface PlatformConfig {
   dataDir: string;
   /** Port of the embedded S3-compatible endpoint (`OBJECT_STORE_PORT`, default 9000). */
   objectStorePort: number;
+  /** Port of the embedded PostgreSQL on loopback (`EMBEDDED_POSTGRES_PORT`, default 54329). */
+  embeddedPostgresPort: number;
+  /** Interface the embedded platform's gateway binds (`HOST`, default 127.0.0.1: this machine only). */
+  host: string;
+  /** What runs actions in the embedded platform (`RUNNER`: `process`, the default, `container` or `none`). */
+  runner: EmbeddedRunner;
   /** Key that signs the internal principal header (`INTERNAL_AUTH_SECRET`). */
   internalAuthSecret: string | undefined;
   /** Port of this process's RPC server in distributed mode (`RPC_PORT`, default 50051). */
@@ -48,6 +54,10 @@ export interface S3Config {
   createBucket: boolean;
 }
 
+/** The embedded platform's runner kinds; `none` leaves actions to runners that run elsewhere. */
+export const EMBEDDED_RUNNERS = ["process", "container", "none"] as const;
+export type EmbeddedRunner = (typeof EMBEDDED_RUNNERS)[number];
+
 /** The five RPC services of the platform. */
 export const SERVICE_NAMES = ["admin", "data", "compute", "assistant", "registry"] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
@@ -67,6 +77,13 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
     }
     return value;
   };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return fallback;
+    if ((allowed as readonly string[]).includes(raw)) return raw as T;
+    problems.push(`${name} must be one of ${allowed.join(", ")}, got '${raw.slice(0, 40)}'`);
+    return fallback;
+  };
   const serviceUrls: Partial<Record<ServiceName, string>> = {};
   for (const name of SERVICE_NAMES) {
     const url = env[`${name.toUpperCase()}_SERVICE_URL`];
@@ -79,6 +96,9 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
     bootstrapToken: env.BOOTSTRAP_TOKEN || undefined,
     dataDir: env.DATA_DIR || "./.data",
     objectStorePort: int("OBJECT_STORE_PORT", 9000),
+    embeddedPostgresPort: int("EMBEDDED_POSTGRES_PORT", 54329, 1),
+    host: env.HOST || "127.0.0.1",
+    runner: oneOf("RUNNER", EMBEDDED_RUNNERS, "process"),
     internalAuthSecret: env.INTERNAL_AUTH_SECRET || undefined,
     rpcPort: int("RPC_PORT", 50051),
     development: env.NODE_ENV === "development",

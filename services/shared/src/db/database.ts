@@ -6,6 +6,9 @@ import type { Logger } from "../telemetry";
 export type { EntityManager };
 export type Orm = MikroORM<PostgreSqlDriver>;
 
+/** How long opening a connection may take before it counts as the database being unreachable. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
 /** What a service needs to open its own schema. */
 export interface DatabaseOptions {
   /** PostgreSQL URL shared by all services; each service keeps to its own schema. */
@@ -47,7 +50,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
     allowGlobalContext: false,
     debug: false,
     logger: (message) => options.logger.debug({ orm: message }),
-    driverOptions: { connection: { options: `-c search_path="${schema}"` } },
+    // A server that does not answer (rather than refuse) fails a connection attempt after 5 s, an
+    // outage the callers hear as UNAVAILABLE, instead of holding requests until their deadline.
+    driverOptions: { connection: { options: `-c search_path="${schema}"`, connectionTimeoutMillis: CONNECT_TIMEOUT_MS }, log: knexLog(options.logger) },
   });
   const applied = await withMigrationLock(orm, schema, async () => {
     await orm.em.getConnection().execute(`create schema if not exists "${schema}"`);
@@ -55,6 +60,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
   });
   if (applied.length > 0) options.logger.info({ schema, migrations: applied.map((m) => m.name) }, "migrations applied");
   return orm;
+}
+
+/**
+ * Knex's own messages (a pooled connection that ended, when PostgreSQL stops) go to the service's
+ * logger instead of the console; the failed queries themselves reach the callers as UNAVAILABLE.
+ */
+function knexLog(logger: Logger) {
+  const log = (level: "debug" | "warn") => (message: unknown) => logger[level]({ knex: String(message) }, "database driver");
+  return { debug: log("debug"), deprecate: log("debug"), warn: log("warn"), error: log("warn") };
 }
 
 interface LockConnection {

@@ -1,3 +1,4 @@
 export * from "./database";
 export * from "./prepared-query";
 export * from "./array-literal";
+export * from "./unavailable";

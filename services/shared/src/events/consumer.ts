@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
-import type { EntityManager, Orm } from "../db";
+import { isDatabaseUnavailable, type EntityManager, type Orm } from "../db";
 import { extractTraceContext, tracer, type Logger } from "../telemetry";
 import { DeadLetter, ProcessedEvent } from "./tables";
 import { deadLetterTopic, type EventMessage, type EventTransport, type Subscription } from "./transport";
@@ -34,7 +34,9 @@ export interface RunningConsumer {
 /**
  * Subscribes a handler so that each event takes effect exactly once: the event id is recorded in
  * the same transaction as the effect, and a redelivered id is skipped. An event that keeps failing
- * goes to the dead-letter topic and table with its error after bounded retries.
+ * goes to the dead-letter topic and table with its error after bounded retries; one that fails
+ * because the database is unreachable is handed back for redelivery instead, since an outage is no
+ * fault of the event.
  */
 export async function startConsumer(options: ConsumerOptions): Promise<RunningConsumer> {
   let stopped = false;
@@ -70,7 +72,11 @@ async function handleWithRetries(options: ConsumerOptions, message: EventMessage
       options.logger.warn({ err: error, eventId: message.eventId, attempt, consumer: options.name }, "event handler failed");
       // A stopping consumer hands the event back rather than retrying into a closing database.
       if (stopped()) throw error;
-      if (attempt >= maxAttempts) return deadLetter(options, message, error);
+      if (attempt >= maxAttempts) {
+        // The database being away says nothing about the event: hand it back rather than bury it.
+        if (isDatabaseUnavailable(error)) throw error;
+        return deadLetter(options, message, error);
+      }
       await new Promise((resolve) => setTimeout(resolve, delay));
       delay *= 2;
     }

@@ -22,6 +22,7 @@ export function createInProcessTransport(): EventTransport {
         if (at >= 0) subscriptions.splice(at, 1);
       };
     },
+    status: () => "ready",
     async close() {
       subscriptions.length = 0;
     },

@@ -1,5 +1,6 @@
-import { Kafka, logLevel, type Consumer, type Producer, type IHeaders } from "kafkajs";
+import { Kafka, logLevel, type IHeaders, type Producer } from "kafkajs";
 import type { Logger } from "../telemetry";
+import { MAX_RETRY_MS, startGroupMember, type GroupMember } from "./kafka-group-member";
 import type { EventMessage, EventTransport, Subscription } from "./transport";
 
 /** Options of the Kafka transport. */
@@ -15,27 +16,29 @@ export interface KafkaTransportOptions {
 }
 
 /**
+ * Retries of each Kafka request: a publish that cannot reach the broker fails after a few seconds
+ * (the outbox keeps the rows and the relay tries again) instead of growing to kafkajs's 30 s steps.
+ */
+const RETRY = { initialRetryTime: 100, maxRetryTime: MAX_RETRY_MS, retries: 5 };
+
+/**
  * Kafka transport: an idempotent producer with `acks=all`, and one consumer per group that
  * commits an offset only after the handler returned, so a crash redelivers instead of losing.
+ * Nothing waits for the broker: consumers join their groups in the background (all at once) and
+ * the producer connects on the first publish, so the platform starts and serves while Kafka is
+ * away, and `status()` says whether every consumer is in its group.
  */
 export function createKafkaTransport(options: KafkaTransportOptions): EventTransport {
-  const kafka = new Kafka({ clientId: options.clientId, brokers: options.brokers, logLevel: logLevel.WARN, logCreator: kafkaLogs(options.logger) });
-  const consumers: Consumer[] = [];
+  const kafka = new Kafka({ clientId: options.clientId, brokers: options.brokers, logLevel: logLevel.WARN, logCreator: kafkaLogs(options.logger), retry: RETRY });
+  const members = new Set<GroupMember>();
   const prefix = options.namespace ? `${options.namespace}.` : "";
-  let producer: Producer | undefined;
-  const connectedProducer = async (): Promise<Producer> => {
-    if (!producer) {
-      producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true });
-      await producer.connect();
-    }
-    return producer;
-  };
+  const producer = lazyProducer(kafka);
   return {
     async publish(messages) {
       if (messages.length === 0) return;
       const byTopic = new Map<string, EventMessage[]>();
       for (const m of messages) byTopic.set(m.topic, [...(byTopic.get(m.topic) ?? []), m]);
-      await (await connectedProducer()).sendBatch({
+      await (await producer.connected()).sendBatch({
         acks: -1,
         topicMessages: [...byTopic].map(([topic, list]) => ({
           topic: prefix + topic,
@@ -44,14 +47,11 @@ export function createKafkaTransport(options: KafkaTransportOptions): EventTrans
       });
     },
     async subscribe(subscription: Subscription) {
-      const topics = subscription.topics.map((t) => prefix + t);
-      await ensureTopics(kafka, topics);
-      const consumer = kafka.consumer({ groupId: prefix + subscription.group, allowAutoTopicCreation: true });
-      consumers.push(consumer);
-      await consumer.connect();
-      await consumer.subscribe({ topics, fromBeginning: true });
-      await consumer.run({
-        autoCommit: true,
+      const member = startGroupMember({
+        kafka,
+        groupId: prefix + subscription.group,
+        topics: subscription.topics.map((t) => prefix + t),
+        logger: options.logger,
         eachMessage: async ({ topic, message }) => {
           const headers = decodeHeaders(message.headers);
           await subscription.handle({
@@ -63,36 +63,42 @@ export function createKafkaTransport(options: KafkaTransportOptions): EventTrans
           });
         },
       });
+      members.add(member);
       return async () => {
-        const at = consumers.indexOf(consumer);
-        if (at < 0) return;
-        consumers.splice(at, 1);
-        await consumer.disconnect();
+        if (members.delete(member)) await member.stop();
       };
     },
+    status: () => ([...members].every((m) => m.joined()) ? "ready" : "connecting"),
     async close() {
-      await Promise.all(consumers.map((c) => c.disconnect()));
-      consumers.length = 0;
-      await producer?.disconnect();
-      producer = undefined;
+      const leaving = [...members];
+      members.clear();
+      await Promise.all(leaving.map((m) => m.stop()));
+      await producer.disconnect();
     },
   };
 }
 
-/**
- * Creates the topics a consumer reads before it subscribes: subscribing to a topic that does not
- * exist yet fails, and a consumer usually starts before the first event of its topic is produced.
- */
-async function ensureTopics(kafka: Kafka, topics: string[]): Promise<void> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const existing = new Set(await admin.listTopics());
-    const missing = topics.filter((t) => !existing.has(t));
-    if (missing.length > 0) await admin.createTopics({ waitForLeaders: true, topics: missing.map((topic) => ({ topic })) });
-  } finally {
-    await admin.disconnect();
-  }
+/** The producer, connected on first use; a failed connection is dropped so the next publish tries afresh. */
+function lazyProducer(kafka: Kafka) {
+  let connecting: Promise<Producer> | undefined;
+  const connect = async (): Promise<Producer> => {
+    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true });
+    try {
+      await producer.connect();
+      return producer;
+    } catch (error) {
+      connecting = undefined;
+      throw error;
+    }
+  };
+  return {
+    connected: () => (connecting ??= connect()),
+    async disconnect() {
+      const current = connecting;
+      connecting = undefined;
+      await current?.then((p) => p.disconnect()).catch(() => undefined);
+    },
+  };
 }
 
 function decodeHeaders(headers: IHeaders | undefined): Record<string, string> {

@@ -28,8 +28,16 @@ export interface EventTransport {
   publish(messages: EventMessage[]): Promise<void>;
   /** Starts delivering to the subscription; the result stops it (for a service that stops first). */
   subscribe(subscription: Subscription): Promise<() => Promise<void>>;
+  /**
+   * `ready` when every subscription receives events; `connecting` while a consumer is still joining
+   * its group (the broker away, a rebalance). Publishing does not wait for it: the outbox holds events.
+   */
+  status(): TransportStatus;
   close(): Promise<void>;
 }
+
+/** Whether a transport delivers now; see `EventTransport.status`. */
+export type TransportStatus = "connecting" | "ready";
 
 /** Name of the dead-letter topic of a topic. */
 export function deadLetterTopic(topic: string): string {

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { invalidArgument } from "../errors";
+import { invalidArgument, quoteValue } from "../errors";
 
 /** The edits of a metadata (or custom-field) changeset, as the wire carries them. */
 export interface FieldChanges {
@@ -66,7 +66,7 @@ export const MAX_PATH_SEGMENTS = 30;
 
 function splitPath(path: string, field: string): string[] {
   const segments = path.split(".");
-  if (segments.some((s) => s.length === 0)) throw invalidArgument(field, `'${path}' is not a valid dot path`);
+  if (segments.some((s) => s.length === 0)) throw invalidArgument(field, `${quoteValue(path)} is not a valid dot path`);
   if (segments.length > MAX_PATH_SEGMENTS) throw invalidArgument(field, `'${path.slice(0, 60)}...' is deeper than ${MAX_PATH_SEGMENTS} segments`);
   return segments;
 }
@@ -133,7 +133,7 @@ function setOwnValue(object: JsonObject, key: string, value: JsonValue): void {
 function listIndex(segment: string, length: number, field: string): number {
   const index = Number(segment);
   // Setting one past the end appends; anything further would leave holes.
-  if (!/^\d+$/.test(segment) || index > length) throw invalidArgument(field, `list index '${segment}' is out of range`);
+  if (!/^\d+$/.test(segment) || index > length) throw invalidArgument(field, `list index ${quoteValue(segment)} is out of range`);
   return index;
 }
 

@@ -1,5 +1,4 @@
-import { invalidArgument } from "../errors";
-import { quoted } from "./condition";
+import { invalidArgument, quoteValue } from "../errors";
 import { jsonPathSql } from "./compile-json-predicate";
 import type { FieldCatalog } from "./field-catalog";
 import { isValidFieldPath } from "./field-path";
@@ -23,7 +22,7 @@ export function compileOrderBy(
   const dir = rawSql(resolveSortDirection(direction));
   const field = sortBy || defaultSortBy;
   const ref = isValidFieldPath(field) ? catalog.resolve(field) : undefined;
-  if (!ref) throw invalidArgument("sort_by", `unknown field ${quoted(field)}`);
+  if (!ref) throw invalidArgument("sort_by", `unknown field ${quoteValue(field)}`);
   const tieBreaker = rawSql(tieBreakerSql);
   // Columns keep PostgreSQL's default null placement, so an index on the column can serve the sort.
   if (ref.kind === "column") return sql`${rawSql(ref.sql)} ${dir}, ${tieBreaker} ${dir}`;
@@ -35,5 +34,5 @@ export function resolveSortDirection(direction: string | null | undefined): "ASC
   if (!direction) return "DESC";
   const upper = direction.toUpperCase();
   if (upper === "ASC" || upper === "DESC") return upper;
-  throw invalidArgument("sort_direction", `must be ASC or DESC, got ${quoted(direction)}`);
+  throw invalidArgument("sort_direction", `must be ASC or DESC, got ${quoteValue(direction)}`);
 }

@@ -1,4 +1,4 @@
-import { invalidArgument } from "../errors";
+import { invalidArgument, quoteValue } from "../errors";
 import { isConditionGroup, type Comparator, type Condition, type ConditionGroup, type QueryNode } from "./condition";
 import { compileColumnPredicate } from "./compile-column-predicate";
 import { compileJsonPredicate } from "./compile-json-predicate";
@@ -45,7 +45,7 @@ function compileGroup(group: ConditionGroup, catalog: FieldCatalog, path: string
 
 function compileCondition(condition: Condition, catalog: FieldCatalog, path: string): SqlFragment {
   const ref = catalog.resolve(condition.field);
-  if (!ref) throw invalidArgument(`${path}.field`, `unknown field '${condition.field}'`);
+  if (!ref) throw invalidArgument(`${path}.field`, `unknown field ${quoteValue(condition.field)}`);
   const negated = NEGATED[condition.comparator];
   const comparator = negated ?? (condition.comparator as PositiveComparator);
   const predicate = { field: condition.field, comparator, written: condition.comparator, value: condition.value, path };

@@ -95,8 +95,3 @@ export function buildCondition(
   }
   return { field, comparator, value };
 }
-
-/** Quotes user text for an error message, shortened so a huge input cannot bloat the response. */
-export function quoted(text: string): string {
-  return `'${text.length > 60 ? text.slice(0, 60) + "..." : text}'`;
-}

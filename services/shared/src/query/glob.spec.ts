@@ -27,4 +27,16 @@ describe("gitignore-style patterns", () => {
     expect(() => globToRegex(" ", "include_patterns[0]")).toThrow("include_patterns[0]: must not be empty");
     expect(() => globToRegex("!*.csv", "required_inputs[1]")).toThrow("required_inputs[1]: negated patterns (!) are not supported");
   });
+
+  test("at most 1,000 characters", () => {
+    expect(() => globToRegex("p".repeat(1000), "required_inputs[0]")).not.toThrow();
+    expect(() => globToRegex("p".repeat(1001), "required_inputs[0]")).toThrow("required_inputs[0]: at most 1000 characters");
+  });
+
+  test("at most 16 wildcards, a ** counting as one", () => {
+    expect(() => globToRegex("a/**/".repeat(15) + "*.txt", "include_patterns[0]")).not.toThrow();
+    expect(() => globToRegex("*".repeat(16 * 2), "include_patterns[0]")).not.toThrow();
+    expect(() => globToRegex("*a".repeat(17), "exclude_patterns[2]")).toThrow("exclude_patterns[2]: at most 16 wildcards (*, ** or ?)");
+    expect(() => globToRegex("?".repeat(17), "required_inputs[0]")).toThrow("required_inputs[0]: at most 16 wildcards (*, ** or ?)");
+  });
 });

@@ -1,6 +1,5 @@
-import { invalidArgument } from "../errors";
+import { invalidArgument, quoteValue } from "../errors";
 import { textArrayLiteral } from "../db/array-literal";
-import { quoted } from "./condition";
 import { numberSql } from "./compile-column-predicate";
 import { compileOrderBy, resolveSortDirection } from "./compile-order-by";
 import { jsonPathSql } from "./compile-json-predicate";
@@ -45,7 +44,7 @@ export function compileKeysetOrder(
   const orderBy = compileOrderBy(sortBy, direction, catalog, tieBreakerSql, defaultSortBy);
   const field = sortBy || defaultSortBy || "created";
   const ref = isValidFieldPath(field) ? catalog.resolve(field) : undefined;
-  if (!ref) throw invalidArgument("sort_by", `unknown field ${quoted(field)}`);
+  if (!ref) throw invalidArgument("sort_by", `unknown field ${quoteValue(field)}`);
   const codec = keyCodec(ref);
   const tie = rawSql(tieBreakerSql);
   const op = rawSql(resolveSortDirection(direction) === "ASC" ? ">" : "<");

@@ -11,11 +11,17 @@ export interface KeysetSearch {
   readonly limit: number;
 }
 
-/** One page as a store returns it: the rows, whether more follow, and the last row's cursor. */
+/**
+ * One page as a store returns it: the rows, whether more follow, and each row's cursor. A handler
+ * that keeps only the leading rows that fit the response (fitPage) builds the next token from the
+ * cursor of the last row it KEPT, `cursors[kept - 1]`, and more follow when it left one out:
+ * `plan.nextToken(cursors[items.length - 1], hasMore || items.length < rows.length)`.
+ */
 export interface KeysetPageRows<T> {
   rows: T[];
   hasMore: boolean;
-  last: PageCursor | undefined;
+  /** The cursor of each row of `rows`, in the same order. */
+  cursors: PageCursor[];
 }
 
 /**
@@ -26,11 +32,10 @@ export function keysetPageSql(columns: SqlFragment, from: SqlFragment, where: Sq
   return sql`select ${columns}, ${search.cursorColumns} from ${from} where (${where}) and ${search.after} order by ${search.orderBy} limit ${search.limit + 1}`;
 }
 
-/** Splits the rows of `keysetPageSql` into the page (mapped), whether more follow and the cursor of its last row. */
+/** Splits the rows of `keysetPageSql` into the page (mapped), whether more follow and each row's cursor. */
 export function keysetPageRows<T>(raw: readonly Record<string, unknown>[], limit: number, map: (row: Record<string, unknown>) => T): KeysetPageRows<T> {
   const page = raw.slice(0, limit);
-  const last = page[page.length - 1];
-  return { rows: page.map(map), hasMore: raw.length > limit, last: last ? cursorOfRow(last) : undefined };
+  return { rows: page.map(map), hasMore: raw.length > limit, cursors: page.map(cursorOfRow) };
 }
 
 /** How many matches a count reports exactly; above it, total_count is null (the spec allows null). */

@@ -1,10 +1,9 @@
-import { invalidArgument } from "../errors";
+import { invalidArgument, quoteValue } from "../errors";
 import {
   buildCondition,
   isComparator,
   isGroupOperator,
   QUERY_LIMITS,
-  quoted,
   type Condition,
   type ConditionGroup,
   type ConditionValue,
@@ -47,7 +46,7 @@ function parseGroup(record: Record<string, unknown>, path: string, depth: number
   }
   const operator = parseName(record["operator"], `${path}.operator`);
   if (!isGroupOperator(operator)) {
-    throw invalidArgument(`${path}.operator`, `unknown operator ${quoted(operator)}`);
+    throw invalidArgument(`${path}.operator`, `unknown operator ${quoteValue(operator)}`);
   }
   const list = record["conditions"];
   if (!Array.isArray(list)) throw invalidArgument(`${path}.conditions`, "must be a list");
@@ -67,7 +66,7 @@ function parseCondition(record: Record<string, unknown>, path: string, state: Pa
   }
   const comparator = parseName(record["comparator"], `${path}.comparator`);
   if (!isComparator(comparator)) {
-    throw invalidArgument(`${path}.comparator`, `unknown comparator ${quoted(comparator)}`);
+    throw invalidArgument(`${path}.comparator`, `unknown comparator ${quoteValue(comparator)}`);
   }
   return buildCondition(field, comparator, parseValue(record["value"], `${path}.value`), `${path}.value`);
 }
@@ -88,6 +87,6 @@ function parseName(value: unknown, path: string): string {
 function describe(value: unknown): string {
   if (Array.isArray(value)) return "a list";
   if (value === null) return "null";
-  if (typeof value === "string") return quoted(value);
+  if (typeof value === "string") return quoteValue(value);
   return `a value of type ${typeof value}`;
 }

@@ -1,10 +1,9 @@
-import { invalidArgument } from "../errors";
+import { invalidArgument, quoteValue } from "../errors";
 import {
   buildCondition,
   COMPARATORS,
   isComparator,
   QUERY_LIMITS,
-  quoted,
   VALUELESS_COMPARATORS,
   type Comparator,
   type Condition,
@@ -80,7 +79,7 @@ class QueryParser {
     if (token.kind !== "word" || RESERVED.has(token.text.toUpperCase())) {
       throw this.error(`expected a field, found ${describe(token)}`, token);
     }
-    if (!isValidFieldPath(token.text)) throw this.error(`invalid field ${quoted(token.text)}`, token);
+    if (!isValidFieldPath(token.text)) throw this.error(`invalid field ${quoteValue(token.text)}`, token);
     if (++this.conditions > QUERY_LIMITS.maxConditions) {
       throw this.error(`a query may hold at most ${QUERY_LIMITS.maxConditions} conditions`, token);
     }
@@ -99,7 +98,7 @@ class QueryParser {
     while (!isComparator(name) && startsComparator(name) && this.peek().kind === "word") {
       name += "_" + this.next().text.toUpperCase();
     }
-    if (!isComparator(name)) throw this.error(`unknown comparator ${quoted(name.replaceAll("_", " "))}`, token);
+    if (!isComparator(name)) throw this.error(`unknown comparator ${quoteValue(name.replaceAll("_", " "))}`, token);
     return name;
   }
 
@@ -132,7 +131,7 @@ class QueryParser {
   private expectSymbol(symbol: string): void {
     const token = this.next();
     if (token.kind !== "symbol" || token.text !== symbol) {
-      throw this.error(`expected '${symbol}', found ${describe(token)}`, token);
+      throw this.error(`expected ${quoteValue(symbol)}, found ${describe(token)}`, token);
     }
   }
 
@@ -157,5 +156,5 @@ function startsComparator(prefix: string): boolean {
 }
 
 function describe(token: QueryToken): string {
-  return token.kind === "end" ? "end of query" : quoted(token.text);
+  return token.kind === "end" ? "end of query" : quoteValue(token.text);
 }

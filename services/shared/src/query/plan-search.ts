@@ -39,7 +39,10 @@ export interface SearchPlan {
   /** Select-list columns giving each row's cursor (`cursorOfRow` reads them). */
   cursorColumns: SqlFragment;
   limit: number;
-  /** The token of the page after one whose last row is at `last`, or undefined on the last page. */
+  /**
+   * The token of the page after one whose last row (the last one KEPT, when fitPage cut the page)
+   * is at `last`, or undefined on the last page.
+   */
   nextToken(last: PageCursor | undefined, hasMore: boolean): string | undefined;
 }
 

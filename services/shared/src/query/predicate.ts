@@ -1,5 +1,5 @@
-import { invalidArgument } from "../errors";
-import { quoted, type Comparator, type ConditionValue } from "./condition";
+import { invalidArgument, quoteValue } from "../errors";
+import { type Comparator, type ConditionValue } from "./condition";
 import { rawSql, sql, type SqlFragment } from "./sql-fragment";
 
 /** The comparators that remain once each negated one (NOT_EQUALS, IS_NOT_NULL, ...) is turned into `NOT <positive>`. */
@@ -60,11 +60,11 @@ export function requireValue(p: Predicate): ConditionValue {
 
 /** The error for a comparator that does not apply to a field of this kind. */
 export function unsupported(p: Predicate, kind: string) {
-  return invalidArgument(`${p.path}.comparator`, `${p.written} cannot be used on ${kind} field '${p.field}'`);
+  return invalidArgument(`${p.path}.comparator`, `${p.written} cannot be used on ${kind} field ${quoteValue(p.field)}`);
 }
 
 /** The error for a value of the wrong type or format for this comparator and field. */
 export function badValue(p: Predicate, expected: string) {
-  const got = typeof p.value === "string" ? quoted(p.value) : String(p.value);
-  return invalidArgument(`${p.path}.value`, `${p.written} on field '${p.field}' needs ${expected}, got ${got}`);
+  const got = typeof p.value === "string" ? quoteValue(p.value) : String(p.value);
+  return invalidArgument(`${p.path}.value`, `${p.written} on field ${quoteValue(p.field)} needs ${expected}, got ${got}`);
 }

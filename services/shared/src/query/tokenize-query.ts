@@ -1,4 +1,4 @@
-import { invalidArgument } from "../errors";
+import { invalidArgument, quoteValue } from "../errors";
 
 /** A lexical token of the text query language; `pos` is the 1-based character position. */
 export type QueryToken =
@@ -53,7 +53,7 @@ function readToken(text: string, i: number, fieldName: string): QueryToken {
   }
   const symbol = SYMBOLS.find((s) => text.startsWith(s, i));
   if (symbol) return { kind: "symbol", text: symbol, pos };
-  throw invalidArgument(fieldName, `unexpected character '${ch}' at position ${pos}`);
+  throw invalidArgument(fieldName, `unexpected character ${quoteValue(ch)} at position ${pos}`);
 }
 
 // Words are fields or keywords; bracket selectors (`msgpaths[cpuload.load]`) stay inside the word.

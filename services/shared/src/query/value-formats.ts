@@ -1,4 +1,4 @@
-import { invalidArgument } from "../errors";
+import { invalidArgument, quoteValue } from "../errors";
 
 const DATE = String.raw`(\d{4})-(\d{2})-(\d{2})`;
 const TIME = String.raw`([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d{1,9})?)?`;
@@ -27,7 +27,7 @@ export function normalizeIsoTimestamp(value: string): string | undefined {
 export function parseIsoTimestamp(value: string, field: string): Date {
   const normalized = normalizeIsoTimestamp(value);
   const date = normalized === undefined ? undefined : new Date(normalized.replace(/([+-]\d{2}):?(\d{2})?$/, (_, h: string, m?: string) => `${h}:${m ?? "00"}`));
-  if (!date || Number.isNaN(date.getTime())) throw invalidArgument(field, `must be an ISO 8601 date-time, got '${value}'`);
+  if (!date || Number.isNaN(date.getTime())) throw invalidArgument(field, `must be an ISO 8601 date-time, got ${quoteValue(value)}`);
   return date;
 }
 

@@ -4,3 +4,4 @@ export * from "./service-main";
 export * from "./service-client";
 export * from "./periodic-task";
 export * from "./grpc-message";
+export * from "./startup-failure";

@@ -2,6 +2,11 @@ import type { Logger } from "../telemetry";
 
 /** A background loop of a service (sweeps, clean-ups). */
 export interface PeriodicTask {
+  /**
+   * Runs the task now instead of at the end of the interval (work just became due, such as a
+   * deletion to clean up after). During a run, the next run starts as soon as it ends.
+   */
+  wake(): void;
   /** Stops the loop, waiting for a run in progress. */
   stop(): Promise<void>;
 }
@@ -13,9 +18,12 @@ export interface PeriodicTask {
  */
 export function startPeriodicTask(options: { name: string; intervalMs: number; run: () => Promise<number>; logger: Logger }): PeriodicTask {
   let stopped = false;
+  let busy = false;
+  let wokenWhileBusy = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   const tick = () => {
+    busy = true;
     running = options
       .run()
       .then((changed) => {
@@ -23,11 +31,22 @@ export function startPeriodicTask(options: { name: string; intervalMs: number; r
       })
       .catch((error: unknown) => options.logger.error({ err: error, task: options.name }, `${options.name} failed`))
       .finally(() => {
-        if (!stopped) timer = setTimeout(tick, options.intervalMs);
+        busy = false;
+        if (!stopped) timer = setTimeout(tick, wokenWhileBusy ? 0 : options.intervalMs);
+        wokenWhileBusy = false;
       });
   };
   timer = setTimeout(tick, options.intervalMs);
   return {
+    wake() {
+      if (stopped) return;
+      if (busy) {
+        wokenWhileBusy = true;
+        return;
+      }
+      clearTimeout(timer);
+      tick();
+    },
     async stop() {
       stopped = true;
       clearTimeout(timer);

@@ -4,6 +4,9 @@ import { ConnectError, Code, type ConnectRouter, type Interceptor } from "@conne
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
 import { createPrincipalVerifier, principalKey, PRINCIPAL_HEADER } from "../auth";
+import { isDatabaseUnavailable } from "../db";
+import { capMessage } from "../errors";
+import { enforceLimits } from "../limits";
 import { extractTraceContext, tracer, type Logger } from "../telemetry";
 import { recordingRouter, serveUnaryGrpc, type UnaryMethods } from "./unary-grpc";
 
@@ -33,11 +36,12 @@ export interface RpcServer {
 /**
  * Starts a service behind its own HTTP/2 port speaking gRPC, gRPC-Web and Connect, so that any
  * gRPC client (including a plain `@grpc/grpc-js` one) can call it. Every call is traced, must carry
- * a verified principal, and fails only with ConnectErrors: anything else is logged with its cause
- * and answered as a bare `internal` error, so internals never leak to callers.
+ * a verified principal and fields within their declared limits, and fails only with ConnectErrors
+ * whose messages are capped in length: a database outage is `unavailable` (retryable), anything
+ * else is logged with its cause and answered as a bare `internal` error, so internals never leak.
  */
 export async function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
-  const interceptors = [traceCalls(options.name), normalizeErrors(options.logger), verifyCaller(options.internalAuthSecret)];
+  const interceptors = [traceCalls(options.name), normalizeErrors(options.logger), verifyCaller(options.internalAuthSecret), enforceLimits()];
   const unary: UnaryMethods = new Map();
   const handler = connectNodeAdapter({ routes: (router) => options.routes(recordingRouter(router, unary)), interceptors });
   const server = http2.createServer(handler);
@@ -93,11 +97,24 @@ function normalizeErrors(logger: Logger): Interceptor {
     try {
       return await next(req);
     } catch (error) {
-      if (error instanceof ConnectError) throw error;
+      if (error instanceof ConnectError) throw capped(error);
+      if (isDatabaseUnavailable(error)) {
+        logger.warn({ err: error, procedure: req.url }, "database unavailable");
+        throw new ConnectError("the database is unavailable; retry shortly", Code.Unavailable, undefined, undefined, error);
+      }
       logger.error({ err: error, procedure: req.url }, "unhandled error");
       throw new ConnectError("internal error", Code.Internal, undefined, undefined, error);
     }
   };
+}
+
+/** The error with its message cut to capMessage's length, so no message can reset a stream. */
+function capped(error: ConnectError): ConnectError {
+  const message = capMessage(error.rawMessage);
+  if (message === error.rawMessage) return error;
+  const short = new ConnectError(message, error.code, error.metadata, undefined, error.cause);
+  short.details = error.details;
+  return short;
 }
 
 function traceCalls(service: string): Interceptor {

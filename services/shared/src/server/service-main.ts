@@ -2,6 +2,7 @@ import { loadConfig, type PlatformConfig } from "../config";
 import { createKafkaTransport } from "../events";
 import { createLogger, initTelemetry, shutdownTelemetry } from "../telemetry";
 import { runService, type ServiceDefinition } from "./run-service";
+import { exitOnStartupFailure } from "./startup-failure";
 
 /**
  * The composition root of one service in a distributed deployment (one container per service):
@@ -39,8 +40,5 @@ export function runServiceMain(define: (config: PlatformConfig) => ServiceDefini
       })();
     });
   };
-  start().catch((error: unknown) => {
-    process.stderr.write(`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  });
+  start().catch(exitOnStartupFailure("service"));
 }

@@ -201,7 +201,8 @@ export const AdminService: GenService<{
     output: typeof AuthenticateTokenResponseSchema;
   },
   /**
-   * Internal: resolve a user the caller acts as (X-Service-User-Id). Only the gateway may call it.
+   * Internal: resolve a user and its memberships. Only services may call it: the gateway (for
+   * X-Service-User-Id) and the compute service (who a trigger may run as).
    *
    * @generated from rpc hangar.admin.v1.AdminService.ResolveUser
    */

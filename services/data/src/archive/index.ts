@@ -1,0 +1,1 @@
+export { zipArchive, type ArchiveEntry, type ArchiveSource } from "./zip-archive";

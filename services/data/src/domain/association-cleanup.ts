@@ -1,0 +1,62 @@
+/** A batch of an owner's files and directories: their ids and every `s3://` URI they or their earlier versions point at. */
+export interface NodeBatch {
+  ids: string[];
+  uris: string[];
+}
+
+/** A batch of an owner's upload transactions: their ids and the object keys of their manifests. */
+export interface TransactionBatch {
+  ids: string[];
+  objectKeys: string[];
+}
+
+/**
+ * The queue of deleted owners still to clean up, as one transaction sees it: each method is one
+ * or two queries over at most one batch of rows.
+ */
+export interface DeletionQueue {
+  /** The oldest queued owner nobody else is cleaning, held until the transaction ends; null when none is left. */
+  claim(): Promise<string | null>;
+  nodeBatch(associationId: string, limit: number): Promise<NodeBatch>;
+  deleteNodes(ids: string[]): Promise<void>;
+  transactionBatch(associationId: string, limit: number): Promise<TransactionBatch>;
+  deleteTransactions(ids: string[]): Promise<void>;
+  /** The keys of `uris` that no live file or earlier version points at (after this transaction's deletes). */
+  unreferencedKeys(uris: string[]): Promise<string[]>;
+  /** Removes the owner from the queue: nothing of it is left. */
+  finish(associationId: string): Promise<void>;
+}
+
+/** Where the bytes are: deleting absent keys is not an error, which makes a repeated step harmless. */
+export interface ObjectDeleter {
+  deleteObjects(keys: string[]): Promise<void>;
+  /** The `s3://` URI files carry for an object key, to check manifest keys against files. */
+  uriOf(key: string): string;
+}
+
+/**
+ * One step of cleaning up after deleted owners, meant to run in one database transaction: the
+ * rows of one batch (files and directories first, then upload transactions) are deleted, then
+ * the bytes that nothing else needs (links and imports share objects), and the transaction
+ * commits last. A crash anywhere leaves the rows, so the next step redoes the batch and finds
+ * the bytes already gone; an owner leaves the queue only once nothing of it is left. Returns
+ * false when no owner is waiting.
+ */
+export async function cleanupStep(queue: DeletionQueue, objects: ObjectDeleter, batchSize: number): Promise<boolean> {
+  const associationId = await queue.claim();
+  if (associationId === null) return false;
+  const nodes = await queue.nodeBatch(associationId, batchSize);
+  if (nodes.ids.length > 0) {
+    await queue.deleteNodes(nodes.ids);
+    await objects.deleteObjects(await queue.unreferencedKeys(nodes.uris));
+    return true;
+  }
+  const transactions = await queue.transactionBatch(associationId, batchSize);
+  if (transactions.ids.length > 0) {
+    await queue.deleteTransactions(transactions.ids);
+    await objects.deleteObjects(await queue.unreferencedKeys(transactions.objectKeys.map((key) => objects.uriOf(key))));
+    return true;
+  }
+  await queue.finish(associationId);
+  return true;
+}

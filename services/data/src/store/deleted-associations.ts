@@ -1,0 +1,23 @@
+import { raw, type FilterQuery } from "@mikro-orm/core";
+import { rawSql, type SqlFragment } from "@hangar/shared";
+import type { FsNodeRow } from "./file-entities";
+
+/** The condition itself, over the `fs_nodes` row aliased `alias`. */
+function liveText(alias: string): string {
+  return `not exists (select 1 from association_deletions x where x.association_id = ${alias}.association_id)`;
+}
+
+/**
+ * SQL true when the `fs_nodes` row aliased `alias` belongs to an association that has not been
+ * deleted (a primary-key probe). Every read of nodes not scoped through a live dataset, device or
+ * device type applies it, which is what makes a deleted owner's files vanish in the deleting
+ * transaction, however many there are.
+ */
+export function liveAssociation(alias: string): SqlFragment {
+  return rawSql(liveText(alias));
+}
+
+/** The same condition as an ORM filter on FsNode, to combine with others in one query. */
+export function liveAssociationFilter(): FilterQuery<FsNodeRow> {
+  return { [raw((alias: string) => liveText(alias))]: [] } as FilterQuery<FsNodeRow>;
+}

@@ -1,0 +1,47 @@
+import { createTestDatabase } from "@hangar/test-harness";
+import { openDatabase, type Orm } from "../db";
+import { createLogger } from "../telemetry";
+import { startConsumer, type RunningConsumer } from "./consumer";
+import { createInProcessTransport } from "./in-process-transport";
+import { eventEntities, eventTablesMigration } from "./tables";
+
+// What a consumer does with an event whose handler keeps failing, on a real PostgreSQL: a fault of
+// the event goes to the dead letters after bounded retries; the database being unreachable does not.
+
+const logger = createLogger("test", "silent");
+let orm: Orm;
+const transport = createInProcessTransport();
+let consumer: RunningConsumer;
+let failure: Error;
+
+beforeAll(async () => {
+  orm = await openDatabase({ url: await createTestDatabase(), schema: "svc", entities: eventEntities, migrations: [eventTablesMigration], logger });
+  consumer = await startConsumer({
+    name: "svc.test",
+    topics: ["things"],
+    orm,
+    transport,
+    logger,
+    retryDelayMs: 1,
+    handler: () => Promise.reject(failure),
+  });
+});
+afterAll(async () => {
+  await consumer?.stop();
+  await orm?.close();
+});
+
+const event = (eventId: string) => ({ eventId, topic: "things", key: "k", payload: Uint8Array.from([1]), headers: {} });
+const deadLetters = async () => (await orm.em.fork().getConnection().execute("select event_id from svc.dead_letters order by event_id")).map((r) => (r as { event_id: string }).event_id);
+
+test("an event whose handler keeps failing goes to the dead letters", async () => {
+  failure = new Error("cannot apply this event");
+  await transport.publish([event("poison")]);
+  expect(await deadLetters()).toEqual(["poison"]);
+});
+
+test("an event whose handler keeps failing because the database is unreachable is handed back, not dead-lettered", async () => {
+  failure = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+  await expect(transport.publish([event("outage")])).rejects.toThrow("ECONNREFUSED");
+  expect(await deadLetters()).toEqual(["poison"]);
+});

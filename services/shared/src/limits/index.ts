@@ -1,0 +1,3 @@
+export * from "./check-limits";
+export * from "./enforce-limits";
+export * from "./measure-json";
