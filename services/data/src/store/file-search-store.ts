@@ -10,7 +10,7 @@ import {
   type KeysetSearch,
   type SqlFragment,
 } from "@hangar/shared";
-import { liveAssociation } from "./deleted-associations";
+import { liveAssociationProbe } from "./deleted-associations";
 import { fsNodeFromRow, type FsNodeRow } from "./file-entities";
 
 /** One page of a file search. */
@@ -69,5 +69,5 @@ export class FileSearchStore {
 }
 
 function matching(orgId: string, where: SqlFragment): SqlFragment {
-  return sql`f.org_id = ${orgId} and f.status = 'available' and f.fs_type = 'file' and ${liveAssociation("f")} and (${where})`;
+  return sql`f.org_id = ${orgId} and f.status = 'available' and f.fs_type = 'file' and ${liveAssociationProbe("f")} and (${where})`;
 }
