@@ -9,8 +9,6 @@ import { newFsNode, type FsNodeRow, type UploadItemRow, type UploadTransactionRo
 import { FileStore } from "../store/file-store";
 import { resolveAssociation, type ResolvedAssociation } from "./associations";
 
-/** Most files one transaction may carry. */
-export const MAX_MANIFEST_ENTRIES = 10_000;
 /** How long upload and download credentials live (the wire needs at least 15 minutes). */
 export const CREDENTIALS_TTL_SECONDS = 3600;
 
@@ -33,7 +31,8 @@ export async function openTransaction(
 ): Promise<{ transaction: UploadTransactionRow; items: UploadItemRow[] }> {
   const entries = Object.entries(input.manifest);
   if (entries.length === 0) throw invalidArgument(input.field, "must list at least one file");
-  if (entries.length > MAX_MANIFEST_ENTRIES) throw invalidArgument(input.field, `must list at most ${MAX_MANIFEST_ENTRIES} files`);
+  // At most 10,000 entries: resource_manifest's declared limit (proto/hangar/data/v1/file.proto),
+  // which the limits interceptor enforces before any handler runs; a single-file upload has one.
   const now = new Date();
   const transactionId = newId("tx");
   const prefix = `${input.orgId}/${input.associationId}/${transactionId}/`;

@@ -28,7 +28,7 @@ export { compileWhere } from "./compile-where";
 export { DEFAULT_SORT_BY, compileOrderBy, resolveSortDirection } from "./compile-order-by";
 export { joinSql, rawSql, sql, type SqlFragment } from "./sql-fragment";
 export { DEFAULT_LIMIT, MAX_LIMIT, resolveLimit } from "./resolve-limit";
-export { decodeCursorToken, decodePageToken, encodeCursorToken, encodePageToken, queryFingerprint, type PageCursor, type QueryShape } from "./page-token";
+export { MAX_CURSOR_TOKEN_CHARS, decodeCursorToken, decodePageToken, encodeCursorToken, encodePageToken, queryFingerprint, type PageCursor, type QueryShape } from "./page-token";
 export { compileKeysetOrder, cursorOfRow, isStorableText, type KeysetOrder } from "./keyset-order";
 export { planKeysetPage, type KeysetPage } from "./keyset-page";
 export { PAGE_BUDGET_BYTES, fitPage, fittingCount, protobufSize } from "./fit-page";

@@ -57,8 +57,15 @@ export interface PageCursor {
   readonly id: string;
 }
 
-// Cursor tokens carry a sort key (a path, a metadata value), so they may be longer than offsets.
-const CURSOR_TOKEN = /^[A-Za-z0-9_-]{1,65536}$/;
+/**
+ * The longest cursor token read back. Cursor tokens carry a sort key (a path, a description, tags,
+ * a metadata value), so they may be much longer than offsets: base64url of the key's JSON, which
+ * for 100 tags of 200 escaped characters is about 189,000 characters. The same number is the
+ * declared max_len of QuerySpecification.after (proto/hangar/common/v1/common.proto); the other
+ * page-token fields take 10,000, as their keys are paths, names or numbers (8,300 at most).
+ */
+export const MAX_CURSOR_TOKEN_CHARS = 262_144;
+const CURSOR_TOKEN = new RegExp(`^[A-Za-z0-9_-]{1,${MAX_CURSOR_TOKEN_CHARS}}$`);
 
 /** Makes the opaque (base64url) token of the page after the row at `cursor`. */
 export function encodeCursorToken(cursor: PageCursor, fingerprint: string): string {
