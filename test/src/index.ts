@@ -6,5 +6,6 @@ export * from "./expectations";
 export * from "./uploads";
 export * from "./devices";
 export * from "./kafka-offsets";
+export * from "./query-plans";
 export * from "./authz-route-table";
 export * from "./harness-child";

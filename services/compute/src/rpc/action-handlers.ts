@@ -141,10 +141,11 @@ export function createActionHandlers(context: ServiceContext): ActionHandlers {
   };
 
   async function pageOf(plan: SearchPlan, scope: ActionScope) {
-    const { rows, total } = await store().search(scope, plan);
+    const { rows, hasMore, cursors, total } = await store().search(scope, plan);
+    // The next page starts after the last action kept: fitPage may keep fewer than were read.
     const items = fitPage(ActionSchema, rows.map(actionToProto));
-    const nextToken = plan.nextTokenOf(items.length, total);
-    return { items, totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
+    const nextToken = plan.nextToken(cursors[items.length - 1], hasMore || items.length < rows.length);
+    return { items, ...(total !== undefined ? { totalCount: BigInt(total) } : {}), ...(nextToken ? { nextToken } : {}) };
   }
 }
 

@@ -210,10 +210,11 @@ export function createInvocationHandlers(context: ServiceContext): InvocationHan
       const plan = planInvocationSearch(req.query ?? {});
       const orgId = readableOrg(callerOf(ctx));
       if (!orgId) return { items: [], totalCount: 0n };
-      const { rows, total } = await store().search(orgId, plan);
+      const { rows, hasMore, cursors, total } = await store().search(orgId, plan);
+      // The next page starts after the last invocation kept: fitPage may keep fewer than were read.
       const items = fitPage(InvocationSchema, rows.map((row) => invocationToProto(row)));
-      const nextToken = plan.nextTokenOf(items.length, total);
-      return { items, ...(nextToken ? { nextToken } : {}), totalCount: BigInt(total) };
+      const nextToken = plan.nextToken(cursors[items.length - 1], hasMore || items.length < rows.length);
+      return { items, ...(nextToken ? { nextToken } : {}), ...(total !== undefined ? { totalCount: BigInt(total) } : {}) };
     },
 
     async getQueueStatus(_req, ctx) {

@@ -84,10 +84,11 @@ export function createTriggerHandlers(context: ServiceContext): TriggerHandlers 
       // Planned before the org check, so bad input is a 400 for every caller.
       const plan = planTriggerSearch(req.query ?? {});
       if (!orgId) return { items: [], totalCount: 0n };
-      const { rows, total } = await store().search(orgId, plan);
+      const { rows, hasMore, cursors, total } = await store().search(orgId, plan);
+      // The next page starts after the last trigger kept: fitPage may keep fewer than were read.
       const items = fitPage(TriggerSchema, rows.map(triggerToProto));
-      const nextToken = plan.nextTokenOf(items.length, total);
-      return { items, totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
+      const nextToken = plan.nextToken(cursors[items.length - 1], hasMore || items.length < rows.length);
+      return { items, ...(total !== undefined ? { totalCount: BigInt(total) } : {}), ...(nextToken ? { nextToken } : {}) };
     },
 
     async listTriggerEvaluations(req, ctx) {

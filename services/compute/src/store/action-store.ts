@@ -1,5 +1,5 @@
 import { LockMode } from "@mikro-orm/core";
-import { sql, type EntityManager, type SearchPlan } from "@hangar/shared";
+import { countUpTo, keysetPageRows, keysetPageSql, rawSql, sql, type EntityManager, type KeysetPageRows, type SearchPlan, type SqlFragment } from "@hangar/shared";
 import type { ActionScope } from "../domain/action-search";
 import { Action, ActionVersion, type ActionRow, type ActionVersionRow } from "./entities";
 
@@ -51,18 +51,16 @@ export class ActionStore {
     return this.em.flush();
   }
 
-  /** Runs a search over `scope`: one page of actions and the total number of matches. */
-  async search(scope: ActionScope, search: SearchPlan): Promise<{ rows: ActionRow[]; total: number }> {
+  /** Runs a search over `scope`: one keyset page of actions and the number of matches (undefined above COUNT_CAP). */
+  async search(scope: ActionScope, search: SearchPlan): Promise<KeysetPageRows<ActionRow> & { total: number | undefined }> {
     const within = scope === "action_hub" ? sql`a.accessibility = 'action_hub'` : sql`a.org_id = ${scope.orgId}`;
     const where = sql`${within} and (${search.where})`;
-    const page = sql`select a.* from actions a where ${where} order by ${search.orderBy} limit ${search.limit} offset ${search.offset}`;
-    const count = sql`select count(*) as total from actions a where ${where}`;
-    const [rows, counts] = await Promise.all([
-      this.em.execute(page.sql, [...page.params]),
-      this.em.execute<{ total: string }[]>(count.sql, [...count.params]),
-    ]);
-    return { rows: rows.map((row) => this.em.map(Action, row)), total: Number(counts[0]!.total) };
+    const from = rawSql("actions a");
+    const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
+    const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("a.*"), from, where, search)), countUpTo(execute, from, where, search.orderBy)]);
+    return { ...keysetPageRows(rows, search.limit, (row) => this.em.map(Action, row)), total };
   }
+
 
   /** The distinct top-level metadata keys of the org's actions, sorted. */
   async metadataKeys(orgId: string): Promise<string[]> {

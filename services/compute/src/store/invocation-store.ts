@@ -1,5 +1,5 @@
 import { LockMode } from "@mikro-orm/core";
-import { rawSql, sql, type EntityManager, type SearchPlan, type SqlFragment } from "@hangar/shared";
+import { countUpTo, keysetPageRows, keysetPageSql, rawSql, sql, type EntityManager, type KeysetPageRows, type SearchPlan, type SqlFragment } from "@hangar/shared";
 import type { ActivitySource } from "../domain/invocation-activity";
 import type { GroupDimension, GroupSpec } from "../domain/invocation-grouping";
 import { InvocationStatus } from "../domain/invocation-status";
@@ -96,14 +96,15 @@ export class InvocationStore {
     return rows.map((r) => ({ actionOrgId: r.action_org_id, actionName: r.action_name, completed: Number(r.completed), failed: Number(r.failed), queued: Number(r.queued) }));
   }
 
-  /** Runs a search in the org: one page of rows and the total number of matches. */
-  async search(orgId: string, search: SearchPlan): Promise<{ rows: InvocationRow[]; total: number }> {
+  /** Runs a search in the org: one keyset page of rows and the number of matches (undefined above COUNT_CAP). */
+  async search(orgId: string, search: SearchPlan): Promise<KeysetPageRows<InvocationRow> & { total: number | undefined }> {
     const where = sql`i.org_id = ${orgId} and (${search.where})`;
-    const page = sql`select i.* from invocations i where ${where} order by ${search.orderBy} limit ${search.limit} offset ${search.offset}`;
-    const count = sql`select count(*) as total from invocations i where ${where}`;
-    const [rows, counts] = await Promise.all([this.execute(page), this.execute<{ total: string }>(count)]);
-    return { rows: rows.map((row) => this.em.map(Invocation, row)), total: Number(counts[0]!.total) };
+    const from = rawSql("invocations i");
+    const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
+    const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("i.*"), from, where, search)), countUpTo(execute, from, where, search.orderBy)]);
+    return { ...keysetPageRows(rows, search.limit, (row) => this.em.map(Invocation, row)), total };
   }
+
 
   /** How many of the org's invocations are in each status (statuses without any are absent). */
   async countByStatus(orgId: string): Promise<Map<number, number>> {

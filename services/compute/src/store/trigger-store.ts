@@ -1,5 +1,5 @@
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
-import { rawSql, sql, type EntityManager, type KeysetPage, type SearchPlan, type SqlFragment } from "@hangar/shared";
+import { countUpTo, keysetPageRows, keysetPageSql, rawSql, sql, type EntityManager, type KeysetPage, type KeysetPageRows, type SearchPlan, type SqlFragment } from "@hangar/shared";
 import { FILE_UPLOAD_CAUSE, occasionKey, type EvaluationOccasion, type EvaluationOutcome } from "../domain/trigger-evaluation";
 import { Invocation } from "./entities";
 import { Trigger, TriggerEvaluation, type TriggerEvaluationRow, type TriggerRow } from "./trigger-entities";
@@ -34,17 +34,15 @@ export class TriggerStore {
     return this.em.flush();
   }
 
-  /** Runs a search in the org: one page of triggers and the total number of matches. */
-  async search(orgId: string, search: SearchPlan): Promise<{ rows: TriggerRow[]; total: number }> {
+  /** Runs a search in the org: one keyset page of rows and the number of matches (undefined above COUNT_CAP). */
+  async search(orgId: string, search: SearchPlan): Promise<KeysetPageRows<TriggerRow> & { total: number | undefined }> {
     const where = sql`t.org_id = ${orgId} and (${search.where})`;
-    const page = sql`select t.* from triggers t where ${where} order by ${search.orderBy} limit ${search.limit} offset ${search.offset}`;
-    const count = sql`select count(*) as total from triggers t where ${where}`;
-    const [rows, counts] = await Promise.all([
-      this.em.execute(page.sql, [...page.params]),
-      this.em.execute<{ total: string }[]>(count.sql, [...count.params]),
-    ]);
-    return { rows: rows.map((row) => this.em.map(Trigger, row)), total: Number(counts[0]!.total) };
+    const from = rawSql("triggers t");
+    const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
+    const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("t.*"), from, where, search)), countUpTo(execute, from, where, search.orderBy)]);
+    return { ...keysetPageRows(rows, search.limit, (row) => this.em.map(Trigger, row)), total };
   }
+
 
   /** The org's triggers that react to `cause`, enabled or not, oldest first. */
   async reactingTo(orgId: string, cause: string): Promise<TriggerRow[]> {

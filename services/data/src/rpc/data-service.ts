@@ -164,10 +164,11 @@ export function createDatasetHandlers(context: ServiceContext, deleted: () => vo
       const orgId = readableOrg(callerOf(ctx));
       const plan = planDatasetSearch(req.query ?? {});
       if (!orgId) return { items: [], totalCount: 0n };
-      const { rows, total } = await store().search(orgId, plan);
+      const { rows, hasMore, cursors, total } = await store().search(orgId, plan);
       const items = fitPage(DatasetSchema, rows.map(datasetToProto));
-      const nextToken = plan.nextTokenOf(items.length, total);
-      return { items, totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
+      // The next page starts after the last dataset kept: fitPage may keep fewer than were read.
+      const nextToken = plan.nextToken(cursors[items.length - 1], hasMore || items.length < rows.length);
+      return { items, ...(total !== undefined ? { totalCount: BigInt(total) } : {}), ...(nextToken ? { nextToken } : {}) };
     },
 
     async listDatasetMetadataKeys(_req, ctx) {

@@ -2,8 +2,8 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import {
   callerOf,
   conflict,
-  decodePageToken,
-  encodePageToken,
+  decodeCursorToken,
+  encodeCursorToken,
   fittingCount,
   protobufSize,
   invalidArgument,
@@ -11,6 +11,7 @@ import {
   queryFingerprint,
   resolveLimit,
   type Principal,
+  type PageCursor,
   type ServiceContext,
   quoteValue,
 } from "@hangar/shared";
@@ -19,7 +20,7 @@ import { ancestorDirectories, baseName, checkRelativePath } from "../domain/path
 import type { ObjectStore } from "../object-store/object-store";
 import type { FsNodeRow } from "../store/file-entities";
 import { FileStore } from "../store/file-store";
-import { TreeStore } from "../store/tree-store";
+import { TreeStore, type ChildCursor } from "../store/tree-store";
 import { resolveAssociation, routeAssociation, type ResolvedAssociation, type RoutedRequest } from "./associations";
 import { directoryToProto } from "./directory-mappers";
 import { fileToProto } from "./file-mappers";
@@ -111,11 +112,8 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
           if (!dir || dir.fsType !== "directory") throw invalidArgument(`directory_paths[${i}]`, `directory ${quoteValue(path)} not found`);
           doomed.push(dir, ...(await tree.below(target.associationId, path)));
         }
-        const uris: string[] = [];
-        for (const node of doomed) {
-          if (node.fsType === "file") uris.push(...(await store.urisOf(node.nodeId)));
-          await store.deleteNode(node.nodeId);
-        }
+        const uris = await store.urisOfAll(doomed.filter((node) => node.fsType === "file").map((node) => node.nodeId));
+        await store.deleteNodes(doomed.map((node) => node.nodeId));
         return store.unreferencedKeys(uris);
       });
       await objects.deleteObjects(keys);
@@ -137,15 +135,17 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
       const dir = await directoryAt(store, target.associationId, path, "directory_path");
       const limit = resolveLimit(req.pageSize, "page_size");
       const fingerprint = queryFingerprint({ scope: { association: target.associationId, path, hidden: req.showHiddenFiles } });
-      const offset = decodePageToken(req.pageToken, fingerprint, "page_token");
-      const rows = await new TreeStore(store).children(target.associationId, dir?.nodeId ?? null, req.showHiddenFiles, limit + 1, offset);
+      const after = childCursor(decodeCursorToken(req.pageToken, fingerprint, "page_token"));
+      const rows = await new TreeStore(store).children(target.associationId, dir?.nodeId ?? null, req.showHiddenFiles, limit + 1, after);
       const listed = rows.slice(0, limit);
-      // Files may carry large metadata: the page keeps the leading entries that fit the response.
+      // Files may carry large metadata: the page keeps the leading entries that fit the response,
+      // and the next page starts after the last entry KEPT.
       const page = listed.slice(0, fittingCount(listed, (n) => (n.fsType === "file" ? protobufSize(FileSchema, fileToProto(n)) : protobufSize(DirectorySchema, directoryToProto(n)))));
+      const last = page[page.length - 1];
       return {
         files: page.filter((n) => n.fsType === "file").map(fileToProto),
         directories: page.filter((n) => n.fsType === "directory").map(directoryToProto),
-        ...(rows.length > page.length ? { nextToken: encodePageToken(offset + page.length, fingerprint) } : {}),
+        ...(rows.length > page.length && last ? { nextToken: encodeCursorToken({ key: `${last.fsType}/${last.name}`, id: last.nodeId }, fingerprint) } : {}),
       };
     },
 
@@ -170,11 +170,21 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
       const target = await association(store, callerOf(ctx), req);
       const limit = resolveLimit(req.pageSize, "page_size");
       const fingerprint = queryFingerprint({ scope: { directories: target.associationId } });
-      const offset = decodePageToken(req.pageToken, fingerprint, "page_token");
-      const all = (await new TreeStore(store).below(target.associationId, "")).filter((n) => n.fsType === "directory");
-      const page = all.slice(offset, offset + limit);
-      const next = offset + page.length < all.length ? encodePageToken(offset + page.length, fingerprint) : undefined;
-      return { items: page.map(directoryToProto), totalCount: BigInt(all.length), ...(next ? { nextToken: next } : {}) };
+      const after = decodeCursorToken(req.pageToken, fingerprint, "page_token");
+      const tree = new TreeStore(store);
+      const [rows, total] = await Promise.all([tree.directories(target.associationId, limit + 1, after?.key ?? undefined), tree.countDirectories(target.associationId)]);
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      const next = rows.length > limit && last ? encodeCursorToken({ key: last.relativePath, id: last.nodeId }, fingerprint) : undefined;
+      return { items: page.map(directoryToProto), totalCount: BigInt(total), ...(next ? { nextToken: next } : {}) };
     },
   };
+}
+
+/** The child a directory listing's page token names: its key is `<fs_type>/<name>` (names hold no slash). */
+function childCursor(cursor: PageCursor | undefined): ChildCursor | undefined {
+  if (!cursor) return undefined;
+  const slash = cursor.key?.indexOf("/") ?? -1;
+  if (slash < 0) throw invalidArgument("page_token", "is not a valid page token");
+  return { fsType: cursor.key!.slice(0, slash) as ChildCursor["fsType"], name: cursor.key!.slice(slash + 1), nodeId: cursor.id };
 }

@@ -5,10 +5,10 @@ import {
   applyFieldChanges,
   applyTagChanges,
   callerOf,
-  compileOrderBy,
+  compileKeysetOrder,
   createFieldCatalog,
-  decodePageToken,
-  encodePageToken,
+  decodeCursorToken,
+  encodeCursorToken,
   notFound,
   nullableString,
   queryFingerprint,
@@ -145,19 +145,14 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
       const sortBy = req.sortBy ?? "relative_path";
       const scope = { association: target.associationId, inherited, include: req.includePatterns, exclude: req.excludePatterns };
       const fingerprint = queryFingerprint({ sortBy, sortDirection: req.sortDirection ?? "ASC", scope });
-      const offset = decodePageToken(req.pageToken, fingerprint, "page_token");
-      const { rows, total } = await store.search(
-        target.associationId,
-        {
-          where: pathPatternFilter(req.includePatterns, req.excludePatterns),
-          orderBy: compileOrderBy(sortBy, req.sortDirection ?? "ASC", fileSortCatalog, `"f"."node_id"`, "relative_path"),
-          limit,
-          offset,
-        },
-        inherited,
-      );
+      const order = compileKeysetOrder(sortBy, req.sortDirection ?? "ASC", fileSortCatalog, `"f"."node_id"`, "relative_path");
+      const after = order.after(decodeCursorToken(req.pageToken, fingerprint, "page_token"), "page_token");
+      const where = pathPatternFilter(req.includePatterns, req.excludePatterns);
+      const { rows, hasMore, cursors, total } = await store.search(target.associationId, { ...order, where, after, limit }, inherited);
+      // The next page starts after the last file kept: fitPage may keep fewer than were read.
       const items = fitPage(FileSchema, rows.map(fileToProto));
-      const nextToken = offset + items.length < total ? encodePageToken(offset + items.length, fingerprint) : undefined;
+      const last = cursors[items.length - 1];
+      const nextToken = (hasMore || items.length < rows.length) && last ? encodeCursorToken(last, fingerprint) : undefined;
       return { items, totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
     },
   };

@@ -21,9 +21,10 @@ export function createFileQueryHandlers(context: ServiceContext): FileQueryHandl
       // Planned before the org check, so bad input is a 400 for every caller.
       const plan = planFileSearch(req.query ?? {});
       if (!orgId) return { items: [], totalCount: 0n };
-      const { rows, hasMore, total } = await store().search(orgId, plan, TOTAL_COUNT_CAP);
+      const { rows, hasMore, cursors, total } = await store().search(orgId, plan, TOTAL_COUNT_CAP);
+      // The next page starts after the last file kept: fitPage may keep fewer than were read.
       const items = fitPage(FileSchema, rows.map(fileToProto));
-      const nextToken = plan.nextToken(items.length, hasMore || items.length < rows.length);
+      const nextToken = plan.nextToken(cursors[items.length - 1], hasMore || items.length < rows.length);
       return {
         items,
         ...(total !== undefined ? { totalCount: BigInt(total) } : {}),

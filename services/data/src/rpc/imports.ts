@@ -109,12 +109,14 @@ export async function applyImports(em: EntityManager, orgId: string, plans: Impo
   return em.transactional(async (tx) => {
     const store = new FileStore(tx);
     const datasets = new DatasetStore(tx);
-    for (const plan of plans) {
-      if (await datasets.find(orgId, plan.datasetId)) continue;
-      if (plan.prefix === "") throw notFound("dataset", plan.datasetId);
-      throw invalidArgument(`${plan.prefix}dataset_id`, `dataset ${quoteValue(plan.datasetId)} not found`);
-    }
-    for (const datasetId of [...new Set(plans.map((p) => p.datasetId))].sort()) await store.lockAssociation(datasetId);
+    const datasetIds = [...new Set(plans.map((p) => p.datasetId))].sort();
+    const found = await datasets.existingIds(orgId, datasetIds);
+    const missing = plans.find((plan) => !found.has(plan.datasetId));
+    if (missing?.prefix === "") throw notFound("dataset", missing.datasetId);
+    if (missing) throw invalidArgument(`${missing.prefix}dataset_id`, `dataset ${quoteValue(missing.datasetId)} not found`);
+    for (const datasetId of datasetIds) await store.lockAssociation(datasetId);
+    // One lookup per dataset for the whole batch: a lookup per request would flush the batch so far.
+    for (const datasetId of datasetIds) await store.prefetchPaths(datasetId, plans.filter((p) => p.datasetId === datasetId).map((p) => p.path));
     const now = new Date();
     const files: FsNodeRow[] = [];
     for (const plan of plans) files.push(await applyImport(store, orgId, plan, actor, now));
@@ -129,7 +131,7 @@ export async function applyImports(em: EntityManager, orgId: string, plans: Impo
  */
 async function applyImport(store: FileStore, orgId: string, plan: ImportPlan, actor: string, now: Date): Promise<FsNodeRow> {
   const field = `${plan.prefix}relative_path`;
-  const existing = await store.findAvailableAtPath(plan.datasetId, plan.path);
+  const existing = await store.nodeAtPath(plan.datasetId, plan.path);
   if (existing?.fsType === "directory") throw conflict(`${field}: ${quoteValue(plan.path)} is a directory`);
   const described = {
     ...(plan.description !== undefined ? { description: plan.description } : {}),
@@ -152,7 +154,7 @@ async function applyImport(store: FileStore, orgId: string, plan: ImportPlan, ac
 /** Refuses a path below a file (`a.txt/b`): a file cannot hold children. */
 export async function checkAncestors(store: FileStore, associationId: string, path: string, field: string): Promise<void> {
   for (const dir of ancestorDirectories(path)) {
-    const node = await store.findAvailableAtPath(associationId, dir);
+    const node = await store.nodeAtPath(associationId, dir);
     if (node?.fsType === "file") throw conflict(`${field}: ${quoteValue(dir)} is a file, so ${quoteValue(path)} cannot be created below it`);
   }
 }

@@ -25,6 +25,13 @@ type MoveHandlers = Pick<ServiceImpl<typeof DataService>, "moveNodes" | "moveFil
 /** Files one delete_dataset_files call deletes at most; `has_more` asks for another call. */
 export const DELETE_BATCH_SIZE = 500;
 
+// Each delete batch starts from the top again: the previous batch's files are gone.
+const FIRST_BY_PATH = {
+  orderBy: rawSql(`"f"."relative_path"`),
+  after: rawSql("TRUE"),
+  cursorColumns: rawSql(`"f"."relative_path" as page_key, "f"."node_id" as page_id`),
+};
+
 /** Moves and bulk deletes within a dataset. */
 export function createMoveHandlers(context: ServiceContext, objects: ObjectStore): MoveHandlers {
   const fork = () => new FileStore(context.orm.em.fork());
@@ -48,8 +55,8 @@ export function createMoveHandlers(context: ServiceContext, objects: ObjectStore
           moved.push(...(await moveOne(store, dataset.datasetId, dataset.orgId, op, `operations[${i}]`, caller.subject)));
         }
         const ids = [...new Set(moved.filter((n) => n.fsType === "file").map((n) => n.nodeId))];
-        const files = await Promise.all(ids.map((id) => store.findNode(dataset.orgId, id)));
-        return { files: files.filter((f): f is FsNodeRow => f !== null).map(fileToProto) };
+        const files = await store.nodesByIds(dataset.orgId, ids);
+        return { files: ids.flatMap((id) => files.get(id) ?? []).map(fileToProto) };
       });
     },
 
@@ -76,18 +83,16 @@ export function createMoveHandlers(context: ServiceContext, objects: ObjectStore
       const store = fork();
       const dataset = await datasetOf(store, caller, req.datasetId);
       const where = pathPatternFilter(req.includePatterns, req.excludePatterns);
-      const { rows, total } = await store.search(dataset.datasetId, { where, orderBy: rawSql(`"f"."relative_path"`), limit: DELETE_BATCH_SIZE, offset: 0 });
+      const { rows, hasMore } = await store.search(dataset.datasetId, { where, ...FIRST_BY_PATH, limit: DELETE_BATCH_SIZE });
       const keys = await store.em.transactional(async (em) => {
         const tx = new FileStore(em);
-        const uris: string[] = [];
-        for (const file of rows) {
-          uris.push(...(await tx.urisOf(file.nodeId)));
-          await tx.deleteNode(file.nodeId);
-        }
+        const ids = rows.map((file) => file.nodeId);
+        const uris = await tx.urisOfAll(ids);
+        await tx.deleteNodes(ids);
         return tx.unreferencedKeys(uris);
       });
       await objects.deleteObjects(keys);
-      return { successCount: BigInt(rows.length), failureCount: 0n, hasMore: total > rows.length };
+      return { successCount: BigInt(rows.length), failureCount: 0n, hasMore };
     },
   };
 }

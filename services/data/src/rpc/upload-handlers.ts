@@ -113,20 +113,18 @@ export function createUploadHandlers(context: ServiceContext, objects: ObjectSto
       const orgId = requireOrg(caller);
       const keys = await fork().em.transactional(async (em) => {
         const store = new FileStore(em);
-        const objectKeys: string[] = [];
-        for (const [i, id] of req.transactionIds.entries()) {
-          const transaction = await store.transaction(orgId, id);
+        const transactions = await store.transactionsByIds(orgId, req.transactionIds);
+        req.transactionIds.forEach((id, i) => {
+          const transaction = transactions.get(id);
           if (!transaction) throw invalidArgument(`transaction_ids[${i}]`, `upload transaction ${quoteValue(id)} not found`);
           if (transaction.status === "completed") throw conflict(`upload transaction ${quoteValue(id)} is already completed`);
-          if (transaction.status === "aborted") continue;
-          transaction.status = "aborted";
-          for (const item of await store.items(id)) {
-            objectKeys.push(item.objectKey);
-            const file = await store.findNode(orgId, item.fileId);
-            if (file?.status === "pending") store.remove(file);
-          }
-        }
-        return objectKeys;
+        });
+        const open = [...transactions.values()].filter((transaction) => transaction.status === "open");
+        for (const transaction of open) transaction.status = "aborted";
+        const items = await store.itemsOfAll(open.map((transaction) => transaction.transactionId));
+        const files = await store.nodesByIds(orgId, items.map((item) => item.fileId));
+        for (const file of files.values()) if (file.status === "pending") store.remove(file);
+        return items.map((item) => item.objectKey);
       });
       await objects.deleteObjects(keys);
       return {};

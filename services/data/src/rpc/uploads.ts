@@ -9,8 +9,6 @@ import { newFsNode, type FsNodeRow, type UploadItemRow, type UploadTransactionRo
 import { FileStore } from "../store/file-store";
 import { resolveAssociation, type ResolvedAssociation } from "./associations";
 
-/** Most files one transaction may carry. */
-export const MAX_MANIFEST_ENTRIES = 5000;
 /** How long upload and download credentials live (the wire needs at least 15 minutes). */
 export const CREDENTIALS_TTL_SECONDS = 3600;
 
@@ -33,7 +31,8 @@ export async function openTransaction(
 ): Promise<{ transaction: UploadTransactionRow; items: UploadItemRow[] }> {
   const entries = Object.entries(input.manifest);
   if (entries.length === 0) throw invalidArgument(input.field, "must list at least one file");
-  if (entries.length > MAX_MANIFEST_ENTRIES) throw invalidArgument(input.field, `must list at most ${MAX_MANIFEST_ENTRIES} files`);
+  // At most 10,000 entries: resource_manifest's declared limit (proto/hangar/data/v1/file.proto),
+  // which the limits interceptor enforces before any handler runs; a single-file upload has one.
   const now = new Date();
   const transactionId = newId("tx");
   const prefix = `${input.orgId}/${input.associationId}/${transactionId}/`;
@@ -50,21 +49,29 @@ export async function openTransaction(
     createdBy: input.caller.subject,
     completed: null,
   };
-  const seen = new Set<string>();
-  const items: UploadItemRow[] = [];
-  for (const [rawPath, size] of entries) {
-    const path = checkRelativePath(rawPath, `${input.field}.${rawPath}`);
-    if (seen.has(path)) throw invalidArgument(`${input.field}.${rawPath}`, `names the same path as another entry (${quoteValue(path)})`);
-    seen.add(path);
-    if (size < 0n) throw invalidArgument(`${input.field}.${rawPath}`, "size must not be negative");
-    const existing = await store.findAvailableAtPath(input.associationId, path);
-    const fileId = existing?.nodeId ?? newId("fl");
-    if (!existing) store.addNode(pendingFile(transaction, fileId, path, size, s3Uri(objects.location.bucket, prefix + path), input.caller.subject, now));
-    items.push({ transactionId, relativePath: path, size: String(size), objectKey: prefix + path, fileId, uploaded: false });
-  }
+  const checked = checkManifest(entries, input.field);
+  // One lookup for the whole manifest: a query per entry would also flush every pending file first.
+  const existing = await store.availableAtPaths(input.associationId, checked.map((entry) => entry.path));
+  const items = checked.map(({ path, size }): UploadItemRow => {
+    const fileId = existing.get(path)?.nodeId ?? newId("fl");
+    if (!existing.has(path)) store.addNode(pendingFile(transaction, fileId, path, size, s3Uri(objects.location.bucket, prefix + path), input.caller.subject, now));
+    return { transactionId, relativePath: path, size: String(size), objectKey: prefix + path, fileId, uploaded: false };
+  });
   store.addTransaction(transaction);
   for (const item of items) store.addItem(item);
   return { transaction, items };
+}
+
+/** Validates a manifest's paths and sizes, in order; two entries may not name the same path. */
+function checkManifest(entries: [string, bigint][], field: string): { path: string; size: bigint }[] {
+  const seen = new Set<string>();
+  return entries.map(([rawPath, size]) => {
+    const path = checkRelativePath(rawPath, `${field}.${rawPath}`);
+    if (seen.has(path)) throw invalidArgument(`${field}.${rawPath}`, `names the same path as another entry (${quoteValue(path)})`);
+    seen.add(path);
+    if (size < 0n) throw invalidArgument(`${field}.${rawPath}`, "size must not be negative");
+    return { path, size };
+  });
 }
 
 function pendingFile(tx: UploadTransactionRow, fileId: string, path: string, size: bigint, uri: string, actor: string, now: Date): FsNodeRow {
@@ -139,12 +146,13 @@ export async function makeAvailable(store: FileStore, transaction: UploadTransac
   await store.lockAssociation(transaction.associationId);
   const now = new Date();
   const files: FsNodeRow[] = [];
-  // Loaded up front, in two queries: per-item lookups would each flush the growing unit of work.
-  const atPath = await store.availableAtPaths(transaction.associationId, items.map((item) => item.relativePath));
+  // Loaded up front, in two queries (paths with their directories, and pending files): per-item
+  // lookups would each flush the growing unit of work.
+  await store.prefetchPaths(transaction.associationId, items.map((item) => item.relativePath));
   const byId = await store.nodesByIds(transaction.orgId, items.map((item) => item.fileId));
   for (const item of items) {
     const uri = s3Uri(bucket, item.objectKey);
-    const current = atPath.get(item.relativePath) ?? null;
+    const current = await store.nodeAtPath(transaction.associationId, item.relativePath);
     const pending = current?.nodeId === item.fileId ? null : (byId.get(item.fileId) ?? null);
     if (current?.fsType === "directory") throw conflict(`${quoteValue(item.relativePath)} is a directory`);
     if (current) {

@@ -1,14 +1,21 @@
 import { LockMode } from "@mikro-orm/core";
-import { queryPrepared, sql, type EntityManager, type Orm, type SqlFragment } from "@hangar/shared";
+import {
+  countUpTo,
+  keysetPageRows,
+  keysetPageSql,
+  queryPrepared,
+  rawSql,
+  sql,
+  textArrayLiteral,
+  type EntityManager,
+  type KeysetPageRows,
+  type KeysetSearch,
+  type Orm,
+  type SqlFragment,
+} from "@hangar/shared";
 import { Dataset, DatasetRelation, datasetFromRow, type DatasetRelationRow, type DatasetRow } from "./entities";
 
-/** A compiled, org-scoped dataset search. */
-export interface DatasetSearch {
-  where: SqlFragment;
-  orderBy: SqlFragment;
-  limit: number;
-  offset: number;
-}
+const DATASETS = rawSql("datasets d");
 
 /** Reads and writes of datasets; the RPC layer never touches the ORM directly. */
 export class DatasetStore {
@@ -26,6 +33,15 @@ export class DatasetStore {
   static async read(orm: Orm, orgId: string, datasetId: string): Promise<DatasetRow | null> {
     const rows = await queryPrepared(orm, "select * from datasets where dataset_id = $1 and org_id = $2", [datasetId, orgId]);
     return rows[0] ? datasetFromRow(rows[0]) : null;
+  }
+
+  /** Which of `datasetIds` are datasets of the org (one query). */
+  async existingIds(orgId: string, datasetIds: readonly string[]): Promise<Set<string>> {
+    const rows = await this.em.execute<{ dataset_id: string }[]>("select dataset_id from datasets where org_id = ? and dataset_id = any(?::text[])", [
+      orgId,
+      textArrayLiteral(datasetIds),
+    ]);
+    return new Set(rows.map((row) => row.dataset_id));
   }
 
   add(row: DatasetRow): void {
@@ -53,16 +69,12 @@ export class DatasetStore {
     await this.em.nativeDelete(DatasetRelation, { datasetId });
   }
 
-  /** Runs a search in the org: one page of rows and the total number of matches. */
-  async search(orgId: string, search: DatasetSearch): Promise<{ rows: DatasetRow[]; total: number }> {
+  /** Runs a search in the org: one keyset page of rows and the number of matches (undefined above COUNT_CAP). */
+  async search(orgId: string, search: KeysetSearch): Promise<KeysetPageRows<DatasetRow> & { total: number | undefined }> {
     const where = sql`d.org_id = ${orgId} and (${search.where})`;
-    const page = sql`select d.* from datasets d where ${where} order by ${search.orderBy} limit ${search.limit} offset ${search.offset}`;
-    const count = sql`select count(*) as total from datasets d where ${where}`;
-    const [rows, counts] = await Promise.all([
-      this.em.execute(page.sql, [...page.params]),
-      this.em.execute<{ total: string }[]>(count.sql, [...count.params]),
-    ]);
-    return { rows: rows.map((row) => this.em.map(Dataset, row)), total: Number(counts[0]!.total) };
+    const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
+    const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("d.*"), DATASETS, where, search)), countUpTo(execute, DATASETS, where, search.orderBy)]);
+    return { ...keysetPageRows(rows, search.limit, (row) => this.em.map(Dataset, row)), total };
   }
 
   /** The oldest dataset of the org matching a compiled condition. */

@@ -1,20 +1,20 @@
-import { rawSql, sql, textArrayLiteral, type EntityManager, type SqlFragment } from "@hangar/shared";
-import { liveAssociation } from "./deleted-associations";
+import {
+  estimateRows,
+  keysetPageRows,
+  keysetPageSql,
+  rawSql,
+  sql,
+  textArrayLiteral,
+  type EntityManager,
+  type KeysetPageRows,
+  type KeysetSearch,
+  type SqlFragment,
+} from "@hangar/shared";
+import { liveAssociationProbe } from "./deleted-associations";
 import { fsNodeFromRow, type FsNodeRow } from "./file-entities";
 
-/** A compiled search over an org's available files (see domain/file-search). */
-export interface FileOrgSearch {
-  where: SqlFragment;
-  orderBy: SqlFragment;
-  limit: number;
-  offset: number;
-}
-
 /** One page of a file search. */
-export interface FileSearchPage {
-  rows: FsNodeRow[];
-  /** Whether a match follows the page. */
-  hasMore: boolean;
+export interface FileSearchPage extends KeysetPageRows<FsNodeRow> {
   /** The number of matches, or undefined when there are more than the count cap. */
   total: number | undefined;
 }
@@ -23,28 +23,34 @@ export interface FileSearchPage {
 // selects nothing, so PostgreSQL drops it from the plan when the condition and sort do not use it.
 const FILES = rawSql("fs_nodes f left join datasets d on d.dataset_id = f.association_id and d.org_id = f.org_id");
 
+/** A condition the planner expects to match this many times the count cap or more is broad. */
+const BROAD_FACTOR = 10;
+
 /** Org-wide searches over available files (query_files, count_files). */
 export class FileSearchStore {
   constructor(readonly em: EntityManager) {}
 
+  private readonly execute = (query: SqlFragment): Promise<Record<string, unknown>[]> => this.em.execute(query.sql, [...query.params]);
+
   /**
-   * Runs a search in the org: finds the matches' ids up to `countCap`, then reads one page (and
-   * one row more, to learn whether another page follows).
+   * Runs a search in the org: one keyset page (and one row more, to learn whether another page
+   * follows) and the number of matches when at most `countCap`.
    *
-   * The first step also picks the page's plan. Few matches (at most the cap) are read by id and
-   * only they are sorted, without evaluating the condition again. Otherwise PostgreSQL may walk a
-   * sort-order index (org, created) and filter as it goes: fast when matches are many, but it reads
-   * most of the table when its estimate of a jsonb or pattern condition is too high and the
-   * matches are in fact few, which the first step tells apart exactly.
+   * The planner's estimate comes first (EXPLAIN, about a millisecond). A broad condition (ten
+   * times the cap or more) reads its page in sort order, walking a sort-order index such as (org,
+   * created) and filtering as it goes, and its total is null without counting: finding the first
+   * `countCap + 1` matches would cost more than the page. Otherwise the matches' ids are found up
+   * to the cap: few matches are then read by id and only they are sorted, which protects against
+   * a sort-order walk that reads most of the table when matches are in fact few.
    */
-  async search(orgId: string, search: FileOrgSearch, countCap: number): Promise<FileSearchPage> {
+  async search(orgId: string, search: KeysetSearch, countCap: number): Promise<FileSearchPage> {
     const where = matching(orgId, search.where);
-    const ids = await this.idsUpTo(where, countCap);
-    const exact = ids.length <= countCap;
-    if (exact && ids.length <= search.offset) return { rows: [], hasMore: false, total: ids.length };
-    const page = exact ? pageAmong(orgId, ids, search) : pageInSortOrder(where, search);
-    const rows = await this.em.execute(page.sql, [...page.params]);
-    return { rows: rows.slice(0, search.limit).map(fsNodeFromRow), hasMore: rows.length > search.limit, total: exact ? ids.length : undefined };
+    const broad = (await estimateRows(this.execute, FILES, where)) >= BROAD_FACTOR * countCap;
+    const ids = broad ? undefined : await this.idsUpTo(where, countCap);
+    const exact = ids !== undefined && ids.length <= countCap;
+    const scope = exact ? sql`f.node_id = any(${textArrayLiteral(ids)}::text[]) and ${matching(orgId, rawSql("TRUE"))}` : where;
+    const rows = await this.execute(keysetPageSql(rawSql("f.*"), FILES, scope, search));
+    return { ...keysetPageRows(rows, search.limit, fsNodeFromRow), total: exact ? ids.length : undefined };
   }
 
   /** The exact number of the org's available files matching `where`. */
@@ -63,16 +69,5 @@ export class FileSearchStore {
 }
 
 function matching(orgId: string, where: SqlFragment): SqlFragment {
-  return sql`f.org_id = ${orgId} and f.status = 'available' and f.fs_type = 'file' and ${liveAssociation("f")} and (${where})`;
+  return sql`f.org_id = ${orgId} and f.status = 'available' and f.fs_type = 'file' and ${liveAssociationProbe("f")} and (${where})`;
 }
-
-function pageInSortOrder(where: SqlFragment, search: FileOrgSearch): SqlFragment {
-  return sql`select f.* from ${FILES} where ${where} order by ${search.orderBy} limit ${search.limit + 1} offset ${search.offset}`;
-}
-
-// The ids already satisfy the condition, which is not evaluated again; the org scope costs nothing to keep.
-function pageAmong(orgId: string, ids: readonly string[], search: FileOrgSearch): SqlFragment {
-  const scope = matching(orgId, rawSql("TRUE"));
-  return sql`select f.* from ${FILES} where f.node_id = any(${textArrayLiteral(ids)}::text[]) and ${scope} order by ${search.orderBy} limit ${search.limit + 1} offset ${search.offset}`;
-}
-

@@ -1,5 +1,21 @@
 import { FlushMode, LockMode } from "@mikro-orm/core";
-import { conflict, newId, notFound, queryPrepared, sql, textArrayLiteral, type EntityManager, type Orm, type SqlFragment, quoteValue } from "@hangar/shared";
+import {
+  conflict,
+  keysetPageRows,
+  keysetPageSql,
+  newId,
+  notFound,
+  queryPrepared,
+  quoteValue,
+  rawSql,
+  sql,
+  textArrayLiteral,
+  type EntityManager,
+  type KeysetPageRows,
+  type KeysetSearch,
+  type Orm,
+  type SqlFragment,
+} from "@hangar/shared";
 import { ancestorDirectories } from "../domain/paths";
 import {
   FileVersion,
@@ -15,18 +31,15 @@ import {
 import { keyOfUri } from "../object-store/object-store";
 import { liveAssociation, liveAssociationFilter } from "./deleted-associations";
 
-/** A compiled search over one association's available files. */
-export interface FileSearch {
-  where: SqlFragment;
-  orderBy: SqlFragment;
-  limit: number;
-  offset: number;
-}
+const FILES = rawSql("fs_nodes f");
 
 /** Reads and writes of files, directories and uploads; the RPC layer never touches the ORM. */
 export class FileStore {
-  /** Directories found or created in this unit of work, by association and path. */
-  private readonly directories = new Map<string, string>();
+  /**
+   * Available nodes at paths looked up, prefetched or created in this unit of work, by association
+   * and path; null where a lookup found none.
+   */
+  private readonly known = new Map<string, FsNodeRow | null>();
 
   constructor(readonly em: EntityManager) {}
 
@@ -77,8 +90,10 @@ export class FileStore {
     this.em.create(FileVersion, { fileId: node.nodeId, version: node.version, snapshot: { ...node } as Record<string, unknown> });
   }
 
+  /** Adds a node to the unit of work; an available one is what `nodeAtPath` answers for its path from now on. */
   addNode(row: FsNodeRow): void {
     this.em.create(FsNode, row);
+    if (row.status === "available") this.known.set(pathKey(row.associationId, row.relativePath), row);
   }
 
   remove(row: object): void {
@@ -90,6 +105,17 @@ export class FileStore {
     const rows = await this.em.execute<{ uri: string }[]>(
       "select uri from fs_nodes where node_id = ? and uri is not null union select snapshot->>'uri' from file_versions where file_id = ?",
       [fileId, fileId],
+    );
+    return rows.map((r) => r.uri);
+  }
+
+  /** The `s3://` URIs the current and earlier versions of several files point at (one query). */
+  async urisOfAll(fileIds: readonly string[]): Promise<string[]> {
+    if (fileIds.length === 0) return [];
+    const ids = textArrayLiteral(fileIds);
+    const rows = await this.em.execute<{ uri: string }[]>(
+      "select uri from fs_nodes where node_id = any(?::text[]) and uri is not null union select snapshot->>'uri' from file_versions where file_id = any(?::text[])",
+      [ids, ids],
     );
     return rows.map((r) => r.uri);
   }
@@ -122,6 +148,34 @@ export class FileStore {
     await this.em.nativeDelete(FsNode, { nodeId });
   }
 
+  /** Deletes several nodes and their earlier versions (two statements whatever the count). */
+  async deleteNodes(nodeIds: readonly string[]): Promise<void> {
+    if (nodeIds.length === 0) return;
+    const ids = textArrayLiteral(nodeIds);
+    await this.em.execute("delete from file_versions where file_id = any(?::text[])", [ids]);
+    await this.em.execute("delete from fs_nodes where node_id = any(?::text[])", [ids]);
+  }
+
+  /**
+   * Loads, in one query, the available nodes at `paths` and at every directory above them, so that
+   * a batch's `nodeAtPath` and `ensureParents` calls cost one lookup rather than one per path.
+   */
+  async prefetchPaths(associationId: string, paths: readonly string[]): Promise<void> {
+    const all = new Set([...paths, ...paths.flatMap(ancestorDirectories)]);
+    const wanted = [...all].filter((path) => !this.known.has(pathKey(associationId, path)));
+    const found = await this.availableAtPaths(associationId, wanted);
+    for (const path of wanted) this.known.set(pathKey(associationId, path), found.get(path) ?? null);
+  }
+
+  /** The available node at a path as this unit of work sees it: prefetched or created here, else looked up. */
+  async nodeAtPath(associationId: string, relativePath: string): Promise<FsNodeRow | null> {
+    const key = pathKey(associationId, relativePath);
+    if (this.known.has(key)) return this.known.get(key) ?? null;
+    const node = await this.findAvailableAtPath(associationId, relativePath);
+    this.known.set(key, node);
+    return node;
+  }
+
   /**
    * Makes sure the directories above `path` exist as available nodes; returns the id of the
    * innermost one (the file's parent), or null for a path at the association's root.
@@ -129,19 +183,16 @@ export class FileStore {
   async ensureParents(file: Pick<FsNodeRow, "orgId" | "associationId" | "associationType" | "relativePath">, actor: string, now: Date): Promise<string | null> {
     let parentId: string | null = null;
     for (const dirPath of ancestorDirectories(file.relativePath)) {
-      const cacheKey = `${file.associationId}\u0000${dirPath}`;
-      const known = this.directories.get(cacheKey);
-      if (known) {
-        parentId = known;
-        continue;
-      }
-      // No flush first: directories created earlier in this unit of work are in the cache, and a
-      // flush per lookup makes a large upload's completion quadratic in its file count.
-      const existing = await this.em.findOne(FsNode, { associationId: file.associationId, relativePath: dirPath, status: "available" }, { flushMode: FlushMode.COMMIT });
+      const cacheKey = pathKey(file.associationId, dirPath);
+      // No flush first: nodes created earlier in this unit of work are in the cache, and a flush
+      // per lookup makes a large upload's completion quadratic in its file count.
+      const existing = this.known.has(cacheKey)
+        ? (this.known.get(cacheKey) ?? null)
+        : await this.em.findOne(FsNode, { associationId: file.associationId, relativePath: dirPath, status: "available" }, { flushMode: FlushMode.COMMIT });
       if (existing?.fsType === "file") throw conflict(`${quoteValue(dirPath)} is a file, so it cannot hold ${quoteValue(file.relativePath)}`);
       const dir: FsNodeRow = existing ?? directoryNode(file, dirPath, parentId, actor, now);
       if (!existing) this.addNode(dir);
-      this.directories.set(cacheKey, dir.nodeId);
+      this.known.set(cacheKey, dir);
       parentId = dir.nodeId;
     }
     return parentId;
@@ -171,6 +222,17 @@ export class FileStore {
     return this.em.findOne(UploadTransaction, { transactionId, orgId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   }
 
+  /** Transactions of an org by id (one query). */
+  async transactionsByIds(orgId: string, transactionIds: readonly string[]): Promise<Map<string, UploadTransactionRow>> {
+    const rows = transactionIds.length ? await this.em.find(UploadTransaction, { orgId, transactionId: { $in: [...transactionIds] } }) : [];
+    return new Map(rows.map((row) => [row.transactionId, row]));
+  }
+
+  /** The items of several transactions (one query). */
+  itemsOfAll(transactionIds: readonly string[]): Promise<UploadItemRow[]> {
+    return transactionIds.length ? this.em.find(UploadItem, { transactionId: { $in: [...transactionIds] } }) : Promise.resolve([]);
+  }
+
   items(transactionId: string): Promise<UploadItemRow[]> {
     return this.em.find(UploadItem, { transactionId }, { orderBy: { relativePath: "asc" } });
   }
@@ -184,27 +246,29 @@ export class FileStore {
   }
 
   /**
-   * One page of an association's available files and the number of matches. With `inheritedFrom`
+   * One keyset page of an association's available files and the exact number of matches (one
+   * association's files, which the count reads through its index). With `inheritedFrom`
    * (a device's device type) that association's files join in, except where the first has a file
    * at the same path: a device's own file overrides its type's.
    */
-  async search(associationId: string, search: FileSearch, inheritedFrom: string | null = null): Promise<{ rows: FsNodeRow[]; total: number }> {
+  async search(associationId: string, search: KeysetSearch, inheritedFrom: string | null = null): Promise<KeysetPageRows<FsNodeRow> & { total: number }> {
     const own = sql`f.association_id = ${associationId}`;
     const scope = inheritedFrom === null ? own : sql`(${own} or (f.association_id = ${inheritedFrom} and not exists (
       select 1 from fs_nodes o where o.association_id = ${associationId} and o.relative_path = f.relative_path and o.status = 'available' and o.fs_type = 'file')))`;
     const where = sql`${scope} and f.status = 'available' and f.fs_type = 'file' and (${search.where})`;
-    const page = sql`select f.* from fs_nodes f where ${where} order by ${search.orderBy} limit ${search.limit} offset ${search.offset}`;
-    const count = sql`select count(*) as total from fs_nodes f where ${where}`;
-    const [rows, counts] = await Promise.all([
-      this.em.execute(page.sql, [...page.params]),
-      this.em.execute<{ total: string }[]>(count.sql, [...count.params]),
-    ]);
-    return { rows: rows.map(fsNodeFromRow), total: Number(counts[0]!.total) };
+    const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
+    const count = sql`select count(*) as total from ${FILES} where ${where}`;
+    const [rows, counts] = await Promise.all([execute(keysetPageSql(rawSql("f.*"), FILES, where, search)), execute(count)]);
+    return { ...keysetPageRows(rows, search.limit, fsNodeFromRow), total: Number(counts[0]!["total"]) };
   }
 
   flush(): Promise<void> {
     return this.em.flush();
   }
+}
+
+function pathKey(associationId: string, path: string): string {
+  return `${associationId}\u0000${path}`;
 }
 
 function directoryNode(

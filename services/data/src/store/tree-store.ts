@@ -2,6 +2,9 @@ import { sql, type SqlFragment } from "@hangar/shared";
 import { fsNodeFromRow, type FsNodeRow } from "./file-entities";
 import type { FileStore } from "./file-store";
 
+/** Where a page of directory children ends: the last child's sort key. */
+export type ChildCursor = Pick<FsNodeRow, "fsType" | "name" | "nodeId">;
+
 /**
  * Subtree reads and moves over `fs_nodes`: a node's descendants are the available nodes whose path
  * starts with its path and a slash (the `text_pattern_ops` index serves the prefix match).
@@ -18,6 +21,23 @@ export class TreeStore {
     return rows.map(fsNodeFromRow);
   }
 
+  /** One page of an association's directories by path; with `afterPath`, those after it. */
+  async directories(associationId: string, limit: number, afterPath: string | undefined): Promise<FsNodeRow[]> {
+    const query = sql`select * from fs_nodes where association_id = ${associationId} and status = 'available' and fs_type = 'directory'
+      ${afterPath === undefined ? sql`` : sql`and relative_path > ${afterPath}`} order by relative_path limit ${limit}`;
+    const rows = await this.files.em.execute(query.sql, [...query.params]);
+    return rows.map(fsNodeFromRow);
+  }
+
+  /** Counts the available directories of an association. */
+  async countDirectories(associationId: string): Promise<number> {
+    const rows = await this.files.em.execute<{ n: string }[]>(
+      "select count(*) as n from fs_nodes where association_id = ? and status = 'available' and fs_type = 'directory'",
+      [associationId],
+    );
+    return Number(rows[0]!.n);
+  }
+
   /** Counts the available files below `path`. */
   async countFiles(associationId: string, path: string, showHidden: boolean): Promise<number> {
     const query = sql`select count(*) as n from fs_nodes where association_id = ${associationId} and status = 'available' and fs_type = 'file'
@@ -26,12 +46,16 @@ export class TreeStore {
     return Number(rows[0]!.n);
   }
 
-  /** One page of a directory's direct children: directories first, then files, each by name. */
-  async children(associationId: string, parentId: string | null, showHidden: boolean, limit: number, offset: number): Promise<FsNodeRow[]> {
+  /**
+   * One page of a directory's direct children: directories first, then files, each by name; with
+   * `after` (the last child served), those that follow it.
+   */
+  async children(associationId: string, parentId: string | null, showHidden: boolean, limit: number, after?: FsNodeRow | ChildCursor): Promise<FsNodeRow[]> {
     const parent = parentId === null ? sql`parent_id is null` : sql`parent_id = ${parentId}`;
     const query = sql`select * from fs_nodes where association_id = ${associationId} and status = 'available' and ${parent}
       ${showHidden ? sql`` : sql`and name not like '.%'`}
-      order by fs_type, name, node_id limit ${limit} offset ${offset}`;
+      ${after ? sql`and (fs_type, name, node_id) > (${after.fsType}, ${after.name}, ${after.nodeId})` : sql``}
+      order by fs_type, name, node_id limit ${limit}`;
     const rows = await this.files.em.execute(query.sql, [...query.params]);
     return rows.map(fsNodeFromRow);
   }

@@ -83,7 +83,7 @@ describe("checkLimits", () => {
     const manifest = (entries: [string, bigint][]) => violation(() => checkLimits(BeginBatchUploadRequestSchema, create(BeginBatchUploadRequestSchema, { resourceManifest: Object.fromEntries(entries) })));
     expect(manifest([["a".repeat(1024), 1n]])).toBeUndefined();
     expect(manifest([["a".repeat(1 << 20), 1n]])).toBe(`resource_manifest['${"a".repeat(64)}...']: keys are at most 1024 characters`);
-    expect(manifest(Array.from({ length: 5001 }, (_, i) => [`f${i}`, 1n]))).toBe("resource_manifest: at most 5000 items");
+    expect(manifest(Array.from({ length: 10_001 }, (_, i) => [`f${i}`, 1n]))).toBe("resource_manifest: at most 10000 items");
   });
 
   test("bounds a string's UTF-8 bytes where it declares max_bytes", () => {

@@ -18,7 +18,7 @@ export function compileColumnPredicate(ref: ColumnRef, p: Predicate): SqlFragmen
     case "text[]":
       return listColumn(column, p);
     case "number":
-      return compare(column, p, "number", () => sql`${numericValue(p)}::numeric`);
+      return compare(column, p, "number", () => numberSql(numericValue(p)));
     case "timestamp":
       return compare(column, p, "timestamp", () => sql`${timestampValue(p)}::timestamptz`);
     case "boolean":
@@ -44,6 +44,18 @@ function booleanColumn(column: SqlFragment, p: Predicate): SqlFragment {
   const value = requireValue(p);
   if (typeof value !== "boolean") throw badValue(p, "true or false");
   return sql`${column} = ${value}::boolean`;
+}
+
+const INTEGER = /^-?\d{1,18}$/;
+
+/**
+ * A number as SQL: an integer as bigint, anything else as numeric. Integer columns compare with
+ * bigint through their index (same operator family); against numeric PostgreSQL casts the column
+ * and can use no index (a status filter then read every invocation of the org).
+ */
+export function numberSql(value: number | string): SqlFragment {
+  const integer = typeof value === "number" ? Number.isSafeInteger(value) : INTEGER.test(value);
+  return integer ? sql`${value}::bigint` : sql`${value}::numeric`;
 }
 
 // Decimal strings are passed on as text so PostgreSQL's numeric keeps every digit.

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { invalidArgument } from "../errors";
 import type { QueryNode } from "./condition";
 import { DEFAULT_SORT_BY, resolveSortDirection } from "./compile-order-by";
+import { isStorableText } from "./keyset-order";
 
 /** What a page token is bound to: the condition, the sort and any scope such as a parent id. */
 export interface QueryShape {
@@ -48,6 +49,58 @@ export function decodePageToken(token: string | null | undefined, fingerprint: s
     throw invalidArgument(field, "page token belongs to a different query (the condition or sort changed)");
   }
   return payload.o;
+}
+
+/** Where a row sits in a sort order: its sort key as text (null when the key is null) and its id. */
+export interface PageCursor {
+  readonly key: string | null;
+  readonly id: string;
+}
+
+/**
+ * The longest cursor token read back. Cursor tokens carry a sort key (a path, a description, tags,
+ * a metadata value), so they may be much longer than offsets: base64url of the key's JSON, which
+ * for 100 tags of 200 escaped characters is about 189,000 characters. The same number is the
+ * declared max_len of QuerySpecification.after (proto/hangar/common/v1/common.proto); the other
+ * page-token fields take 10,000, as their keys are paths, names or numbers (8,300 at most).
+ */
+export const MAX_CURSOR_TOKEN_CHARS = 262_144;
+const CURSOR_TOKEN = new RegExp(`^[A-Za-z0-9_-]{1,${MAX_CURSOR_TOKEN_CHARS}}$`);
+
+/** Makes the opaque (base64url) token of the page after the row at `cursor`. */
+export function encodeCursorToken(cursor: PageCursor, fingerprint: string): string {
+  return Buffer.from(JSON.stringify({ k: cursor.key, i: cursor.id, f: fingerprint })).toString("base64url");
+}
+
+/**
+ * Reads a cursor token back; no token, "" or "None" mean the first page (undefined). A token that
+ * does not decode, or was made for another query, is a 400 naming `field`. The key is still text
+ * here: the sort it belongs to checks that it reads as its type (`compileKeysetOrder`).
+ */
+export function decodeCursorToken(token: string | null | undefined, fingerprint: string, field: string): PageCursor | undefined {
+  if (token === undefined || token === null || FIRST_PAGE.has(token)) return undefined;
+  const payload = CURSOR_TOKEN.test(token) ? parseCursorPayload(token) : undefined;
+  if (!payload) throw invalidArgument(field, "is not a valid page token");
+  if (payload.f !== fingerprint) {
+    throw invalidArgument(field, "page token belongs to a different query (the condition or sort changed)");
+  }
+  return { key: payload.k, id: payload.i };
+}
+
+function parseCursorPayload(token: string): { k: string | null; i: string; f: string } | undefined {
+  const value = parseJson(Buffer.from(token, "base64url").toString("utf8"));
+  if (typeof value !== "object" || value === null) return undefined;
+  const { k, i, f } = value as Record<string, unknown>;
+  const textual = (v: unknown): v is string => typeof v === "string" && isStorableText(v);
+  return (k === null || textual(k)) && textual(i) && typeof f === "string" ? { k, i, f } : undefined;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function parsePayload(token: string): { o: number; f: string } | undefined {

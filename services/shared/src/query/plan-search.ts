@@ -1,10 +1,10 @@
 import { toJson } from "@bufbuild/protobuf";
 import { ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import type { QueryNode } from "./condition";
-import { compileOrderBy } from "./compile-order-by";
 import { compileWhere } from "./compile-where";
 import type { FieldCatalog } from "./field-catalog";
-import { decodePageToken, encodePageToken, queryFingerprint } from "./page-token";
+import { compileKeysetOrder } from "./keyset-order";
+import { decodeCursorToken, encodeCursorToken, queryFingerprint, type PageCursor } from "./page-token";
 import { parseConditionJson } from "./parse-condition-json";
 import { resolveLimit } from "./resolve-limit";
 import type { SqlFragment } from "./sql-fragment";
@@ -34,18 +34,23 @@ export interface SearchPlan {
   condition: QueryNode | undefined;
   where: SqlFragment;
   orderBy: SqlFragment;
+  /** The rows after the `after` token's row, in sort order (TRUE on the first page). */
+  after: SqlFragment;
+  /** Select-list columns giving each row's cursor (`cursorOfRow` reads them). */
+  cursorColumns: SqlFragment;
   limit: number;
-  offset: number;
-  /** The token of the page after one that returned `returned` rows, or undefined on the last page. */
-  nextToken(returned: number, hasMore: boolean): string | undefined;
-  /** The same, when the total number of matches is known. */
-  nextTokenOf(returned: number, total: number): string | undefined;
+  /**
+   * The token of the page after one whose last row (the last one KEPT, when fitPage cut the page)
+   * is at `last`, or undefined on the last page.
+   */
+  nextToken(last: PageCursor | undefined, hasMore: boolean): string | undefined;
 }
 
 /**
  * Validates a QuerySpecification and compiles it for one resource: the condition (400 naming
  * `condition`), `limit` (default 1000), the sort (default `created` DESC, ties broken on the key)
- * and the `after` token, which must come from the same query.
+ * and the `after` token, which must come from the same query. Tokens carry the last row's sort key
+ * and id (keyset paging), so a deep page costs what the first does, whatever the sort.
  */
 export function planSearch(spec: QuerySpecInput, target: SearchTarget): SearchPlan {
   const condition = parseConditionJson(conditionOfValue(spec.condition), "condition");
@@ -56,16 +61,16 @@ export function planSearch(spec: QuerySpecInput, target: SearchTarget): SearchPl
     sortDirection: spec.sortDirection ?? null,
     ...(target.scope !== undefined ? { scope: target.scope } : {}),
   });
-  const offset = decodePageToken(spec.after, fingerprint, "after");
-  const nextToken = (returned: number, hasMore: boolean) => (hasMore ? encodePageToken(offset + returned, fingerprint) : undefined);
+  const order = compileKeysetOrder(spec.sortBy, spec.sortDirection, target.catalog, target.tieBreaker);
+  const cursor = decodeCursorToken(spec.after, fingerprint, "after");
   return {
     condition,
     where: (target.where ?? ((c, field) => compileWhere(c, target.catalog, field)))(condition, "condition"),
-    orderBy: compileOrderBy(spec.sortBy, spec.sortDirection, target.catalog, target.tieBreaker),
+    orderBy: order.orderBy,
+    after: order.after(cursor, "after"),
+    cursorColumns: order.cursorColumns,
     limit,
-    offset,
-    nextToken,
-    nextTokenOf: (returned, total) => nextToken(returned, offset + returned < total),
+    nextToken: (last, hasMore) => (hasMore && last ? encodeCursorToken(last, fingerprint) : undefined),
   };
 }
 

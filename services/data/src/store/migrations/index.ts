@@ -6,6 +6,7 @@ import { Migration0004Exports } from "./0004-exports";
 import { Migration0005ObjectReferences } from "./0005-object-references";
 import { Migration0006Devices } from "./0006-devices";
 import { Migration0007AssociationDeletions } from "./0007-association-deletions";
+import { Migration0008PagingIndexes } from "./0008-paging-indexes";
 
 /** The data schema's migrations in the order they apply. */
 export const dataMigrations: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const dataMigrations: MigrationObject[] = [
   { name: "0005-object-references", class: Migration0005ObjectReferences },
   { name: "0006-devices", class: Migration0006Devices },
   { name: "0007-association-deletions", class: Migration0007AssociationDeletions },
+  { name: "0008-paging-indexes", class: Migration0008PagingIndexes },
 ];

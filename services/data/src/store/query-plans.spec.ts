@@ -1,0 +1,170 @@
+import { fromJson, type JsonValue } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import { compileKeysetOrder, createFieldCatalog, createLogger, openDatabase, rawSql, type EntityManager, type Orm, type PageCursor } from "@hangar/shared";
+import { createTestDatabase, planProblems } from "@hangar/test-harness";
+import { planDatasetSearch } from "../domain/dataset-search";
+import { TOTAL_COUNT_CAP, planFileSearch } from "../domain/file-search";
+import { DatasetStore } from "./dataset-store";
+import { dataEntities } from "./entities";
+import { fileEntities } from "./file-entities";
+import { FileSearchStore } from "./file-search-store";
+import { FileStore } from "./file-store";
+import { dataMigrations } from "./migrations";
+import { TreeStore } from "./tree-store";
+
+// Datasets arrive grouped in time, as real uploads do: dataset i and its files are created
+// together, so "files of one dataset, newest first" is a thin slice of the (org, created) order.
+const DATASETS = 5000;
+const FILES_PER_DATASET = 40;
+const ORG = "org_a";
+const BIG = ["fs_nodes", "datasets"];
+
+const pathCatalog = createFieldCatalog({ columns: { relative_path: { sql: `"f"."relative_path"`, type: "text" } } });
+const createdCatalog = createFieldCatalog({ columns: { created: { sql: `"f"."created"`, type: "timestamp" } } });
+/** One dataset, the oldest, far larger than the rest: every newer file precedes its files in (org, created) order. */
+const BIG_DATASET_FILES = 20_000;
+
+let orm: Orm;
+const problems: string[] = [];
+
+beforeAll(async () => {
+  orm = await openDatabase({
+    url: await createTestDatabase(),
+    schema: "data",
+    entities: [...dataEntities, ...fileEntities],
+    migrations: dataMigrations,
+    logger: createLogger("test", "silent"),
+  });
+  await seed(orm.em.fork());
+}, 120_000);
+
+afterAll(() => orm.close());
+
+/**
+ * An entity manager whose every select is EXPLAIN ANALYZEd first; findings land in `problems`. An
+ * exact count (query_dataset_files' total_count, which the API keeps exact) reads every match of
+ * its one association by design, so it is left out.
+ */
+function explaining(): EntityManager {
+  const em = orm.em.fork();
+  const execute = em.execute.bind(em);
+  em.execute = (async (sql: string, params: unknown[] = []) => {
+    if (/^\s*select/i.test(sql) && !/^\s*select count\(\*\) as total from fs_nodes f where/i.test(sql)) problems.push(...(await planProblems((q, p) => execute(q, p), { sql, params }, BIG)));
+    return execute(sql, params);
+  }) as typeof em.execute;
+  return em;
+}
+
+const spec = (condition: JsonValue | undefined, extra: { sortBy?: string; sortDirection?: string; after?: string } = {}) => ({
+  ...(condition !== undefined ? { condition: fromJson(ValueSchema, condition) } : {}),
+  limit: 100n,
+  ...extra,
+});
+
+beforeEach(() => problems.splice(0));
+
+describe("query plans at scale: every page costs what the first does", () => {
+  test("query_files: one dataset's files, newest first (first and a deep page)", async () => {
+    const store = new FileSearchStore(explaining());
+    const condition = { field: "dataset_id", comparator: "EQUALS", value: "ds_02500" };
+    const first = await store.search(ORG, planFileSearch(spec(condition)), TOTAL_COUNT_CAP);
+    expect(first.rows).toHaveLength(FILES_PER_DATASET);
+    expect(problems).toEqual([]);
+  });
+
+  test("query_files: a large dataset's files, newest first, when newer datasets followed it", async () => {
+    const store = new FileSearchStore(explaining());
+    const condition = { field: "dataset_id", comparator: "EQUALS", value: "ds_big" };
+    const plan = planFileSearch(spec(condition));
+    const first = await store.search(ORG, plan, TOTAL_COUNT_CAP);
+    const deep = await store.search(ORG, planFileSearch(spec(condition, { after: plan.nextToken({ key: micros(0, BIG_DATASET_FILES / 2), id: `fl_big_${BIG_DATASET_FILES / 2}` }, true) })), TOTAL_COUNT_CAP);
+    expect(first.rows[0]!.nodeId).toBe(`fl_big_${BIG_DATASET_FILES}`);
+    expect(deep.rows[0]!.nodeId).toBe(`fl_big_${BIG_DATASET_FILES / 2 - 1}`);
+    expect(problems).toEqual([]);
+  });
+
+  test("query_dataset_files: a large dataset's files, newest first", async () => {
+    const files = new FileStore(explaining());
+    const order = compileKeysetOrder("created", "DESC", createdCatalog, `"f"."node_id"`);
+    const { rows } = await files.search("ds_big", { where: rawSql("TRUE"), ...order, after: rawSql("TRUE"), limit: 100 });
+    expect(rows).toHaveLength(100);
+    expect(problems).toEqual([]);
+  });
+
+  test("query_files: the whole org by created, deep into the keyset", async () => {
+    const store = new FileSearchStore(explaining());
+    const plan = planFileSearch(spec(undefined));
+    const first = await store.search(ORG, plan, TOTAL_COUNT_CAP);
+    const deep = await store.search(ORG, planFileSearch(spec(undefined, { after: tokenAt(plan, middleFile()) })), TOTAL_COUNT_CAP);
+    expect([first.rows.length, deep.rows.length]).toEqual([100, 100]);
+    expect(first.total).toBeUndefined();
+    expect(problems).toEqual([]);
+  });
+
+  test("query_files: a broad metadata condition, oldest first", async () => {
+    const store = new FileSearchStore(explaining());
+    const condition = { field: "metadata.robot", comparator: "EQUALS", value: "r1" };
+    const page = await store.search(ORG, planFileSearch(spec(condition, { sortBy: "created", sortDirection: "ASC" })), TOTAL_COUNT_CAP);
+    expect(page.rows).toHaveLength(100);
+    expect(problems).toEqual([]);
+  });
+
+  test("query_datasets: newest first, deep into the keyset", async () => {
+    const store = new DatasetStore(explaining());
+    const plan = planDatasetSearch(spec(undefined));
+    const deep = await store.search(ORG, planDatasetSearch(spec(undefined, { after: tokenAt(plan, { key: micros(2000), id: "ds_02000" }) })));
+    expect(deep.rows[0]!.datasetId).toBe("ds_01999");
+    expect(problems).toEqual([]);
+  });
+
+  test("query_dataset_files by path and a directory's children", async () => {
+    const em = explaining();
+    const files = new FileStore(em);
+    const { rows } = await files.search("ds_04000", { where: rawSql("TRUE"), ...compileKeysetOrder("relative_path", "ASC", pathCatalog, `"f"."node_id"`), after: rawSql("TRUE"), limit: 10 });
+    const children = await new TreeStore(files).children("ds_04000", "dr_04000", true, 11, rows[4]);
+    expect(children.map((c) => c.name)).toEqual(Array.from({ length: 11 }, (_, i) => `f${String(i + 6).padStart(2, "0")}.mcap`));
+    expect(problems).toEqual([]);
+  });
+});
+
+// The token a search hands out after a row at `cursor` (what the previous page's last row gives).
+function tokenAt(plan: ReturnType<typeof planFileSearch>, cursor: PageCursor): string {
+  return plan.nextToken(cursor, true)!;
+}
+
+function middleFile(): PageCursor {
+  const dataset = DATASETS / 2;
+  return { key: micros(dataset, 20), id: fileId(dataset, 20) };
+}
+
+/** Microseconds since the epoch of dataset `i`'s creation (plus `second` seconds): minutes apart. */
+function micros(i: number, second = 0): string {
+  return String((Date.UTC(2026, 0, 1) + i * 60_000 + second * 1000) * 1000);
+}
+
+function fileId(dataset: number, n: number): string {
+  return `fl_${String(dataset).padStart(5, "0")}_${String(n).padStart(2, "0")}`;
+}
+
+async function seed(em: EntityManager): Promise<void> {
+  const at = (i: string, second = "0") => `timestamptz '2026-01-01 00:00:00+00' + (${i}) * interval '1 minute' + (${second}) * interval '1 second'`;
+  await em.execute(`
+    insert into datasets (dataset_id, org_id, name, metadata, created, created_by, modified, modified_by)
+    select 'ds_' || lpad(i::text, 5, '0'), '${ORG}', 'run ' || i, jsonb_build_object('robot', 'r' || (i % 7)), ${at("i")}, 'u', ${at("i")}, 'u'
+    from generate_series(1, ${DATASETS}) i;
+    insert into fs_nodes (node_id, org_id, association_id, association_type, fs_type, parent_id, name, relative_path, status, created, created_by, modified, modified_by)
+    select 'dr_' || lpad(i::text, 5, '0'), '${ORG}', 'ds_' || lpad(i::text, 5, '0'), 'dataset', 'directory', null, 'logs', 'logs', 'available', ${at("i")}, 'u', ${at("i")}, 'u'
+    from generate_series(1, ${DATASETS}) i;
+    insert into fs_nodes (node_id, org_id, association_id, association_type, fs_type, parent_id, name, relative_path, status, metadata, created, created_by, modified, modified_by)
+    select 'fl_' || lpad(i::text, 5, '0') || '_' || lpad(n::text, 2, '0'), '${ORG}', 'ds_' || lpad(i::text, 5, '0'), 'dataset', 'file', 'dr_' || lpad(i::text, 5, '0'),
+      'f' || lpad(n::text, 2, '0') || '.mcap', 'logs/f' || lpad(n::text, 2, '0') || '.mcap', 'available', jsonb_build_object('robot', 'r' || (n % 2)), ${at("i", "n")}, 'u', ${at("i", "n")}, 'u'
+    from generate_series(1, ${DATASETS}) i, generate_series(1, ${FILES_PER_DATASET}) n;
+    insert into datasets (dataset_id, org_id, name, created, created_by, modified, modified_by)
+    values ('ds_big', '${ORG}', 'big', ${at("0")}, 'u', ${at("0")}, 'u');
+    insert into fs_nodes (node_id, org_id, association_id, association_type, fs_type, name, relative_path, status, created, created_by, modified, modified_by)
+    select 'fl_big_' || n, '${ORG}', 'ds_big', 'dataset', 'file', 'f' || n, 'big/f' || n, 'available', ${at("0", "n")}, 'u', ${at("0", "n")}, 'u'
+    from generate_series(1, ${BIG_DATASET_FILES}) n;
+    analyze datasets;
+    analyze fs_nodes;
+  `);
+}

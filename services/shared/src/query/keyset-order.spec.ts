@@ -1,0 +1,85 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import { createFieldCatalog } from "./field-catalog";
+import { compileKeysetOrder, cursorOfRow } from "./keyset-order";
+
+const catalog = createFieldCatalog({
+  columns: {
+    name: { sql: '"t"."name"', type: "text" },
+    created: { sql: '"t"."created"', type: "timestamp" },
+    size: { sql: '"t"."size"', type: "number" },
+    archived: { sql: '"t"."archived"', type: "boolean" },
+    tags: { sql: '"t"."tags"', type: "text[]" },
+  },
+  jsonColumns: { metadata: '"t"."metadata"' },
+});
+const ID = '"t"."id"';
+
+describe("keyset predicates follow the order's null placement", () => {
+  test.each([
+    // Columns: PostgreSQL's default, NULLS LAST ascending and FIRST descending.
+    ["name", "ASC", "x", '(("t"."name", "t"."id") > (?::text, ?) or "t"."name" is null)', ["x", "id1"]],
+    ["name", "DESC", "x", '("t"."name", "t"."id") < (?::text, ?)', ["x", "id1"]],
+    ["name", "ASC", null, '("t"."name" is null and "t"."id" > ?)', ["id1"]],
+    ["name", "DESC", null, '(("t"."name" is null and "t"."id" < ?) or "t"."name" is not null)', ["id1"]],
+  ])("%s %s after key %p", (sortBy, direction, key, sql, params) => {
+    const after = compileKeysetOrder(sortBy, direction, catalog, ID).after({ key, id: "id1" }, "after");
+    expect(after).toEqual({ sql, params });
+  });
+
+  test("JSON paths sort missing values last in both directions", () => {
+    const order = compileKeysetOrder("metadata.rank", "DESC", catalog, ID);
+    expect(order.after({ key: "3", id: "id1" }, "after")).toEqual({
+      sql: `((("t"."metadata" #> ARRAY[?]::text[]), "t"."id") < (?::jsonb, ?) or ("t"."metadata" #> ARRAY[?]::text[]) is null)`,
+      params: ["rank", "3", "id1", "rank"],
+    });
+  });
+
+  test("no cursor is the first page", () => {
+    expect(compileKeysetOrder("name", "ASC", catalog, ID).after(undefined, "after").sql).toBe("TRUE");
+  });
+});
+
+describe("keys travel exactly", () => {
+  test("timestamps as microseconds since the epoch, read back without a JS Date", () => {
+    const order = compileKeysetOrder("created", "DESC", catalog, ID);
+    expect(order.cursorColumns.sql).toBe('(extract(epoch from "t"."created") * 1000000)::bigint::text as page_key, "t"."id" as page_id');
+    expect(order.after({ key: "1767225600123456", id: "a" }, "after").params).toEqual(["1767225600123456", "a"]);
+  });
+
+  test("integers compare as bigint (an integer column's index serves them), decimals as numeric", () => {
+    const order = compileKeysetOrder("size", "ASC", catalog, ID);
+    expect(order.after({ key: "42", id: "a" }, "after").sql).toContain("(?::bigint, ?)");
+    expect(order.after({ key: "4.5", id: "a" }, "after").sql).toContain("(?::numeric, ?)");
+  });
+
+  test("a row's cursor comes from its page_key and page_id", () => {
+    expect(cursorOfRow({ page_key: "k", page_id: "i", other: 1 })).toEqual({ key: "k", id: "i" });
+    expect(cursorOfRow({ page_key: null, page_id: "i" })).toEqual({ key: null, id: "i" });
+  });
+});
+
+describe("a key that does not read as the field's type is a 400 naming the token's field", () => {
+  test.each([
+    ["created", "2026-01-01"],
+    ["created", "12345678901234567"],
+    ["size", "1e99999"],
+    ["size", "ten"],
+    ["archived", "yes"],
+    ["tags", '["a", 1]'],
+    ["metadata.rank", "{"],
+    ["metadata.rank", '"\\u0000"'],
+    ["metadata.rank", '"\\ud800"'],
+    ["metadata.rank", "1e400"],
+  ])("%s key %p", (sortBy, key) => {
+    const order = compileKeysetOrder(sortBy, "ASC", catalog, ID);
+    let error: unknown;
+    try {
+      order.after({ key, id: "a" }, "page_token");
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConnectError);
+    expect((error as ConnectError).code).toBe(Code.InvalidArgument);
+    expect((error as ConnectError).rawMessage).toBe("page_token: is not a valid page token");
+  });
+});

@@ -1,0 +1,74 @@
+import { cursorOfRow } from "./keyset-order";
+import type { PageCursor } from "./page-token";
+import { sql, type SqlFragment } from "./sql-fragment";
+
+/** The parts of a SearchPlan a store needs to read one keyset page. */
+export interface KeysetSearch {
+  readonly where: SqlFragment;
+  readonly orderBy: SqlFragment;
+  readonly after: SqlFragment;
+  readonly cursorColumns: SqlFragment;
+  readonly limit: number;
+}
+
+/**
+ * One page as a store returns it: the rows, whether more follow, and each row's cursor. A handler
+ * that keeps only the leading rows that fit the response (fitPage) builds the next token from the
+ * cursor of the last row it KEPT, `cursors[kept - 1]`, and more follow when it left one out:
+ * `plan.nextToken(cursors[items.length - 1], hasMore || items.length < rows.length)`.
+ */
+export interface KeysetPageRows<T> {
+  rows: T[];
+  hasMore: boolean;
+  /** The cursor of each row of `rows`, in the same order. */
+  cursors: PageCursor[];
+}
+
+/**
+ * The query of one keyset page: `select <columns>, <cursor columns> from <from> where <where> and
+ * <after> order by ... limit <limit + 1>` (the extra row tells whether another page follows).
+ */
+export function keysetPageSql(columns: SqlFragment, from: SqlFragment, where: SqlFragment, search: KeysetSearch): SqlFragment {
+  return sql`select ${columns}, ${search.cursorColumns} from ${from} where (${where}) and ${search.after} order by ${search.orderBy} limit ${search.limit + 1}`;
+}
+
+/** Splits the rows of `keysetPageSql` into the page (mapped), whether more follow and each row's cursor. */
+export function keysetPageRows<T>(raw: readonly Record<string, unknown>[], limit: number, map: (row: Record<string, unknown>) => T): KeysetPageRows<T> {
+  const page = raw.slice(0, limit);
+  return { rows: page.map(map), hasMore: raw.length > limit, cursors: page.map(cursorOfRow) };
+}
+
+/** How many matches a count reports exactly; above it, total_count is null (the spec allows null). */
+export const COUNT_CAP = 1000;
+
+/**
+ * A count that costs at most `cap + 1` rows: the matches of `where` over `from` when there are at
+ * most `cap`, else undefined. Run with `execute`. Counting every match of a broad condition reads
+ * all of them (hundreds of milliseconds at a million rows), many times the cost of a page; a caller
+ * needing the exact number has a count operation.
+ *
+ * The rows are taken in the page's order (`orderBy`), so the count walks the index that serves the
+ * page. Without it PostgreSQL may pick a sequential scan expecting matches spread evenly; rows
+ * written together (one upload's files) sit together, and it then reads most of the table first.
+ */
+export async function countUpTo(
+  execute: (query: SqlFragment) => Promise<Record<string, unknown>[]>,
+  from: SqlFragment,
+  where: SqlFragment,
+  orderBy: SqlFragment,
+  cap = COUNT_CAP,
+): Promise<number | undefined> {
+  const rows = await execute(sql`select count(*) as n from (select 1 from ${from} where ${where} order by ${orderBy} limit ${cap + 1}) capped`);
+  const n = Number(rows[0]?.["n"] ?? 0);
+  return n > cap ? undefined : n;
+}
+
+/**
+ * PostgreSQL's estimate of how many rows of `from` match `where` (EXPLAIN, no execution): the
+ * cheap bound that tells a broad condition, whose exact count is not worth reading, from a narrow one.
+ */
+export async function estimateRows(execute: (query: SqlFragment) => Promise<Record<string, unknown>[]>, from: SqlFragment, where: SqlFragment): Promise<number> {
+  const rows = await execute(sql`explain (format json) select 1 from ${from} where ${where}`);
+  const plan = rows[0]?.["QUERY PLAN"] as [{ Plan: { "Plan Rows": number } }] | undefined;
+  return plan?.[0]?.Plan["Plan Rows"] ?? Number.POSITIVE_INFINITY;
+}
