@@ -1,12 +1,12 @@
-import { createLogger, exitOnStartupFailure, initTelemetry } from "@hangar/shared";
+import { createLogger, exitOnStartupFailure, initTelemetry, loadRunnerConfig } from "@hangar/shared";
 import { startRunner } from "./runner";
-import { runnerOptionsFromEnv } from "./runner-env";
 
-/** A runner as its own process (a Deployment in Kubernetes): configured by the environment, stopped by SIGTERM. */
+/** A runner as its own process (a Deployment in Kubernetes): configured by the environment (loadRunnerConfig), stopped by SIGTERM. */
 async function main(): Promise<void> {
+  const config = loadRunnerConfig();
   initTelemetry("hangar-runner");
   const logger = createLogger("hangar-runner");
-  const runner = await startRunner({ ...runnerOptionsFromEnv(), logger });
+  const runner = await startRunner({ ...config, logger });
   const shutdown = async () => {
     logger.info("stopping");
     await runner.stop();

@@ -1,5 +1,6 @@
-import type { PeriodicTask, ServiceDefinition } from "@hangar/shared";
+import type { PeriodicTask, PlatformConfig, ServiceDefinition } from "@hangar/shared";
 import { ComputeService } from "@hangar/shared/proto/compute";
+import { DEFAULT_CONCURRENCY_LIMIT } from "./domain/compute-defaults";
 import { leaseSettings, type LeaseSettings } from "./domain/leases";
 import { startSweeper } from "./domain/sweeper";
 import { triggerEvaluationConsumer } from "./events/trigger-evaluation-consumer";
@@ -12,13 +13,28 @@ import { computeMigrations } from "./store/migrations";
 
 /** Options of the compute service. */
 export interface ComputeServiceOptions {
-  /** Runner lease timings; unset ones come from the environment (`RUNNER_LEASE_SECONDS`, ...) or the defaults. */
+  /** Runner lease timings; unset ones take the defaults. */
   leases?: Partial<LeaseSettings>;
+  /** How many invocations of one org may run at once (default 4). */
+  concurrencyLimit?: number;
+}
+
+/** The compute service's options as the configuration (`RUNNER_*`, `INVOCATION_CONCURRENCY_LIMIT`) sets them. */
+export function computeOptionsFromConfig({ compute }: Pick<PlatformConfig, "compute">): ComputeServiceOptions {
+  return {
+    leases: {
+      leaseMs: compute.runnerLeaseSeconds * 1000,
+      heartbeatTimeoutMs: compute.runnerHeartbeatTimeoutSeconds * 1000,
+      sweepIntervalMs: compute.runnerSweepIntervalMs,
+    },
+    concurrencyLimit: compute.invocationConcurrencyLimit,
+  };
 }
 
 /** The compute service: actions, invocations, triggers and the runner protocol (with its sweeper). */
 export function computeService(options: ComputeServiceOptions = {}): ServiceDefinition {
   const leases = leaseSettings(options.leases);
+  const concurrencyLimit = options.concurrencyLimit ?? DEFAULT_CONCURRENCY_LIMIT;
   let sweeper: PeriodicTask | undefined;
   return {
     name: "compute",
@@ -27,9 +43,9 @@ export function computeService(options: ComputeServiceOptions = {}): ServiceDefi
     routes: (router, context) =>
       router.service(ComputeService, {
         ...createActionHandlers(context),
-        ...createInvocationHandlers(context),
+        ...createInvocationHandlers(context, concurrencyLimit),
         ...createTriggerHandlers(context),
-        ...createRunnerHandlers(context, leases),
+        ...createRunnerHandlers(context, leases, concurrencyLimit),
       }),
     consumers: (context) => [triggerEvaluationConsumer(context)],
     async onStart({ orm, runtime }) {

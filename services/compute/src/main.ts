@@ -1,4 +1,4 @@
 import { runServiceMain } from "@hangar/shared";
-import { computeService } from "./index";
+import { computeOptionsFromConfig, computeService } from "./index";
 
-runServiceMain(() => computeService());
+runServiceMain((config) => computeService(computeOptionsFromConfig(config)));

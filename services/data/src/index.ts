@@ -7,7 +7,7 @@ import { createDeviceHandlers } from "./rpc/device-handlers";
 import { createDeviceTypeHandlers } from "./rpc/device-type-handlers";
 import { createDirectoryHandlers } from "./rpc/directory-handlers";
 import { createExportHandlers } from "./rpc/export-handlers";
-import { exportRetentionMs, sweepExpiredExports } from "./rpc/export-jobs";
+import { DEFAULT_EXPORT_RETENTION_MS, sweepExpiredExports } from "./rpc/export-jobs";
 import { createFileHandlers } from "./rpc/file-handlers";
 import { createFileQueryHandlers } from "./rpc/file-query-handlers";
 import { createImportHandlers } from "./rpc/import-handlers";
@@ -27,7 +27,7 @@ export type { AssociationCleanupOptions } from "./rpc/association-cleanup";
 export interface DataServiceOptions {
   /** Where file bytes live; its owner (the hosting process) closes it. */
   objectStore: ObjectStore;
-  /** How long finished exports are kept (default: `EXPORT_RETENTION_HOURS`, else 24 h). */
+  /** How long finished exports are kept (default 24 h; `EXPORT_RETENTION_HOURS` sets it). */
   exportRetentionMs?: number;
   /** How often expired exports are swept (default 10 minutes). */
   exportSweepIntervalMs?: number;
@@ -37,7 +37,7 @@ export interface DataServiceOptions {
 
 /** The data service: datasets, files, directories, uploads, devices and device types (topics, events and sessions follow). */
 export function dataService(options: DataServiceOptions): ServiceDefinition {
-  const retentionMs = options.exportRetentionMs ?? exportRetentionMs();
+  const retentionMs = options.exportRetentionMs ?? DEFAULT_EXPORT_RETENTION_MS;
   let exportSweep: PeriodicTask | undefined;
   let cleanup: PeriodicTask | undefined;
   // Deletions commit in the RPCs, which start after onStart: by then the cleanup exists.

@@ -4,5 +4,5 @@ import { createS3ObjectStore } from "./object-store/s3";
 
 runServiceMain(async (config) => {
   if (!config.s3) throw new Error("a distributed data service needs an S3-compatible store: set OBJECT_STORE_BUCKET (and OBJECT_STORE_*)");
-  return dataService({ objectStore: await createS3ObjectStore(config.s3) });
+  return dataService({ objectStore: await createS3ObjectStore(config.s3), exportRetentionMs: config.exportRetentionHours * 3_600_000 });
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
+import { computeOptionsFromConfig } from "@hangar/compute";
 import { startGateway } from "@hangar/gateway";
 import { startRunner, type Runner } from "@hangar/runner";
 import { createLogger, exitOnStartupFailure, initTelemetry, loadConfig, type EmbeddedRunner, type Logger } from "@hangar/shared";
@@ -30,6 +31,8 @@ async function main(): Promise<void> {
     kafkaBrokers: config.kafkaBrokers,
     logLevel: config.logLevel,
     objectStore: { s3: config.s3, dataDir: config.dataDir, port: config.objectStorePort },
+    compute: computeOptionsFromConfig(config),
+    exportRetentionMs: config.exportRetentionHours * 3_600_000,
   });
   const platformOptions = {
     port: config.port,

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { BootstrapResult } from "@hangar/admin";
+import type { ComputeServiceOptions } from "@hangar/compute";
 import type { ObjectStoreConfig } from "@hangar/data";
 import type { ServiceName } from "@hangar/shared";
 
@@ -12,6 +13,8 @@ export interface ServicesWorkerData {
   kafkaBrokers: string[];
   logLevel: string;
   objectStore: ObjectStoreConfig;
+  compute: ComputeServiceOptions;
+  exportRetentionMs: number;
 }
 
 /** The worker's answer once every service listens. */

@@ -22,6 +22,8 @@ async function run(data: ServicesWorkerData): Promise<void> {
     transport,
     logger,
     ...(data.bootstrapToken ? { bootstrapToken: data.bootstrapToken } : {}),
+    compute: data.compute,
+    data: { exportRetentionMs: data.exportRetentionMs },
   });
   parentPort!.on("message", (message: unknown) => {
     if (message !== "close") return;

@@ -44,10 +44,7 @@ export function checkTimeout(value: number, field: string): number {
 
 
 /**
- * How many invocations of one org may run at once (`INVOCATION_CONCURRENCY_LIMIT`, default 4).
+ * How many invocations of one org may run at once unless configured (`INVOCATION_CONCURRENCY_LIMIT`).
  * Runners claim within it and queue_status reports it.
  */
-export function concurrencyLimit(env: Record<string, string | undefined> = process.env): number {
-  const value = Number(env.INVOCATION_CONCURRENCY_LIMIT);
-  return Number.isInteger(value) && value > 0 ? value : 4;
-}
+export const DEFAULT_CONCURRENCY_LIMIT = 4;

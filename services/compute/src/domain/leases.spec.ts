@@ -4,7 +4,7 @@ import { checkClaim, grantLease, invocationApiKey, leaseSettings, renewLease } f
 
 const now = new Date("2026-01-01T00:00:00Z");
 const at = (seconds: number) => new Date(now.getTime() + seconds * 1000);
-const settings = leaseSettings({}, {});
+const settings = leaseSettings();
 
 function queued(overrides: Partial<InvocationRow> = {}): InvocationRow {
   return {
@@ -28,12 +28,11 @@ function queued(overrides: Partial<InvocationRow> = {}): InvocationRow {
 
 describe("leaseSettings", () => {
   it("defaults to 30 s leases, a 120 s heartbeat timeout, sweeps every second and three attempts", () => {
-    expect(leaseSettings({}, {})).toEqual({ leaseMs: 30_000, heartbeatTimeoutMs: 120_000, sweepIntervalMs: 1000, maxAttempts: 3 });
+    expect(leaseSettings()).toEqual({ leaseMs: 30_000, heartbeatTimeoutMs: 120_000, sweepIntervalMs: 1000, maxAttempts: 3 });
   });
 
-  it("reads the environment, and explicit values win", () => {
-    const env = { RUNNER_LEASE_SECONDS: "1.5", RUNNER_HEARTBEAT_TIMEOUT_SECONDS: "10", RUNNER_SWEEP_INTERVAL_MS: "250" };
-    expect(leaseSettings({ leaseMs: 500 }, env)).toEqual({ leaseMs: 500, heartbeatTimeoutMs: 10_000, sweepIntervalMs: 250, maxAttempts: 3 });
+  it("takes the values given over the defaults", () => {
+    expect(leaseSettings({ leaseMs: 500, sweepIntervalMs: 250 })).toEqual({ leaseMs: 500, heartbeatTimeoutMs: 120_000, sweepIntervalMs: 250, maxAttempts: 3 });
   });
 });
 

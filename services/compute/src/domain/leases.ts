@@ -3,13 +3,13 @@ import type { InvocationRow } from "../store/entities";
 import { moveInvocation } from "./invocation-lifecycle";
 import { InvocationStatus, isTerminal } from "./invocation-status";
 
-/** Timings of the runner protocol; every one can be shortened for tests. */
+/** Timings of the runner protocol (configured by `RUNNER_*`); every one can be shortened for tests. */
 export interface LeaseSettings {
-  /** How long a claim or a renewal holds the invocation (`RUNNER_LEASE_SECONDS`, default 30). */
+  /** How long a claim or a renewal holds the invocation (default 30 s). */
   leaseMs: number;
-  /** How long a running invocation without a lease may go without a heartbeat (`RUNNER_HEARTBEAT_TIMEOUT_SECONDS`, default 120). */
+  /** How long a running invocation without a lease may go without a heartbeat (default 120 s). */
   heartbeatTimeoutMs: number;
-  /** How often the sweeper looks for lapsed leases, timeouts and silent invocations (`RUNNER_SWEEP_INTERVAL_MS`, default 1000). */
+  /** How often the sweeper looks for lapsed leases, timeouts and silent invocations (default 1 s). */
   sweepIntervalMs: number;
   /** Claims an invocation may get before a lost lease fails it rather than queueing it again (3). */
   maxAttempts: number;
@@ -18,19 +18,9 @@ export interface LeaseSettings {
 /** Extra life of an invocation's API token past its timeout, for the uploads that follow the action. */
 const API_KEY_GRACE_SECONDS = 10 * 60;
 
-/** The lease settings: explicit values first, then the environment, then the defaults. */
-export function leaseSettings(overrides: Partial<LeaseSettings> = {}, env: Record<string, string | undefined> = process.env): LeaseSettings {
-  const positive = (name: string, fallback: number) => {
-    const value = Number(env[name]);
-    return env[name] && value > 0 ? value : fallback;
-  };
-  return {
-    leaseMs: positive("RUNNER_LEASE_SECONDS", 30) * 1000,
-    heartbeatTimeoutMs: positive("RUNNER_HEARTBEAT_TIMEOUT_SECONDS", 120) * 1000,
-    sweepIntervalMs: positive("RUNNER_SWEEP_INTERVAL_MS", 1000),
-    maxAttempts: 3,
-    ...overrides,
-  };
+/** The lease settings: the values given, else the defaults. */
+export function leaseSettings(overrides: Partial<LeaseSettings> = {}): LeaseSettings {
+  return { leaseMs: 30_000, heartbeatTimeoutMs: 120_000, sweepIntervalMs: 1000, maxAttempts: 3, ...overrides };
 }
 
 /** The executors a runner may offer: `process` runs a command on the host, `container` runs the action's image. */

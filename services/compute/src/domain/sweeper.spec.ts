@@ -4,7 +4,7 @@ import { sweepInvocation } from "./sweeper";
 
 const created = new Date("2026-01-01T00:00:00Z");
 const at = (seconds: number) => new Date(created.getTime() + seconds * 1000);
-const settings = leaseSettings({ leaseMs: 30_000, heartbeatTimeoutMs: 120_000 }, {});
+const settings = leaseSettings({ leaseMs: 30_000, heartbeatTimeoutMs: 120_000 });
 
 /** A Scheduled invocation claimed at second 0 by runner r1, lease until second 30, timeout 600 s. */
 function claimed(overrides: Partial<InvocationRow> = {}): InvocationRow {

@@ -3,7 +3,6 @@ import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import { callerOf, definedOnly, notFound, parseIsoTimestamp, readableOrg, requireOrg, type Principal, type ServiceContext, fitPage } from "@hangar/shared";
 import type { ComputeService } from "@hangar/shared/proto/compute";
 import { InvocationSchema, LogRecordSchema } from "@hangar/shared/proto/compute";
-import { concurrencyLimit } from "../domain/compute-defaults";
 import { activityBuckets, planActivity } from "../domain/invocation-activity";
 import { checkGroupSpec } from "../domain/invocation-grouping";
 import { BULK_CANCEL_BATCH_SIZE, cancelInvocation, checkDeletable, moveInvocation, recordHeartbeat } from "../domain/invocation-lifecycle";
@@ -57,7 +56,7 @@ const MEDIAN_WINDOW_MS = 24 * 60 * 60 * 1000;
  * owner named by the caller, when a member of it); another org's invocation is a 404. Statistics
  * cover the caller's acting org only.
  */
-export function createInvocationHandlers(context: ServiceContext): InvocationHandlers {
+export function createInvocationHandlers(context: ServiceContext, concurrencyLimit: number): InvocationHandlers {
   const store = () => new InvocationStore(context.orm.em.fork());
   const datasets = datasetChecker(context);
 
@@ -225,7 +224,7 @@ export function createInvocationHandlers(context: ServiceContext): InvocationHan
       return {
         countByStatus: bigintValues(countByStatus),
         orgId,
-        concurrencyLimit: BigInt(concurrencyLimit()),
+        concurrencyLimit: BigInt(concurrencyLimit),
         ...(median !== null ? { medianDurationSeconds: median } : {}),
         queuedWorkSeconds: queuedWorkSeconds(countByStatus.Queued ?? 0, median),
       };
@@ -234,7 +233,7 @@ export function createInvocationHandlers(context: ServiceContext): InvocationHan
     async getLegacyQueueStatus(_req, ctx) {
       const orgId = requireOrg(callerOf(ctx));
       const counts = await store().countByStatus(orgId);
-      return { countByStatus: bigintValues(countByStatusName(counts)), orgId, limits: { concurrencyLimit: BigInt(concurrencyLimit()) } };
+      return { countByStatus: bigintValues(countByStatusName(counts)), orgId, limits: { concurrencyLimit: BigInt(concurrencyLimit) } };
     },
 
     async activityBuckets(req, ctx) {

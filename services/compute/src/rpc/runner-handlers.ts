@@ -2,7 +2,6 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { callerOf, invalidArgument, unauthenticated, type Principal, type ServiceContext, quoteValue } from "@hangar/shared";
 import type { ComputeService, RunnerLogEntry } from "@hangar/shared/proto/compute";
-import { concurrencyLimit } from "../domain/compute-defaults";
 import { moveInvocation } from "../domain/invocation-lifecycle";
 import { checkStatus } from "../domain/invocation-status";
 import { checkClaim, grantLease, invocationApiKey, renewLease, requireLease, type LeaseSettings } from "../domain/leases";
@@ -21,7 +20,7 @@ const LOG_PROCESSES = ["setup", "action", "output_handler", "monitor"];
  * Implements the runner protocol of hangar.compute.v1.ComputeService: gRPC only, for platform
  * runners calling with a service principal signed with the internal key.
  */
-export function createRunnerHandlers(context: ServiceContext, settings: LeaseSettings): RunnerHandlers {
+export function createRunnerHandlers(context: ServiceContext, settings: LeaseSettings, concurrencyLimit: number): RunnerHandlers {
   const store = () => new LeaseStore(context.orm.em.fork());
   return {
     async claimInvocation(req, ctx) {
@@ -30,7 +29,7 @@ export function createRunnerHandlers(context: ServiceContext, settings: LeaseSet
       const now = new Date();
       const s = store();
       const row = await s.transaction(async (tx) => {
-        const next = await tx.lockNextClaimable({ executors, orgId: req.orgId, concurrencyLimit: concurrencyLimit(), now });
+        const next = await tx.lockNextClaimable({ executors, orgId: req.orgId, concurrencyLimit, now });
         if (next) grantLease(next, req.runnerId, settings, now);
         return next;
       });

@@ -14,11 +14,8 @@ export const STALE_AFTER_MS = 2 * 60_000;
 /** The error a job interrupted by a stop of the service carries. */
 export const INTERRUPTED_ERROR = "the export was interrupted (the service stopped while building it); start a new export";
 
-/** How long a finished export's archive (and its status) is kept (`EXPORT_RETENTION_HOURS`, default 24). */
-export function exportRetentionMs(env: Record<string, string | undefined> = process.env): number {
-  const hours = Number(env.EXPORT_RETENTION_HOURS);
-  return (Number.isFinite(hours) && hours > 0 ? hours : 24) * 60 * 60 * 1000;
-}
+/** How long a finished export's archive (and its status) is kept unless configured (`EXPORT_RETENTION_HOURS`). */
+export const DEFAULT_EXPORT_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 /** Exports removed per batch by the sweep. */
 const SWEEP_BATCH = 100;

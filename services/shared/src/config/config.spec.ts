@@ -1,4 +1,4 @@
-import { loadConfig } from "./config";
+import { loadConfig, loadRunnerConfig } from "./config";
 
 test("the embedded platform's variables have documented defaults", () => {
   expect(loadConfig({})).toMatchObject({ embeddedPostgresPort: 54329, host: "127.0.0.1", runner: "process" });
@@ -11,5 +11,40 @@ test("the embedded platform's variables are read from the environment", () => {
 test("bad values are reported together, each naming its variable", () => {
   expect(() => loadConfig({ EMBEDDED_POSTGRES_PORT: "0", RUNNER: "docker", PORT: "http" })).toThrow(
     "invalid configuration:\n  PORT must be an integer from 0 to 65535, got 'http'\n  EMBEDDED_POSTGRES_PORT must be an integer from 1 to 65535, got '0'\n  RUNNER must be one of process, container, none, got 'docker'",
+  );
+});
+
+test("the compute service's and export settings have documented defaults", () => {
+  expect(loadConfig({})).toMatchObject({
+    compute: { runnerLeaseSeconds: 30, runnerHeartbeatTimeoutSeconds: 120, runnerSweepIntervalMs: 1000, invocationConcurrencyLimit: 4 },
+    exportRetentionHours: 24,
+  });
+});
+
+test("the compute service's and export settings are read from the environment", () => {
+  const env = { RUNNER_LEASE_SECONDS: "5", RUNNER_HEARTBEAT_TIMEOUT_SECONDS: "10", RUNNER_SWEEP_INTERVAL_MS: "250", INVOCATION_CONCURRENCY_LIMIT: "8", EXPORT_RETENTION_HOURS: "2" };
+  expect(loadConfig(env)).toMatchObject({
+    compute: { runnerLeaseSeconds: 5, runnerHeartbeatTimeoutSeconds: 10, runnerSweepIntervalMs: 250, invocationConcurrencyLimit: 8 },
+    exportRetentionHours: 2,
+  });
+});
+
+test("a bad runner or export setting fails the start instead of falling back silently", () => {
+  expect(() => loadConfig({ RUNNER_LEASE_SECONDS: "abc", INVOCATION_CONCURRENCY_LIMIT: "0", EXPORT_RETENTION_HOURS: "-1" })).toThrow(
+    "invalid configuration:\n  RUNNER_LEASE_SECONDS must be an integer from 1 to 86400, got 'abc'\n  INVOCATION_CONCURRENCY_LIMIT must be an integer from 1 to 100000, got '0'\n  EXPORT_RETENTION_HOURS must be an integer from 1 to 87600, got '-1'",
+  );
+});
+
+test("a standalone runner's variables are read, and every missing or bad one is reported together", () => {
+  const base = { COMPUTE_SERVICE_URL: "http://compute:50051", GATEWAY_URL: "http://gateway:8080", INTERNAL_AUTH_SECRET: "k".repeat(32) };
+  expect(loadRunnerConfig({ ...base, RUNNER_EXECUTORS: "process, container", RUNNER_CONCURRENCY: "3" })).toEqual({
+    computeUrl: "http://compute:50051",
+    gatewayUrl: "http://gateway:8080",
+    internalAuthSecret: "k".repeat(32),
+    executors: ["process", "container"],
+    concurrency: 3,
+  });
+  expect(() => loadRunnerConfig({ GATEWAY_URL: "http://gateway:8080", RUNNER_EXECUTORS: "vm", RUNNER_CONCURRENCY: "many" })).toThrow(
+    "invalid configuration:\n  RUNNER_EXECUTORS must be one of process, container, got 'vm'\n  COMPUTE_SERVICE_URL is required\n  INTERNAL_AUTH_SECRET is required\n  RUNNER_CONCURRENCY must be an integer from 1 to 1024, got 'many'",
   );
 });

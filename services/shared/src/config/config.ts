@@ -35,6 +35,22 @@ export interface PlatformConfig {
   serviceUrls: Partial<Record<ServiceName, string>>;
   /** An S3-compatible store for file bytes (`OBJECT_STORE_*`); unset means the embedded store. */
   s3: S3Config | undefined;
+  /** The compute service's runner protocol and invocation limits. */
+  compute: ComputeConfig;
+  /** How long a finished export's archive and status are kept, in hours (`EXPORT_RETENTION_HOURS`, default 24). */
+  exportRetentionHours: number;
+}
+
+/** The compute service's settings. */
+export interface ComputeConfig {
+  /** How long a runner's claim or renewal holds an invocation (`RUNNER_LEASE_SECONDS`, default 30). */
+  runnerLeaseSeconds: number;
+  /** How long a running invocation without a lease may go without a heartbeat (`RUNNER_HEARTBEAT_TIMEOUT_SECONDS`, default 120). */
+  runnerHeartbeatTimeoutSeconds: number;
+  /** How often the sweeper looks for lapsed leases, timeouts and silent invocations (`RUNNER_SWEEP_INTERVAL_MS`, default 1000). */
+  runnerSweepIntervalMs: number;
+  /** How many invocations of one org may run at once (`INVOCATION_CONCURRENCY_LIMIT`, default 4). */
+  invocationConcurrencyLimit: number;
 }
 
 /** Where file bytes live when an S3-compatible service holds them. */
@@ -64,26 +80,39 @@ export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 type Env = Record<string, string | undefined>;
 
-/** Reads the configuration from the environment, throwing one error that lists every bad variable. */
-export function loadConfig(env: Env = process.env): PlatformConfig {
+/** Reads variables of one environment, collecting every bad one instead of stopping at the first. */
+function envReader(env: Env) {
   const problems: string[] = [];
   const int = (name: string, fallback: number, min = 0, max = 65535): number => {
     const raw = env[name];
     if (raw === undefined || raw === "") return fallback;
     const value = Number(raw);
     if (!Number.isInteger(value) || value < min || value > max) {
-      problems.push(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
+      problems.push(`${name} must be an integer from ${min} to ${max}, got '${raw.slice(0, 40)}'`);
       return fallback;
     }
     return value;
   };
-  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
-    const raw = env[name];
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T, raw = env[name]): T => {
     if (raw === undefined || raw === "") return fallback;
     if ((allowed as readonly string[]).includes(raw)) return raw as T;
     problems.push(`${name} must be one of ${allowed.join(", ")}, got '${raw.slice(0, 40)}'`);
     return fallback;
   };
+  const required = (name: string): string => {
+    const raw = env[name];
+    if (!raw) problems.push(`${name} is required`);
+    return raw ?? "";
+  };
+  const fail = () => {
+    if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join("\n  ")}`);
+  };
+  return { int, oneOf, required, problems, fail };
+}
+
+/** Reads the configuration from the environment, throwing one error that lists every bad variable. */
+export function loadConfig(env: Env = process.env): PlatformConfig {
+  const { int, oneOf, problems, fail } = envReader(env);
   const serviceUrls: Partial<Record<ServiceName, string>> = {};
   for (const name of SERVICE_NAMES) {
     const url = env[`${name.toUpperCase()}_SERVICE_URL`];
@@ -106,6 +135,13 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
     authCacheTtlMs: int("AUTH_CACHE_TTL_MS", 2000, 0, 3_600_000),
     serviceUrls,
     s3: env.OBJECT_STORE_BUCKET ? s3Config(env, env.OBJECT_STORE_BUCKET) : undefined,
+    compute: {
+      runnerLeaseSeconds: int("RUNNER_LEASE_SECONDS", 30, 1, 86_400),
+      runnerHeartbeatTimeoutSeconds: int("RUNNER_HEARTBEAT_TIMEOUT_SECONDS", 120, 1, 86_400),
+      runnerSweepIntervalMs: int("RUNNER_SWEEP_INTERVAL_MS", 1000, 10, 3_600_000),
+      invocationConcurrencyLimit: int("INVOCATION_CONCURRENCY_LIMIT", 4, 1, 100_000),
+    },
+    exportRetentionHours: int("EXPORT_RETENTION_HOURS", 24, 1, 87_600),
   };
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
     problems.push("DATABASE_URL must be a postgres:// URL");
@@ -113,7 +149,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
   if (config.internalAuthSecret !== undefined && config.internalAuthSecret.length < 32) {
     problems.push("INTERNAL_AUTH_SECRET must be at least 32 characters");
   }
-  if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join("\n  ")}`);
+  fail();
   return config;
 }
 
@@ -127,4 +163,50 @@ function s3Config(env: Env, bucket: string): S3Config {
     ...(env.OBJECT_STORE_SECRET_ACCESS_KEY ? { secretAccessKey: env.OBJECT_STORE_SECRET_ACCESS_KEY } : {}),
     createBucket: env.OBJECT_STORE_CREATE_BUCKET === "true",
   };
+}
+
+/** The executors a standalone runner may offer. */
+export const RUNNER_EXECUTORS = ["process", "container"] as const;
+export type RunnerExecutor = (typeof RUNNER_EXECUTORS)[number];
+
+/** A standalone runner's configuration (`node runner/dist/main.js`). */
+export interface RunnerConfig {
+  /** `COMPUTE_SERVICE_URL`, `GATEWAY_URL`, `INTERNAL_AUTH_SECRET`: required. */
+  computeUrl: string;
+  gatewayUrl: string;
+  internalAuthSecret: string;
+  /** `RUNNER_ID` (default host-pid-random). */
+  runnerId?: string;
+  /** `RUNNER_EXECUTORS`: `process`, `container` or both, comma-separated (default `process`). */
+  executors?: RunnerExecutor[];
+  /** `RUNNER_CONCURRENCY`: invocations at once (default 2). */
+  concurrency?: number;
+  /** `RUNNER_POLL_INTERVAL_MS`: the idle poll (default 500). */
+  pollIntervalMs?: number;
+  /** `RUNNER_WORK_DIR`, `RUNNER_ORG_ID`, `RUNNER_CONTAINER_CLI`, `RUNNER_CONTAINER_NETWORK`. */
+  workDir?: string;
+  orgId?: string;
+  containerCli?: string;
+  containerNetwork?: string;
+}
+
+/** Reads a standalone runner's configuration, throwing one error that lists every bad or missing variable. */
+export function loadRunnerConfig(env: Env = process.env): RunnerConfig {
+  const { int, oneOf, required, fail } = envReader(env);
+  const executors = env.RUNNER_EXECUTORS?.split(",").map((executor) => oneOf("RUNNER_EXECUTORS", RUNNER_EXECUTORS, "process", executor.trim()));
+  const config: RunnerConfig = {
+    computeUrl: required("COMPUTE_SERVICE_URL"),
+    gatewayUrl: required("GATEWAY_URL"),
+    internalAuthSecret: required("INTERNAL_AUTH_SECRET"),
+    ...(env.RUNNER_ID ? { runnerId: env.RUNNER_ID } : {}),
+    ...(executors ? { executors } : {}),
+    ...(env.RUNNER_CONCURRENCY ? { concurrency: int("RUNNER_CONCURRENCY", 2, 1, 1024) } : {}),
+    ...(env.RUNNER_POLL_INTERVAL_MS ? { pollIntervalMs: int("RUNNER_POLL_INTERVAL_MS", 500, 10, 3_600_000) } : {}),
+    ...(env.RUNNER_WORK_DIR ? { workDir: env.RUNNER_WORK_DIR } : {}),
+    ...(env.RUNNER_ORG_ID ? { orgId: env.RUNNER_ORG_ID } : {}),
+    ...(env.RUNNER_CONTAINER_CLI ? { containerCli: env.RUNNER_CONTAINER_CLI } : {}),
+    ...(env.RUNNER_CONTAINER_NETWORK ? { containerNetwork: env.RUNNER_CONTAINER_NETWORK } : {}),
+  };
+  fail();
+  return config;
 }
