@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import { startPostgres } from "../test/src/postgres.mjs";
 import { freePort } from "../test/src/ports.mjs";
-import { cpuSnapshot, cpuSpent, createLeanHttpClient, percentile, startPlatformProcess, stopPlatformProcess } from "./lib.mjs";
+import { closedLoop, cpuSnapshot, cpuSpent, createLeanHttpClient, percentile, startPlatformProcess, stopPlatformProcess } from "./lib.mjs";
 
 const require = createRequire(import.meta.url);
 const { create } = require("@bufbuild/protobuf");
@@ -61,7 +61,7 @@ try {
   wrkRun(platform.child.pid, `${gateway}/v1/datasets/${dataset.dataset_id}`, token);
   const only = process.env.BENCH_CASES?.split(","); // e.g. "get_dataset" to profile one operation
   for (const [op, paths] of Object.entries(calls).filter(([name]) => !only || only.includes(name))) {
-    report(op, `closed loop, concurrency ${CONCURRENCY}`, await compare(platform.child.pid, paths, (call, ms) => run(call, ms)));
+    report(op, `closed loop, concurrency ${CONCURRENCY}`, await compare(platform.child.pid, paths, (call, ms) => closedLoop(call, ms, CONCURRENCY)));
     const rate = RATES[op];
     report(op, `open loop at ${rate} req/s`, await compare(platform.child.pid, paths, (call, ms) => runAtRate(call, rate, ms)));
   }
@@ -180,26 +180,6 @@ async function runAtRate(call, rate, ms) {
   return { latencies: latencies.sort((a, b) => a - b), errors, elapsed: performance.now() - started };
 }
 
-/** Runs `call` from CONCURRENCY loops for `ms`; returns the sorted latencies, errors and elapsed time. */
-async function run(call, ms) {
-  const latencies = [];
-  let errors = 0;
-  const end = performance.now() + ms;
-  const worker = async () => {
-    while (performance.now() < end) {
-      const start = performance.now();
-      try {
-        await call();
-        latencies.push(performance.now() - start);
-      } catch {
-        errors++;
-      }
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return { latencies: latencies.sort((a, b) => a - b), errors, elapsed: performance.now() - started };
-}
 
 function formatCpu(cpu) {
   const total = Object.values(cpu).reduce((a, b) => a + b, 0);

@@ -11,7 +11,7 @@ import { fork } from "node:child_process";
 import http2 from "node:http2";
 import net from "node:net";
 import { createRequire } from "node:module";
-import { percentile, processCpuMs } from "./lib.mjs";
+import { closedLoop, percentile, processCpuMs } from "./lib.mjs";
 
 const require = createRequire(import.meta.url);
 const { create, toBinary, fromBinary } = require("@bufbuild/protobuf");
@@ -60,12 +60,12 @@ async function main() {
   const clients = { "own h2 client (gateway/src/h2)": ownClient(url), "connect-node gRPC transport": connectClient(url), "node:http2 client streams": nodeHttp2Client(url) };
   console.log(`gRPC unary clients against one stub service: ${CONCURRENCY} callers, ${ROUNDS} alternating rounds of ${ROUND_MS / 1000} s per client after a ${WARMUP_MS / 1000} s warm-up each`);
   const pooled = Object.fromEntries(Object.keys(clients).map((name) => [name, { latencies: [], errors: 0, ms: 0, clientCpuMs: 0, stubCpuMs: 0 }]));
-  for (const call of Object.values(clients)) await run(call, WARMUP_MS);
+  for (const call of Object.values(clients)) await closedLoop(call, WARMUP_MS, CONCURRENCY);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, call] of Object.entries(clients)) {
       const clientBefore = process.cpuUsage();
       const stubBefore = processCpuMs(stub.pid);
-      const result = await run(call, ROUND_MS);
+      const result = await closedLoop(call, ROUND_MS, CONCURRENCY);
       const clientSpent = process.cpuUsage(clientBefore);
       const total = pooled[name];
       total.latencies.push(...result.latencies);
@@ -97,26 +97,6 @@ function print(pooled) {
   }
 }
 
-/** Runs `call` from CONCURRENCY loops for `ms`; returns the latencies, errors and elapsed time. */
-async function run(call, ms) {
-  const latencies = [];
-  let errors = 0;
-  const end = performance.now() + ms;
-  const worker = async () => {
-    while (performance.now() < end) {
-      const start = performance.now();
-      try {
-        await call();
-        latencies.push(performance.now() - start);
-      } catch (error) {
-        if (errors++ === 0) console.error(error);
-      }
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return { latencies, errors, elapsed: performance.now() - started };
-}
 
 function request() {
   return create(GetDatasetRequestSchema, { datasetId: "ds_0123456789abcdef" });

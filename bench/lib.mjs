@@ -188,3 +188,27 @@ function openLeanConnection(host, port) {
     },
   };
 }
+
+/**
+ * Runs `call` from `concurrency` loops back to back for `ms` (a closed loop); returns the sorted
+ * latencies in ms, the count of failed calls (the first one is printed) and the elapsed time.
+ */
+export async function closedLoop(call, ms, concurrency) {
+  const latencies = [];
+  let errors = 0;
+  const end = performance.now() + ms;
+  const worker = async () => {
+    while (performance.now() < end) {
+      const start = performance.now();
+      try {
+        await call();
+        latencies.push(performance.now() - start);
+      } catch (error) {
+        if (errors++ === 0) console.error(error);
+      }
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return { latencies: latencies.sort((a, b) => a - b), errors, elapsed: performance.now() - started };
+}

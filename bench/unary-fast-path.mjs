@@ -8,7 +8,7 @@
 // this process, 16 callers, in alternating rounds. CPU per call is the server process's (/proc).
 import { fork } from "node:child_process";
 import { createRequire } from "node:module";
-import { percentile, processCpuMs } from "./lib.mjs";
+import { closedLoop, percentile, processCpuMs } from "./lib.mjs";
 
 const require = createRequire(import.meta.url);
 const { create } = require("@bufbuild/protobuf");
@@ -46,11 +46,11 @@ async function main() {
     const call = () => client.call(DataService.method.getDataset, create(GetDatasetRequestSchema, { datasetId: "ds_1" }), { headers: { "x-hangar-principal": principal }, timeoutMs: 30_000 });
     servers[name] = { child, call, latencies: [], cpuMs: 0, ms: 0 };
   }
-  for (const server of Object.values(servers)) await run(server.call, ROUND_MS);
+  for (const server of Object.values(servers)) await closedLoop(server.call, ROUND_MS, CONCURRENCY);
   for (let round = 0; round < ROUNDS; round++) {
     for (const server of Object.values(servers)) {
       const before = processCpuMs(server.child.pid);
-      const result = await run(server.call, ROUND_MS);
+      const result = await closedLoop(server.call, ROUND_MS, CONCURRENCY);
       server.cpuMs += processCpuMs(server.child.pid) - before;
       server.latencies.push(...result.latencies);
       server.ms += result.elapsed;
@@ -66,19 +66,3 @@ async function main() {
   process.exit(0);
 }
 
-/** Runs `call` from CONCURRENCY loops for `ms`; returns the latencies and elapsed time. */
-async function run(call, ms) {
-  const latencies = [];
-  const end = performance.now() + ms;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < end) {
-        const start = performance.now();
-        await call();
-        latencies.push(performance.now() - start);
-      }
-    }),
-  );
-  return { latencies, elapsed: performance.now() - started };
-}

@@ -1,23 +1,12 @@
 import type { Readable } from "node:stream";
-
-/** What scoped credentials allow: reading, or reading and writing, below their prefix. */
-export type AccessMode = "ReadOnly" | "ReadWrite";
+import type { AccessMode, ScopedCredentials } from "@hangar/object-store";
 
 /**
  * Short-lived credentials limited to one prefix of the platform's bucket, handed to clients for
- * uploads (`upload_credentials`) and downloads (`dataset_credentials`). The field names follow the
- * wire's upload-credentials item.
+ * uploads (`upload_credentials`) and downloads (`dataset_credentials`); the field names follow the
+ * wire's upload-credentials item. One definition, the embedded store's, shared by every store.
  */
-export interface ScopedCredentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-  sessionToken: string;
-  region: string;
-  bucket: string;
-  /** Every key the credentials may touch starts with this (no leading slash). */
-  requiredPrefix: string;
-  expiration: Date;
-}
+export type { AccessMode, ScopedCredentials };
 
 /** Where clients reach the store: a custom endpoint (embedded, MinIO, Ceph) or AWS's own. */
 export interface StoreLocation {
