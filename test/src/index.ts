@@ -6,3 +6,4 @@ export * from "./expectations";
 export * from "./uploads";
 export * from "./devices";
 export * from "./kafka-offsets";
+export * from "./fuzz";
