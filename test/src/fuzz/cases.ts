@@ -10,7 +10,7 @@ export interface FuzzOptions {
   readonly fixtures?: FixtureValues;
   /** Seed of the sampling of mutations; the same seed gives the same cases. Default 9. */
   readonly seed?: number;
-  /** Mutations sent per site and class (of those that apply), default 2; a MiB-sized class sends one. */
+  /** Mutations sent per site and class (of those that apply), default 1; a MiB-sized class always sends one. */
   readonly perClass?: number;
   /** Field names that carry page tokens, which get the bad-page-token class. Default: page_token, after, last_read. */
   readonly pageTokenFields?: readonly string[];
@@ -51,7 +51,7 @@ export function generateFuzzCases(routes: readonly Route[], options: FuzzOptions
       for (const mutationClass of MUTATION_CLASSES) {
         const all = mutationsAt(site, mutationClass, isPageToken);
         const random = rng(hash(`${options.seed ?? 9}|${operation}|${site.label}|${mutationClass}`));
-        for (const mutation of sample(all, COSTLY.has(mutationClass) ? 1 : (options.perClass ?? 2), random)) {
+        for (const mutation of sample(all, COSTLY.has(mutationClass) ? 1 : (options.perClass ?? 1), random)) {
           cases.push({
             operation,
             route,

@@ -76,7 +76,39 @@ function b64(s: string): string {
   return Buffer.from(s).toString("base64url");
 }
 
-const scalarFragments: Record<Exclude<MutationClass, "huge-array" | "malformed-json">, (shape: FieldShape) => Fragment[]> = {
+/** Whether a class applies to a single value of a shape; lists and maps also follow `appliesToCollection`. */
+function appliesToValue(mutationClass: MutationClass, shape: FieldShape): boolean {
+  const textual = shape === "string" || shape === "bytes" || shape === "text" || shape === "enum" || shape === "value";
+  switch (mutationClass) {
+    case "wrong-type":
+      return true;
+    case "out-of-range":
+    case "huge-string":
+      return shape !== "bool" && shape !== "object";
+    case "deep-json":
+    case "huge-array":
+      return shape === "value";
+    case "nul-byte":
+    case "invalid-utf8":
+    case "path-traversal":
+    case "unknown-enum":
+    case "bad-page-token":
+      return textual;
+    case "malformed-json":
+      return false;
+  }
+}
+
+/** Classes that apply to every list or map whatever its items, and to map keys. */
+function appliesToCollection(mutationClass: MutationClass, shape: "list" | "map", item: FieldShape): boolean {
+  if (mutationClass === "wrong-type" || mutationClass === "huge-array") return true;
+  const keyClass = mutationClass === "huge-string" || mutationClass === "nul-byte" || mutationClass === "invalid-utf8" || mutationClass === "path-traversal";
+  return (shape === "map" && keyClass) || appliesToValue(mutationClass, item);
+}
+
+type ValueClass = Exclude<MutationClass, "huge-array" | "malformed-json">;
+
+const valueFragments: Record<ValueClass, (shape: FieldShape) => Fragment[]> = {
   "wrong-type": (shape) => {
     if (shape === "integer" || shape === "float") return [text("string", '"abc"'), text("object", "{}"), text("array", "[1]"), text("bool", "true"), text("null", "null")];
     if (shape === "bool") return [text("string", '"true"'), text("number", "1"), text("object", "{}"), text("null", "null")];
@@ -85,80 +117,68 @@ const scalarFragments: Record<Exclude<MutationClass, "huge-array" | "malformed-j
     return shape === "value" ? [...any, text("string", '"x"')] : any;
   },
   "out-of-range": (shape) =>
-    isTextual(shape)
-      ? ["-1", "18446744073709551616", "1e400", "NaN", "99999-12-31T23:59:59Z", "0000-01-01T00:00:00Z", "-315576000001s"].map((s) => text(quoted(s), quoted(s)))
-      : ["-1", "18446744073709551616", "-9223372036854775809", "1e400", "-1e400", '"NaN"', '"Infinity"', "1.5", "2147483648", "0"].map((s) => text(s, s)),
-  "huge-string": (shape) => {
-    if (shape === "integer" || shape === "float") return [lazy("1 MiB of digits", () => hugeString("1")), lazy('"1 MiB of digits"', () => quoted(hugeString("1")))];
-    if (shape === "object") return [lazy("1 MiB key", () => `{${quoted(hugeString())}:1}`)];
-    return [lazy("1 MiB string", () => quoted(hugeString())), lazy("1 MiB of é", () => quoted(hugeString("é")))];
-  },
+    shape === "integer" || shape === "float" || shape === "value"
+      ? ["-1", "18446744073709551616", "-9223372036854775809", "1e400", "-1e400", '"NaN"', '"Infinity"', "1.5", "2147483648", "0"].map((s) => text(s, s))
+      : ["-1", "18446744073709551616", "1e400", "NaN", "99999-12-31T23:59:59Z", "0000-01-01T00:00:00Z", "-315576000001s"].map((s) => text(quoted(s), quoted(s))),
+  "huge-string": (shape) =>
+    shape === "integer" || shape === "float"
+      ? [lazy("1 MiB of digits", () => hugeString("1")), lazy('"1 MiB of digits"', () => quoted(hugeString("1")))]
+      : [lazy("1 MiB string", () => quoted(hugeString())), lazy("1 MiB of é", () => quoted(hugeString("é")))],
   "deep-json": () => [deepArrays, deepObjects],
   "nul-byte": (shape) => {
-    if (shape === "object") return [text("NUL key", '{"\\u0000":"x"}')];
-    if (shape === "integer" || shape === "float") return [text('"1\\u0000"', '"1\\u0000"')];
     const strings = [text('"a\\u0000b"', '"a\\u0000b"'), text('"\\u0000"', '"\\u0000"')];
     return shape === "value" ? [...strings, text("NUL key", '{"a\\u0000":1}')] : strings;
   },
-  "invalid-utf8": (shape) => {
-    if (shape === "object") return [bytes("0xFF key", '{"', [0xff], '":1}')];
-    return [
-      bytes("0xFF 0xFE", '"a', [0xff, 0xfe], 'b"'),
-      bytes("0xC3 0x28", '"', [0xc3, 0x28], '"'),
-      bytes("CESU surrogate", '"', [0xed, 0xa0, 0x80], '"'),
-      text("lone surrogate escape", '"\\ud800"'),
-    ];
-  },
-  "path-traversal": (shape) =>
-    shape === "object"
-      ? [text("traversal key", '{"../../etc/passwd":1}')]
-      : ["../../etc/passwd", "..%2f..%2fetc%2fpasswd", "%2e%2e%2f%2e%2e%2fetc%2fpasswd", "/etc/passwd", "..\\..\\windows\\win.ini", "a/../../../b"].map((s) =>
-          text(quoted(s), quoted(s)),
-        ),
+  "invalid-utf8": () => [
+    bytes("0xFF 0xFE", '"a', [0xff, 0xfe], 'b"'),
+    bytes("0xC3 0x28", '"', [0xc3, 0x28], '"'),
+    bytes("CESU surrogate", '"', [0xed, 0xa0, 0x80], '"'),
+    text("lone surrogate escape", '"\\ud800"'),
+  ],
+  "path-traversal": () =>
+    ["../../etc/passwd", "..%2f..%2fetc%2fpasswd", "%2e%2e%2f%2e%2e%2fetc%2fpasswd", "/etc/passwd", "..\\..\\windows\\win.ini", "a/../../../b"].map((s) =>
+      text(quoted(s), quoted(s)),
+    ),
   "bad-page-token": () => [...BAD_PAGE_TOKENS.map((s) => text(tokenName(s), quoted(s))), text("number", "12")],
   "unknown-enum": (shape) => {
-    if (shape === "object") return [text("unknown field", '{"not_a_field":1}')];
-    if (shape === "bool") return [text('"maybe"', '"maybe"')];
     const names = ['"NOT_A_REAL_VALUE"', '""', '" "', '"None"'].map((s) => text(s, s));
-    return shape === "enum" ? [...names, text("999", "999")] : isTextual(shape) || shape === "value" ? names : [text("999999", "999999"), ...names];
+    return shape === "enum" ? [...names, text("999", "999")] : names;
   },
 };
 
-function isTextual(shape: FieldShape): boolean {
-  return shape === "string" || shape === "bytes" || shape === "text" || shape === "enum";
-}
-
 /** The JSON mutations of one class for a field of a request body; empty when the class does not apply. */
 export function jsonMutations(mutationClass: MutationClass, field: DescField, isPageToken: boolean): Mutation[] {
-  const shape = shapeOf(field);
-  const item = itemShape(field);
-  let fragments: Fragment[];
-  if (mutationClass === "malformed-json") fragments = [];
-  else if (mutationClass === "bad-page-token") fragments = isPageToken ? scalarFragments[mutationClass](shape) : [];
-  else if (mutationClass === "huge-array") fragments = item === undefined ? [] : hugeCollections(shape, field, item);
-  else if (shape === "list") fragments = listFragments(mutationClass, item!);
-  else if (shape === "map") fragments = mapFragments(mutationClass, item!);
-  else fragments = scalarFragments[mutationClass](shape);
-  return fragments.map((f) => ({ mutationClass, name: f.name, json: f.build }));
+  return fieldFragments(mutationClass, field, isPageToken).map((f) => ({ mutationClass, name: f.name, json: f.build }));
 }
 
-/** The shape of a list's items or a map's (or Struct's) values; undefined for a field that holds no collection. */
-function itemShape(field: DescField): FieldShape | undefined {
-  if (field.fieldKind === "list" || field.fieldKind === "map") return elementShape(field);
+function fieldFragments(mutationClass: MutationClass, field: DescField, isPageToken: boolean): Fragment[] {
   const shape = shapeOf(field);
-  return shape === "list" || shape === "map" || shape === "value" ? "value" : undefined;
+  if (mutationClass === "bad-page-token" && !isPageToken) return [];
+  if (shape === "list" || shape === "map") {
+    const item = itemShape(field);
+    if (!appliesToCollection(mutationClass, shape, item)) return [];
+    if (mutationClass === "huge-array") return hugeCollections(shape, field, item);
+    return shape === "list" ? listFragments(mutationClass as ValueClass, item) : mapFragments(mutationClass as ValueClass, item);
+  }
+  if (!appliesToValue(mutationClass, shape)) return [];
+  return mutationClass === "huge-array" ? hugeCollections(shape, field, "value") : valueFragments[mutationClass as ValueClass](shape);
 }
 
-function listFragments(mutationClass: Exclude<MutationClass, "huge-array" | "malformed-json">, item: FieldShape): Fragment[] {
-  const items = scalarFragments[mutationClass](item).map(wrap("[", "]"));
+/** The shape of a list's items or a map's (or Struct's) values. */
+function itemShape(field: DescField): FieldShape {
+  return field.fieldKind === "list" || field.fieldKind === "map" ? elementShape(field) : "value";
+}
+
+function listFragments(mutationClass: ValueClass, item: FieldShape): Fragment[] {
   if (mutationClass === "deep-json") return [deepArrays, deepObjects];
+  const items = appliesToValue(mutationClass, item) ? valueFragments[mutationClass](item).map(wrap("[", "]")) : [];
   if (mutationClass !== "wrong-type") return items;
   return [text("string", '"x"'), text("object", "{}"), text("number", "12"), text("null", "null"), ...items];
 }
 
-function mapFragments(mutationClass: Exclude<MutationClass, "huge-array" | "malformed-json">, item: FieldShape): Fragment[] {
+function mapFragments(mutationClass: ValueClass, item: FieldShape): Fragment[] {
   if (mutationClass === "deep-json") return [deepArrays, deepObjects];
-  const values = scalarFragments[mutationClass](item).map(wrap('{"k":', "}"));
+  const values = appliesToValue(mutationClass, item) ? valueFragments[mutationClass](item).map(wrap('{"k":', "}")) : [];
   switch (mutationClass) {
     case "wrong-type":
       return [text("array", "[]"), text("string", '"x"'), text("number", "12"), text("null", "null"), ...values];
@@ -210,12 +230,15 @@ const wholeBodyFragments: Partial<Record<MutationClass, () => Fragment[]>> = {
 
 /** Path or query parameter mutations of one class: raw (percent-encoded) text. */
 export function textMutations(mutationClass: MutationClass, field: DescField, location: "path" | "query", isPageToken: boolean): Mutation[] {
-  return textFragments(mutationClass, field.fieldKind === "list", location, isPageToken).map((f) => ({ mutationClass, name: f.name, text: f.build }));
+  const repeated = field.fieldKind === "list";
+  const applies = mutationClass === "huge-array" ? repeated : appliesToValue(mutationClass, elementShape(field));
+  if (!applies || (mutationClass === "bad-page-token" && !isPageToken)) return [];
+  return textFragments(mutationClass, repeated, location).map((f) => ({ mutationClass, name: f.name, text: f.build }));
 }
 
 type TextFragment = { name: string; build: () => string[] };
 
-function textFragments(mutationClass: MutationClass, repeated: boolean, location: "path" | "query", isPageToken: boolean): TextFragment[] {
+function textFragments(mutationClass: MutationClass, repeated: boolean, location: "path" | "query"): TextFragment[] {
   const one = (...raw: string[]) => raw.map((r) => ({ name: r, build: () => [r] }));
   switch (mutationClass) {
     case "wrong-type": {
@@ -236,12 +259,12 @@ function textFragments(mutationClass: MutationClass, repeated: boolean, location
     case "path-traversal":
       return one("..%2F..%2Fetc%2Fpasswd", "%2e%2e%2f%2e%2e%2fetc%2fpasswd", "%2e%2e", "..", "../../etc/passwd");
     case "bad-page-token":
-      return isPageToken ? BAD_PAGE_TOKENS.map((s) => ({ name: tokenName(s), build: () => [encodeURIComponent(s)] })) : [];
+      return BAD_PAGE_TOKENS.map((s) => ({ name: tokenName(s), build: () => [encodeURIComponent(s)] }));
     case "unknown-enum":
       return one("NOT_A_REAL_VALUE", "", "999999");
     case "huge-array":
       // Many short values rather than long ones: a query string past the HTTP header limit is the huge-string class.
-      return location === "query" && repeated ? [{ name: "1000 values", build: () => new Array<string>(1000).fill("a") }] : [];
+      return location === "query" ? [{ name: "1000 values", build: () => new Array<string>(1000).fill("a") }] : [];
     case "deep-json":
     case "malformed-json":
       return [];
