@@ -1,4 +1,4 @@
-import { FlushMode } from "@mikro-orm/core";
+import { FlushMode, LockMode } from "@mikro-orm/core";
 import { conflict, newId, queryPrepared, sql, textArrayLiteral, type EntityManager, type Orm, type SqlFragment } from "@hangar/shared";
 import { ancestorDirectories } from "../domain/paths";
 import {
@@ -29,9 +29,9 @@ export class FileStore {
 
   constructor(readonly em: EntityManager) {}
 
-  /** A node to change (tracked by the ORM). */
-  findNode(orgId: string, nodeId: string): Promise<FsNodeRow | null> {
-    return this.em.findOne(FsNode, { nodeId, orgId });
+  /** A node to change (tracked by the ORM); with `lock`, locked for update (in a transaction). */
+  findNode(orgId: string, nodeId: string, lock = false): Promise<FsNodeRow | null> {
+    return this.em.findOne(FsNode, { nodeId, orgId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   }
 
   /** The available node at a path, if any. */
