@@ -32,18 +32,18 @@ export interface Mutation {
 }
 
 /** Size of a huge string: 1 MiB. */
-export const HUGE_STRING_CHARS = 1 << 20;
+const HUGE_STRING_CHARS = 1 << 20;
 /** Nesting of a deep JSON value: far past any sane depth limit, and past the stack of a naive recursive walker. */
-export const DEEP_JSON_LEVELS = 10_000;
+const DEEP_JSON_LEVELS = 10_000;
 /** Items in a huge array or object. */
-export const HUGE_ARRAY_ITEMS = 100_000;
+const HUGE_ARRAY_ITEMS = 100_000;
 
 type Fragment = { name: string; build: () => Buffer };
 
 const text = (name: string, json: string): Fragment => ({ name, build: () => Buffer.from(json) });
 const bytes = (name: string, ...parts: (string | number[])[]): Fragment => ({
   name,
-  build: () => Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p) : Buffer.from(p)))),
+  build: () => Buffer.concat(parts.map((p) => Buffer.from(typeof p === "string" ? new TextEncoder().encode(p) : p))),
 });
 const lazy = (name: string, json: () => string): Fragment => ({ name, build: () => Buffer.from(json()) });
 const quoted = (s: string) => JSON.stringify(s);
@@ -57,7 +57,7 @@ const deepArrays = lazy(`${DEEP_JSON_LEVELS} nested arrays`, () => "[".repeat(DE
 const deepObjects = lazy(`${DEEP_JSON_LEVELS} nested objects`, () => '{"a":'.repeat(DEEP_JSON_LEVELS) + "1" + "}".repeat(DEEP_JSON_LEVELS));
 
 /** Page tokens that are garbage, or well-formed base64url JSON with values a decoder must refuse. */
-export const BAD_PAGE_TOKENS: readonly string[] = [
+const BAD_PAGE_TOKENS: readonly string[] = [
   "garbage!!",
   "None",
   "A".repeat(401),
