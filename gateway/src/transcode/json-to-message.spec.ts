@@ -190,6 +190,8 @@ describe("jsonToMessage: rejected values", () => {
     ['{"list": {}}', "list: expected array"],
     ['{"choice_s": "c", "choice_inner": {}}', "choice_inner: cannot be set together with choice_s"],
     ['{"null_value": 3}', "null_value: expected one of NULL_VALUE"],
+    ['{"s": "a\\ud800"}', "s: must not contain a lone UTF-16 surrogate"],
+    ['{"meta": {"\\udc00": 1}}', 'meta["\\udc00"]: must not contain a lone UTF-16 surrogate'],
     ['{"d": 1e400}', "d: out of range for double"],
     ['{"d": "-1e400"}', "d: out of range for double"],
     ['{"i32": 1e400}', "i32: out of range for int32"],
