@@ -52,7 +52,12 @@ function applyQuery(message: Message, route: Route, query: URLSearchParams, prov
   }
 }
 
-/** Reads a request body up to `limit` bytes; larger bodies are refused with a 400. */
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Reads a request body up to `limit` bytes; larger bodies, and bodies that are not UTF-8 (RFC 8259
+ * requires it; decoding leniently would store U+FFFD in place of the client's bytes), are a 400.
+ */
 export async function readBody(req: AsyncIterable<Buffer>, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -61,5 +66,9 @@ export async function readBody(req: AsyncIterable<Buffer>, limit: number): Promi
     if (size > limit) throw badRequest(`request body exceeds ${limit} bytes`);
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  try {
+    return strictUtf8.decode(Buffer.concat(chunks));
+  } catch {
+    throw badRequest("request body is not valid UTF-8");
+  }
 }

@@ -110,6 +110,22 @@ describe("request bodies", () => {
     expectError(await alice.client.raw("POST", "/v1/datasets", '{"name": "x",'), 400, /^malformed JSON: /);
   });
 
+  test("a body that is not UTF-8 is a 400, and nothing is written", async () => {
+    const before = (await alice.client.post("/v1/datasets/query", {})).body.data.total_count;
+    const body = Buffer.concat([Buffer.from('{"name": "bad'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const res = await fetch(`${t.url}/v1/datasets`, { method: "POST", headers: { authorization: `Bearer ${alice.token}` }, body });
+    expectError({ status: res.status, body: await res.json(), headers: res.headers }, 400, "request body is not valid UTF-8");
+    expect((await alice.client.post("/v1/datasets/query", {})).body.data.total_count).toBe(before);
+  });
+
+  test("a lone surrogate escape in a string is a 400 naming the field", async () => {
+    expectError(await alice.client.raw("POST", "/v1/datasets", '{"name": "a\\ud800"}'), 400, "name: must not contain a lone UTF-16 surrogate");
+  });
+
+  test("a number past the double range is a 400 naming the field", async () => {
+    expectError(await alice.client.raw("POST", "/v1/datasets", '{"name": "x", "metadata": {"n": 1e400}}'), 400, 'metadata["n"]: number out of range');
+  });
+
   test("a body that is not a JSON object is a 400", async () => {
     expectError(await alice.client.raw("POST", "/v1/datasets", '["name"]'), 400, "request body must be a JSON object");
   });

@@ -213,6 +213,17 @@ describe("files", () => {
     expect((await alice.client.get(`/v1/files/record/${file.file_id}`)).status).toBe(404);
   });
 
+  test("concurrent update_file calls each make a version of their own, none is lost", async () => {
+    const datasetId = await datasetOf(alice.client);
+    await upload(alice.client, datasetId, { "busy.txt": "x" });
+    const file = (await alice.client.get(`/v1/files/record/path/busy.txt/association/${datasetId}`)).body.data;
+    const tags = ["a", "b", "c", "d", "e", "f"];
+    const answers = await Promise.all(tags.map((tag) => alice.client.put(`/v1/files/record/${file.file_id}`, { metadata_changeset: { put_tags: [tag] } })));
+    expect(answers.map((res) => res.status)).toEqual(tags.map(() => 200));
+    const after = (await alice.client.get(`/v1/files/record/${file.file_id}`)).body.data;
+    expect({ version: after.version, tags: [...after.tags].sort() }).toEqual({ version: 1 + tags.length, tags });
+  });
+
   test("query_dataset_files filters with gitignore-style patterns, sorts and pages", async () => {
     const datasetId = await datasetOf(alice.client);
     await upload(alice.client, datasetId, { "a.csv": "1", "logs/b.csv": "2", "logs/c.txt": "3", "raw/d.bin": "4", "raw/deep/e.csv": "5" });

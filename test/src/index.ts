@@ -9,3 +9,4 @@ export * from "./kafka-offsets";
 export * from "./query-plans";
 export * from "./authz-route-table";
 export * from "./harness-child";
+export * from "./fuzz";

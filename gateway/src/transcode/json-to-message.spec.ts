@@ -190,11 +190,27 @@ describe("jsonToMessage: rejected values", () => {
     ['{"list": {}}', "list: expected array"],
     ['{"choice_s": "c", "choice_inner": {}}', "choice_inner: cannot be set together with choice_s"],
     ['{"null_value": 3}', "null_value: expected one of NULL_VALUE"],
+    ['{"s": "a\\ud800"}', "s: must not contain a lone UTF-16 surrogate"],
+    ['{"meta": {"\\udc00": 1}}', 'meta["\\udc00"]: must not contain a lone UTF-16 surrogate'],
+    ['{"d": 1e400}', "d: out of range for double"],
+    ['{"d": "-1e400"}', "d: out of range for double"],
+    ['{"i32": 1e400}', "i32: out of range for int32"],
+    ['{"u64": 100000000000000000000000}', "u64: out of range for uint64"],
+    ['{"val": 1e400}', "val: number out of range"],
+    ['{"vals": [1, {"a": [-1e400]}]}', 'vals[1]["a"][0]: number out of range'],
+    ['{"meta": {"a": {"b": 1e400}}}', 'meta["a"]["b"]: number out of range'],
+    ['{"list": [1e400]}', "list[0]: number out of range"],
   ];
   it.each(cases)("%s is a 400: %s", (json, message) => {
     const error = errorOf(() => sink(json));
     expect(error.code).toBe(Code.InvalidArgument);
     expect(error.rawMessage).toBe(message);
+  });
+
+  it("refuses a MiB of digits, quoted or not, as out of range", () => {
+    const digits = "9".repeat(1 << 20);
+    expect(errorOf(() => sink(`{"i64": "${digits}"}`)).rawMessage).toBe("i64: out of range for int64");
+    expect(errorOf(() => sink(`{"i64": ${digits}}`)).rawMessage).toBe("i64: out of range for int64");
   });
 
   it("names the nested path of a generated request", () => {

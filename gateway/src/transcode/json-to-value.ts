@@ -7,7 +7,8 @@ import { indexPath, isJsonObject, keyPath, setOwn } from "./json-path";
 /**
  * Converts any JSON to a google.protobuf.Value message; null becomes a Value holding NULL_VALUE
  * (that is how update requests say "clear"). Exact big integers become the nearest double, as
- * Value can hold nothing wider. Text (keys too) holding U+0000 is refused (see `checkText`).
+ * Value can hold nothing wider. Text (keys too) holding U+0000 is refused (see `checkText`), and so
+ * is a number past the double range (`1e400`), which no JSON printer could write back.
  */
 export function jsonToValue(json: unknown, path: string): Value {
   switch (typeof json) {
@@ -15,7 +16,7 @@ export function jsonToValue(json: unknown, path: string): Value {
       return { $typeName: "google.protobuf.Value", kind: { case: "stringValue", value: checkText(json, path) } };
     case "number":
     case "bigint":
-      return { $typeName: "google.protobuf.Value", kind: { case: "numberValue", value: Number(json) } };
+      return { $typeName: "google.protobuf.Value", kind: { case: "numberValue", value: finiteNumber(json, path) } };
     case "boolean":
       return { $typeName: "google.protobuf.Value", kind: { case: "boolValue", value: json } };
     case "object":
@@ -60,21 +61,29 @@ function copyObject(json: Record<string, unknown>, path: string): JsonObject {
 }
 
 function copyValue(json: unknown, path: string, key: string | number): JsonValue {
+  const here = () => (typeof key === "number" ? indexPath(path, key) : keyPath(path, key));
   switch (typeof json) {
     case "string":
-      return checkText(json, typeof key === "number" ? indexPath(path, key) : keyPath(path, key));
-    case "number":
+      return checkText(json, here());
     case "boolean":
       return json;
+    case "number":
     case "bigint":
-      return Number(json);
+      return finiteNumber(json, here);
     case "object": {
       if (json === null) return null;
-      const here = typeof key === "number" ? indexPath(path, key) : keyPath(path, key);
-      if (Array.isArray(json)) return json.map((item, i) => copyValue(item, here, i));
-      return copyObject(json as Record<string, unknown>, here);
+      const at = here();
+      if (Array.isArray(json)) return json.map((item, i) => copyValue(item, at, i));
+      return copyObject(json as Record<string, unknown>, at);
     }
     default:
-      throw invalidArgument(typeof key === "number" ? indexPath(path, key) : keyPath(path, key), "expected a JSON value");
+      throw invalidArgument(here(), "expected a JSON value");
   }
+}
+
+/** A JSON number as a double; one that overflows it (a literal such as `1e400`) is a 400 at `path`. */
+function finiteNumber(json: number | bigint, path: string | (() => string)): number {
+  const value = Number(json);
+  if (!Number.isFinite(value)) throw invalidArgument(typeof path === "string" ? path : path(), "number out of range");
+  return value;
 }

@@ -2,7 +2,9 @@ import { badRequest } from "@hangar/shared";
 
 // Every integer below 10**15 is exact as a double, so text without a run of 16 digits parses natively.
 const longDigitRun = /\d{16}/;
-const integerLiteral = /^-?\d+$/;
+// Up to 20 digits: the widest integer field is uint64. A longer literal is out of range for every
+// field, so it stays a (non-integer or infinite) double instead of costing a BigInt parse of its digits.
+const integerLiteral = /^-?\d{1,20}$/;
 
 /**
  * Deepest nesting of arrays and objects a body may have (the body itself is level 1). The

@@ -66,6 +66,9 @@ function newReader(type: ScalarType, longAsString: boolean): ScalarReader {
   }
 }
 
+/** Digits of the widest integer type (2**64 - 1): text with more significant digits is out of range. */
+const MAX_DIGITS = 20;
+
 function integerReader(range: IntRange, longAsString: boolean): ScalarReader {
   return (json, path) => {
     let value: bigint;
@@ -73,7 +76,11 @@ function integerReader(range: IntRange, longAsString: boolean): ScalarReader {
       value = json;
     } else if (typeof json === "number" && Number.isInteger(json)) {
       value = BigInt(json);
+    } else if (typeof json === "number" && !Number.isFinite(json)) {
+      return fail(path, `out of range for ${range.name}`);
     } else if (typeof json === "string" && decimalInteger.test(json)) {
+      // BigInt() of a MiB of digits takes a fifth of a second; no such number is in range anyway.
+      if (json.replace(/^-?0*/, "").length > MAX_DIGITS) return fail(path, `out of range for ${range.name}`);
       value = BigInt(json);
     } else {
       return fail(path, "expected integer");
@@ -85,13 +92,17 @@ function integerReader(range: IntRange, longAsString: boolean): ScalarReader {
 }
 
 function readDouble(json: unknown, path: string): number {
-  if (typeof json === "number") return json;
+  // A literal such as 1e400 parses to Infinity; protobuf JSON spells infinities only as strings.
+  if (typeof json === "number") return Number.isFinite(json) ? json : fail(path, "out of range for double");
   if (typeof json === "bigint") return Number(json);
   if (typeof json === "string") {
     if (json === "NaN") return NaN;
     if (json === "Infinity") return Infinity;
     if (json === "-Infinity") return -Infinity;
-    if (jsonNumber.test(json)) return Number(json);
+    if (jsonNumber.test(json)) {
+      const value = Number(json);
+      return Number.isFinite(value) ? value : fail(path, "out of range for double");
+    }
   }
   return fail(path, "expected number");
 }

@@ -51,9 +51,9 @@ const fileSortCatalog = createFieldCatalog({
 /** The file record operations: read by id or path (at a version), update, delete, download URL, listing. */
 export function createFileHandlers(context: ServiceContext, objects: ObjectStore): FileHandlers {
   const fork = () => new FileStore(context.orm.em.fork());
-  const loadFile = async (store: FileStore, caller: Principal, fileId: string): Promise<FsNodeRow> => {
+  const loadFile = async (store: FileStore, caller: Principal, fileId: string, lock = false): Promise<FsNodeRow> => {
     const orgId = readableOrg(caller);
-    const file = orgId ? await store.findNode(orgId, fileId) : null;
+    const file = orgId ? await store.findNode(orgId, fileId, lock) : null;
     if (!file || file.fsType !== "file") throw notFound("file", fileId);
     return file;
   };
@@ -85,26 +85,29 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
 
     async updateFile(req, ctx) {
       const caller = callerOf(ctx);
-      const store = fork();
-      const file = await loadFile(store, caller, req.fileId);
-      if (file.status !== "available") throw badRequest(`file ${quoteValue(req.fileId)} is still being uploaded`);
-      store.snapshot(file);
-      const description = nullableString(req.description, "description");
-      if (description !== undefined) file.description = description;
-      const deviceId = nullableString(req.deviceId, "device_id");
-      if (deviceId !== undefined) file.deviceId = deviceId;
-      if (req.metadataChangeset) {
-        file.metadata = applyFieldChanges(file.metadata, req.metadataChangeset, "metadata_changeset");
-        checkTags(req.metadataChangeset.putTags, "metadata_changeset.put_tags");
-        file.tags = applyTagChanges(file.tags, req.metadataChangeset);
-      }
-      if (req.ingestionComplete === true) file.ingestionStatus = "ingested";
-      file.version = String(BigInt(file.version) + 1n);
-      file.modified = new Date();
-      file.modifiedBy = caller.subject;
-      const metadataUpdated = description !== undefined || deviceId !== undefined || req.metadataChangeset !== undefined;
-      emitFileChanged(store, file, { metadataUpdated, ingested: req.ingestionComplete === true }, caller.subject);
-      await store.flush();
+      // Locked for the update: two updates at once would both write version N+1 of the file.
+      const file = await fork().em.transactional(async (em) => {
+        const store = new FileStore(em);
+        const file = await loadFile(store, caller, req.fileId, true);
+        if (file.status !== "available") throw badRequest(`file ${quoteValue(req.fileId)} is still being uploaded`);
+        store.snapshot(file);
+        const description = nullableString(req.description, "description");
+        if (description !== undefined) file.description = description;
+        const deviceId = nullableString(req.deviceId, "device_id");
+        if (deviceId !== undefined) file.deviceId = deviceId;
+        if (req.metadataChangeset) {
+          file.metadata = applyFieldChanges(file.metadata, req.metadataChangeset, "metadata_changeset");
+          checkTags(req.metadataChangeset.putTags, "metadata_changeset.put_tags");
+          file.tags = applyTagChanges(file.tags, req.metadataChangeset);
+        }
+        if (req.ingestionComplete === true) file.ingestionStatus = "ingested";
+        file.version = String(BigInt(file.version) + 1n);
+        file.modified = new Date();
+        file.modifiedBy = caller.subject;
+        const metadataUpdated = description !== undefined || deviceId !== undefined || req.metadataChangeset !== undefined;
+        emitFileChanged(store, file, { metadataUpdated, ingested: req.ingestionComplete === true }, caller.subject);
+        return file;
+      });
       context.eventsWritten();
       return { file: fileToProto(file) };
     },

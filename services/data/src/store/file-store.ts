@@ -43,9 +43,12 @@ export class FileStore {
 
   constructor(readonly em: EntityManager) {}
 
-  /** A node to change (tracked by the ORM); a node whose owner was deleted is not found. */
-  findNode(orgId: string, nodeId: string): Promise<FsNodeRow | null> {
-    return this.em.findOne(FsNode, { nodeId, orgId, ...liveAssociationFilter() });
+  /**
+   * A node to change (tracked by the ORM); a node whose owner was deleted is not found. With `lock`,
+   * locked for update (in a transaction).
+   */
+  findNode(orgId: string, nodeId: string, lock = false): Promise<FsNodeRow | null> {
+    return this.em.findOne(FsNode, { nodeId, orgId, ...liveAssociationFilter() }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   }
 
   /** The available node at a path, if any. */

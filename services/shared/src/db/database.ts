@@ -1,6 +1,7 @@
 import { MikroORM, type EntitySchema, type MigrationObject } from "@mikro-orm/core";
 import { PostgreSqlDriver, type EntityManager } from "@mikro-orm/postgresql";
 import { Migrator } from "@mikro-orm/migrations";
+import { quoteTextArrays } from "./array-literal";
 import type { Logger } from "../telemetry";
 
 export type { EntityManager };
@@ -46,7 +47,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
       silent: true,
     },
     pool: { min: 0, max: options.poolMax ?? 10 },
-    discovery: { warnWhenNoEntities: false },
+    discovery: { warnWhenNoEntities: false, onMetadata: quoteTextArrays },
     allowGlobalContext: false,
     debug: false,
     logger: (message) => options.logger.debug({ orm: message }),
