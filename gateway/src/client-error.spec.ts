@@ -68,3 +68,23 @@ test("a long path under the limit is parsed and routed as usual", async () => {
   expect(answer.status).toBe(404);
   expect(JSON.parse(answer.body).error.error_code).toBe(404);
 });
+
+test("on a kept-alive connection that already served a request, a huge URL is still 431 with the envelope", async () => {
+  const first = `GET /v1/no-such-route HTTP/1.1\r\nhost: test\r\n\r\n`;
+  const second = `GET /v1/datasets/${"d".repeat(20_000)} HTTP/1.1\r\nhost: test\r\n\r\n`;
+  const text = await new Promise<string>((resolve, reject) => {
+    const socket = net.connect(gateway.port, "127.0.0.1");
+    const chunks: Buffer[] = [];
+    socket.on("error", reject);
+    socket.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      // The first answer is complete: only now send the second request on the same connection.
+      if (chunks.length === 1) socket.write(second);
+    });
+    socket.on("end", () => resolve(Buffer.concat(chunks).toString()));
+    socket.write(first);
+  });
+  const answers = text.split(/(?=HTTP\/1\.1 )/);
+  expect(answers.map((answer) => Number(answer.slice(9, 12)))).toEqual([404, 431]);
+  expect(JSON.parse(answers[1]!.slice(answers[1]!.indexOf("\r\n\r\n") + 4)).error.error_code).toBe(431);
+});

@@ -19,7 +19,7 @@ const answered = new WeakSet<Socket>();
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   if (answered.has(socket)) return;
   answered.add(socket);
-  if (error.code === "ECONNRESET" || !socket.writable || socket.bytesWritten > 0) return void socket.destroy();
+  if (error.code === "ECONNRESET" || !socket.writable || responseStarted(socket)) return void socket.destroy();
   const [status, reason, message] = describe(error.code);
   const body = errorEnvelope(status, message);
   socket.end(
@@ -28,6 +28,16 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   socket.on("data", () => {});
   socket.on("error", () => {});
   setTimeout(() => socket.destroy(), DRAIN_MS).unref();
+}
+
+/**
+ * Whether an answer to an earlier request on this kept-alive connection has begun: our raw answer
+ * would then land inside it, so the socket can only be closed. Node's own default handler asks the
+ * same of the socket's current response (`_httpMessage`); bytes written before are earlier answers.
+ */
+function responseStarted(socket: Socket): boolean {
+  const current = (socket as Socket & { _httpMessage?: { headersSent: boolean } | null })._httpMessage;
+  return current?.headersSent === true;
 }
 
 function describe(code: string | undefined): [number, string, string] {
