@@ -1,3 +1,4 @@
-/** Messages shared by every service (QuerySpecification, changesets, permissions) and the request-field limits option. */
+/** Messages shared by every service (QuerySpecification, changesets, permissions), the request-field limits option and the internal HealthService. */
 export * from "../gen/hangar/common/v1/common_pb";
 export * from "../gen/hangar/common/v1/limits_pb";
+export * from "../gen/hangar/common/v1/health_pb";

@@ -5,3 +5,4 @@ export * from "./service-client";
 export * from "./periodic-task";
 export * from "./grpc-message";
 export * from "./startup-failure";
+export * from "./health";

@@ -4,6 +4,7 @@ import type { ServiceName } from "../config";
 import { openDatabase, type Orm } from "../db";
 import { eventEntities, eventTablesMigration, startConsumer, startOutboxRelay, type EventHandler, type EventTransport, type OutboxRelay, type RunningConsumer } from "../events";
 import type { Logger } from "../telemetry";
+import { registerHealth } from "./health";
 import { startRpcServer } from "./rpc-server";
 import type { ServiceLocator } from "./service-client";
 
@@ -61,7 +62,7 @@ export interface RunningService {
 
 /**
  * Starts one service: opens its schema and applies migrations, starts its outbox relay and
- * consumers, then serves its RPCs on its own port. Used alike by the per-service processes of a
+ * consumers, then serves its RPCs (and the internal HealthService every service answers) on its own port. Used alike by the per-service processes of a
  * distributed deployment and by the embedded single-process platform.
  */
 export async function runService(definition: ServiceDefinition, runtime: ServiceRuntime): Promise<RunningService> {
@@ -84,7 +85,10 @@ export async function runService(definition: ServiceDefinition, runtime: Service
     name: definition.name,
     port: runtime.port,
     ...(runtime.host ? { host: runtime.host } : {}),
-    routes: (router) => definition.routes(router, context),
+    routes: (router) => {
+      definition.routes(router, context);
+      registerHealth(router, { orm, transport: runtime.transport });
+    },
     internalAuthSecret: runtime.internalAuthSecret,
     logger,
   });
