@@ -38,10 +38,12 @@ const FALLBACK_BODY = '{"error":{"error_code":500,"message":"internal error","st
 
 /**
  * The error envelope's JSON text, its message capped (capMessage) whatever raised it; also for
- * writers without a ServerResponse (a request Node's parser refused).
+ * writers without a ServerResponse (a request Node's parser refused). `data`, when given, rides
+ * beside `error` (`/readyz` puts the per-service detail of a 503 there).
  */
-export function errorEnvelope(status: number, message: string, stackTrace = ""): string {
-  return JSON.stringify({ error: { error_code: status, message: capMessage(message), stack_trace: stackTrace } });
+export function errorEnvelope(status: number, message: string, stackTrace = "", data?: unknown): string {
+  const error = { error_code: status, message: capMessage(message), stack_trace: stackTrace };
+  return JSON.stringify(data === undefined ? { error } : { error, data });
 }
 
 /**
@@ -60,6 +62,11 @@ export function writeError(res: ServerResponse, error: unknown, development: boo
     body = FALLBACK_BODY;
   }
   if (res.headersSent) return void res.end();
+  writeJson(res, status, body);
+}
+
+/** Writes a JSON body with its status; a 503 carries `Retry-After`, as clients retry it. */
+export function writeJson(res: ServerResponse, status: number, body: string): void {
   const headers = { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
   res.writeHead(status, status === 503 ? { ...headers, "retry-after": RETRY_AFTER_SECONDS } : headers);
   res.end(body);

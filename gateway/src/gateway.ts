@@ -11,6 +11,7 @@ import { createAuthenticator, type Authenticator } from "./auth";
 import { answerClientError, MAX_HEADER_BYTES } from "./client-error";
 import { writeError } from "./errors";
 import { readIdentityHeaders } from "./headers";
+import { healthEndpoints, type HealthEndpoint } from "./health";
 import { buildRouteTable, type Route } from "./routes";
 import { buildRequest, readBody } from "./transcode-request";
 import { writeResponse } from "./transcode-response";
@@ -48,9 +49,10 @@ export interface Gateway {
 }
 
 /**
- * Starts the HTTP JSON gateway: routes come from the services' google.api.http bindings, every
- * request is authenticated, transcoded to a protobuf request, sent over gRPC with a deadline and
- * a signed principal, and the response wrapped in the `{data: ...}` envelope.
+ * Starts the HTTP JSON gateway: `/healthz` and `/readyz` answer without a token (./health); routes
+ * come from the services' google.api.http bindings, every other request is authenticated,
+ * transcoded to a protobuf request, sent over gRPC with a deadline and a signed principal, and the
+ * response wrapped in the `{data: ...}` envelope.
  */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { router, routes } = buildRouteTable(Object.values(SERVICES));
@@ -66,7 +68,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       admin.call(AdminService.method.resolveUser, create(ResolveUserRequestSchema, { userId }), asGateway(traceContext)),
     ttlMs: options.authCacheTtlMs,
   });
-  const handle = createHandler({ ...options, router, upstreams, authenticate, sign });
+  const health = healthEndpoints({ upstreams, asGateway });
+  const handle = createHandler({ ...options, router, upstreams, authenticate, sign, health });
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => void handle(req, res));
   server.on("clientError", (error, socket) => answerClientError(error, socket as Socket));
   server.keepAliveTimeout = 65_000;
@@ -94,6 +97,8 @@ interface HandlerDeps extends Omit<GatewayOptions, "upstreams"> {
   authenticate: Authenticator;
   /** Signs the principal header (reusing a fresh signature of the same cached principal). */
   sign: (principal: Principal) => string;
+  /** `/healthz` and `/readyz`, by path (`healthEndpoints`). */
+  health: Map<string, HealthEndpoint>;
 }
 
 function createHandler(deps: HandlerDeps) {
@@ -122,6 +127,15 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
   const queryAt = url.indexOf("?");
   const rawPath = queryAt < 0 ? url : url.slice(0, queryAt);
   const query = new URLSearchParams(queryAt < 0 ? "" : url.slice(queryAt + 1));
+  // The upstream calls carry this span as their parent (passed explicitly: cheaper than making it
+  // the active context for the whole request).
+  const traceContext = trace.setSpan(context.active(), span);
+  // Probes carry no token and must not depend on the route table.
+  const health = req.method === "GET" ? deps.health.get(rawPath) : undefined;
+  if (health) {
+    span.updateName(`GET ${rawPath}`);
+    return health(res, traceContext);
+  }
   const match = deps.router.match(req.method ?? "GET", rawPath);
   if ("error" in match) {
     if (match.error === "method_not_allowed") {
@@ -133,9 +147,6 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
   const route = match.value;
   served.route = route;
   span.updateName(`${route.httpMethod} ${route.template.template}`);
-  // The upstream calls carry this span as their parent (passed explicitly: cheaper than making it
-  // the active context for the whole request).
-  const traceContext = trace.setSpan(context.active(), span);
   const principal = await deps.authenticate(readIdentityHeaders(req.headers), traceContext);
   const bodyText = route.body ? await readBody(req, deps.maxBodyBytes ?? 16 * 1024 * 1024) : "";
   const input: Message = buildRequest(route, match.rawParams, query, bodyText);

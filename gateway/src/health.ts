@@ -1,0 +1,73 @@
+import type { ServerResponse } from "node:http";
+import { create, type DescService } from "@bufbuild/protobuf";
+import type { Context } from "@opentelemetry/api";
+import type { ServiceName } from "@hangar/shared";
+import { CheckHealthRequestSchema, HealthService } from "@hangar/shared/proto/common";
+import { errorEnvelope, writeJson } from "./errors";
+import type { GrpcUnaryClient, UnaryCallOptions } from "./grpc-unary-client";
+import { SERVICES } from "./upstreams";
+
+/** What a ready component answers (the services' `READY`). */
+const READY = "ready";
+
+/**
+ * Deadline of each service's CheckHealth during `/readyz` (2 s): the services bound their own
+ * database check to 1 s, and a probe (Kubernetes' default timeout is 1 s, ours 3 s) must get an answer.
+ */
+export const READINESS_TIMEOUT_MS = 2_000;
+
+/** Each service's components, by service name: component name to READY or why it is not ready. */
+export type Readiness = Record<ServiceName, Record<string, string>>;
+
+/** What the health endpoints need. */
+export interface HealthOptions {
+  /** The gateway's clients of the services, keyed by full protobuf service name (`createUpstreams`). */
+  upstreams: Map<string, GrpcUnaryClient>;
+  /** Options of a call made as the gateway itself (a signed service principal); the deadline is replaced. */
+  asGateway: (traceContext: Context) => UnaryCallOptions;
+}
+
+/** Answers one health request. */
+export type HealthEndpoint = (res: ServerResponse, traceContext: Context) => Promise<void>;
+
+/**
+ * The gateway's GET endpoints that need no token, by path, answered before route matching:
+ * `/healthz` (liveness: this process answers; no upstream calls) is 200 `{"data":{"status":"ok"}}`;
+ * `/readyz` asks every service's CheckHealth in parallel and is 200
+ * `{"data":{"status":"ready","services":{...}}}` when every component is ready, else 503 with the
+ * error envelope naming each component that is not (`not ready: data.events connecting; ...`) and
+ * the same `data` beside it, with status `not_ready`.
+ */
+export function healthEndpoints(options: HealthOptions): Map<string, HealthEndpoint> {
+  return new Map<string, HealthEndpoint>([
+    ["/healthz", async (res) => writeJson(res, 200, JSON.stringify({ data: { status: "ok" } }))],
+    ["/readyz", async (res, traceContext) => writeReadiness(res, await checkReadiness(options, traceContext))],
+  ]);
+}
+
+/** Every service's components; a service that does not answer has one component, `rpc`, saying why. */
+async function checkReadiness(options: HealthOptions, traceContext: Context): Promise<Readiness> {
+  const call = { ...options.asGateway(traceContext), timeoutMs: READINESS_TIMEOUT_MS };
+  const entries = await Promise.all(
+    (Object.entries(SERVICES) as [ServiceName, DescService][]).map(async ([name, service]) => {
+      const upstream = options.upstreams.get(service.typeName)!;
+      try {
+        const response = await upstream.call(HealthService.method.checkHealth, create(CheckHealthRequestSchema), call);
+        return [name, response.components] as const;
+      } catch (error) {
+        return [name, { rpc: error instanceof Error ? error.message : String(error) }] as const;
+      }
+    }),
+  );
+  return Object.fromEntries(entries) as Readiness;
+}
+
+function writeReadiness(res: ServerResponse, services: Readiness): void {
+  const notReady = Object.entries(services).flatMap(([service, components]) =>
+    Object.entries(components)
+      .filter(([, state]) => state !== READY)
+      .map(([component, state]) => `${service}.${component} ${state}`),
+  );
+  if (notReady.length === 0) return writeJson(res, 200, JSON.stringify({ data: { status: "ready", services } }));
+  writeJson(res, 503, errorEnvelope(503, `not ready: ${notReady.join("; ")}`, "", { status: "not_ready", services }));
+}
