@@ -1,7 +1,7 @@
-import { createServer } from "node:net";
 import { Client } from "pg";
 import {
   createDataset,
+  freePort,
   startOwnKafka,
   startWithTenants,
   uploadFiles,
@@ -35,15 +35,6 @@ afterAll(async () => {
   await t?.close();
   await broker?.stop();
 });
-
-/** A loopback port nothing listens on (yet). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port: free } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return free;
-}
 
 async function ok(res: Promise<{ status: number; body: any }>): Promise<any> {
   const { status, body } = await res;

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { createServer } from "node:net";
 import path from "node:path";
 import { createInterface } from "node:readline";
 
@@ -62,4 +63,13 @@ export function startOwnPostgres(): Promise<HarnessServer<{ url: string }>> {
 /** A Kafka broker of the test's own (test/src/kafka.mjs), on `port` when given. */
 export function startOwnKafka(port?: number): Promise<HarnessServer<{ brokers: string }>> {
   return startHarnessServer("kafka.mjs", "startKafka", port === undefined ? {} : { port });
+}
+
+/** A loopback port nothing listens on (yet): where a platform looks for a broker that startOwnKafka(port) starts later. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port: free } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return free;
 }
