@@ -1,22 +1,20 @@
 import type { ServerResponse } from "node:http";
 import { create, type DescService } from "@bufbuild/protobuf";
 import type { Context } from "@opentelemetry/api";
-import type { ServiceName } from "@hangar/shared";
+import { COMPONENT_READY, type ServiceName } from "@hangar/shared";
 import { CheckHealthRequestSchema, HealthService } from "@hangar/shared/proto/common";
 import { errorEnvelope, writeJson } from "./errors";
 import type { GrpcUnaryClient, UnaryCallOptions } from "./grpc-unary-client";
 import { SERVICES } from "./upstreams";
 
-/** What a ready component answers (the services' `READY`). */
-const READY = "ready";
-
 /**
- * Deadline of each service's CheckHealth during `/readyz` (2 s): the services bound their own
- * database check to 1 s, and a probe (Kubernetes' default timeout is 1 s, ours 3 s) must get an answer.
+ * Deadline of each service's CheckHealth during `/readyz` (2 s): twice the services' own bound on
+ * their database check, so a hung database is reported as such, while a service that does not
+ * answer at all still leaves the caller an answer within seconds.
  */
 export const READINESS_TIMEOUT_MS = 2_000;
 
-/** Each service's components, by service name: component name to READY or why it is not ready. */
+/** Each service's components, by service name: component name to COMPONENT_READY or why it is not ready. */
 export type Readiness = Record<ServiceName, Record<string, string>>;
 
 /** What the health endpoints need. */
@@ -65,7 +63,7 @@ async function checkReadiness(options: HealthOptions, traceContext: Context): Pr
 function writeReadiness(res: ServerResponse, services: Readiness): void {
   const notReady = Object.entries(services).flatMap(([service, components]) =>
     Object.entries(components)
-      .filter(([, state]) => state !== READY)
+      .filter(([, state]) => state !== COMPONENT_READY)
       .map(([component, state]) => `${service}.${component} ${state}`),
   );
   if (notReady.length === 0) return writeJson(res, 200, JSON.stringify({ data: { status: "ready", services } }));

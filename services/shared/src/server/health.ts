@@ -5,7 +5,7 @@ import type { EventTransport } from "../events";
 import { CheckHealthResponseSchema, HealthService } from "../gen/hangar/common/v1/health_pb";
 
 /** What a ready component answers; anything else is the reason it is not ready. */
-export const READY = "ready";
+export const COMPONENT_READY = "ready";
 
 /**
  * How long `select 1` may take before the database counts as not ready (1 s): a readiness probe
@@ -21,7 +21,7 @@ export interface HealthDependencies {
 
 /**
  * Registers the internal `HealthService.CheckHealth` on a service's router: `database` (a `select 1`
- * within DATABASE_CHECK_TIMEOUT_MS) and `events` (the transport's status), each READY or why not.
+ * within DATABASE_CHECK_TIMEOUT_MS) and `events` (the transport's status), each COMPONENT_READY or why not.
  * runService registers it for every service, so the gateway's `/readyz` can ask each of them.
  */
 export function registerHealth(router: ConnectRouter, dependencies: HealthDependencies): void {
@@ -39,7 +39,7 @@ async function checkDatabase(selectOne: () => Promise<unknown>): Promise<string>
     timer = setTimeout(() => resolve(`no answer to select 1 within ${DATABASE_CHECK_TIMEOUT_MS} ms`), DATABASE_CHECK_TIMEOUT_MS);
   });
   const answer = selectOne().then(
-    () => READY,
+    () => COMPONENT_READY,
     (error: unknown) => `select 1 failed: ${error instanceof Error ? error.message : String(error)}`,
   );
   try {
