@@ -116,6 +116,16 @@ describe("update_dataset: scalar fields", () => {
     expect([second.created, second.created_by]).toEqual([ds.created, alice.userId]);
   });
 
+  test("concurrent updates each keep their changes: ten metadata keys put at once all stay, version 11", async () => {
+    const ds = await createDataset(alice.client, { name: "concurrent" });
+    const keys = Array.from({ length: 10 }, (_, i) => `k${i}`);
+    const answers = await Promise.all(keys.map((key) => alice.client.put(`/v1/datasets/${ds.dataset_id}`, { metadata_changeset: { put_fields: { [key]: key } } })));
+    expect(answers.map((a) => a.status)).toEqual(keys.map(() => 200));
+    const after = (await alice.client.get(`/v1/datasets/${ds.dataset_id}`)).body.data;
+    expect(after.metadata).toEqual(Object.fromEntries(keys.map((key) => [key, key])));
+    expect(after.service_record_version).toBe(11);
+  });
+
   test("modified and modified_by record the last updater", async () => {
     const ds = await createDataset(alice.client, { name: "who" });
     await sleep(5);

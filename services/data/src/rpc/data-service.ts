@@ -74,28 +74,32 @@ export function createDatasetHandlers(context: ServiceContext, deleted: () => vo
 
     async updateDataset(req, ctx) {
       const caller = callerOf(ctx);
-      const s = store();
-      const row = await load(s, caller, req.datasetId);
-      const name = nullableString(req.name, "name");
-      if (name !== undefined) row.name = checkDatasetName(name);
-      const description = nullableString(req.description, "description");
-      if (description !== undefined) row.description = description;
-      const deviceId = nullableString(req.deviceId, "device_id");
-      if (deviceId !== undefined) row.deviceId = deviceId;
-      if (req.metadataChangeset) {
-        // Tags are checked as sent, so an error names the index within put_tags.
-        checkTags(req.metadataChangeset.putTags, "metadata_changeset.put_tags");
-        row.metadata = applyFieldChanges(row.metadata, req.metadataChangeset, "metadata_changeset");
-        row.tags = applyTagChanges(row.tags, req.metadataChangeset);
-      }
-      if (req.customFieldsChangeset) {
-        row.customFields = applyCustomFieldChanges(row.customFields, req.customFieldsChangeset, "custom_fields_changeset");
-      }
-      row.modified = new Date();
-      row.modifiedBy = caller.subject;
-      row.serviceRecordVersion += 1;
-      emitDatasetChanged(s, row, DatasetChange.UPDATED, caller.subject);
-      await s.flush();
+      // Locked for the update: two updates at once would each apply their changeset to the same
+      // read and the later write would drop the earlier one's changes.
+      const row = await store().em.transactional(async (em) => {
+        const s = new DatasetStore(em);
+        const row = await load(s, caller, req.datasetId, true);
+        const name = nullableString(req.name, "name");
+        if (name !== undefined) row.name = checkDatasetName(name);
+        const description = nullableString(req.description, "description");
+        if (description !== undefined) row.description = description;
+        const deviceId = nullableString(req.deviceId, "device_id");
+        if (deviceId !== undefined) row.deviceId = deviceId;
+        if (req.metadataChangeset) {
+          // Tags are checked as sent, so an error names the index within put_tags.
+          checkTags(req.metadataChangeset.putTags, "metadata_changeset.put_tags");
+          row.metadata = applyFieldChanges(row.metadata, req.metadataChangeset, "metadata_changeset");
+          row.tags = applyTagChanges(row.tags, req.metadataChangeset);
+        }
+        if (req.customFieldsChangeset) {
+          row.customFields = applyCustomFieldChanges(row.customFields, req.customFieldsChangeset, "custom_fields_changeset");
+        }
+        row.modified = new Date();
+        row.modifiedBy = caller.subject;
+        row.serviceRecordVersion += 1;
+        emitDatasetChanged(s, row, DatasetChange.UPDATED, caller.subject);
+        return row;
+      });
       context.eventsWritten();
       return { dataset: datasetToProto(row) };
     },
