@@ -182,6 +182,17 @@ describe("list_org_devices", () => {
 });
 
 describe("device types", () => {
+  test("concurrent updates of a type each keep their changes: ten metadata keys put at once all stay", async () => {
+    const type = await createType(alice.client);
+    const keys = Array.from({ length: 10 }, (_, i) => `k${i}`);
+    const answers = await Promise.all(
+      keys.map((key) => alice.client.put(`/v1/device-types/id/${type.device_type_id}`, { metadata_changeset: { put_fields: { [key]: key } } })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(keys.map(() => 200));
+    const after = (await alice.client.get(`/v1/device-types/id/${type.device_type_id}`)).body.data;
+    expect(after.metadata).toEqual(Object.fromEntries(keys.map((key) => [key, key])));
+  });
+
   test("creates a device type with the documented fields; device_count follows its devices", async () => {
     const res = await alice.client.post("/v1/device-types/create", { name: "quadruped", description: "four legs", metadata: { vendor: "acme" }, tags: ["legged"] });
     expect(res.status).toBe(200);

@@ -30,9 +30,9 @@ export function createTriggerHandlers(context: ServiceContext): TriggerHandlers 
   const users = adminUserDirectory(context);
   const datasets = dataServiceClients(context);
   // Another org's trigger is reported as not found, like one that does not exist.
-  const load = async (s: TriggerStore, caller: Principal, name: string): Promise<TriggerRow> => {
+  const load = async (s: TriggerStore, caller: Principal, name: string, lock = false): Promise<TriggerRow> => {
     const orgId = readableOrg(caller);
-    const row = orgId ? await s.find(orgId, name) : null;
+    const row = orgId ? await s.find(orgId, name, lock) : null;
     if (!row) throw notFound("trigger", name);
     return row;
   };
@@ -59,16 +59,18 @@ export function createTriggerHandlers(context: ServiceContext): TriggerHandlers 
 
     async updateTrigger(req, ctx) {
       const caller = callerOf(ctx);
-      const s = store();
-      const row = await load(s, caller, req.name);
       const changes = updateChangesFromProto(req);
-      const next = applyTriggerChanges(row, changes, { orgId: row.orgId, createdBy: row.createdBy });
-      const regrants = changesWhatRuns(changes);
-      if (regrants) await requireRunsAs(caller, row.orgId, next.serviceUserId, "service_user_id", users);
-      // Unrelated edits (disabling a trigger) must work even when its action has changed since.
-      if (changesAction(changes)) await checkTriggerAction(s.em, row.orgId, next);
-      Object.assign(row, next, { modified: new Date(), modifiedBy: caller.subject }, regrants ? { serviceUserGrantedBy: caller.subject } : {});
-      await s.flush();
+      // Locked for the update, so two edits at once cannot each apply to the same read.
+      const row = await store().em.transactional(async (em) => {
+        const row = await load(new TriggerStore(em), caller, req.name, true);
+        const next = applyTriggerChanges(row, changes, { orgId: row.orgId, createdBy: row.createdBy });
+        const regrants = changesWhatRuns(changes);
+        if (regrants) await requireRunsAs(caller, row.orgId, next.serviceUserId, "service_user_id", users);
+        // Unrelated edits (disabling a trigger) must work even when its action has changed since.
+        if (changesAction(changes)) await checkTriggerAction(em, row.orgId, next);
+        Object.assign(row, next, { modified: new Date(), modifiedBy: caller.subject }, regrants ? { serviceUserGrantedBy: caller.subject } : {});
+        return row;
+      });
       return { trigger: triggerToProto(row) };
     },
 

@@ -1,4 +1,4 @@
-import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import { LockMode, UniqueConstraintViolationException } from "@mikro-orm/core";
 import { countUpTo, keysetPageRows, keysetPageSql, rawSql, sql, type EntityManager, type KeysetPage, type KeysetPageRows, type SearchPlan, type SqlFragment } from "@hangar/shared";
 import { FILE_UPLOAD_CAUSE, occasionKey, type EvaluationOccasion, type EvaluationOutcome } from "../domain/trigger-evaluation";
 import { Invocation } from "./entities";
@@ -11,8 +11,9 @@ export type EvaluationScope = { triggerId: string } | { orgId: string; datasetId
 export class TriggerStore {
   constructor(readonly em: EntityManager) {}
 
-  find(orgId: string, name: string): Promise<TriggerRow | null> {
-    return this.em.findOne(Trigger, { orgId, name });
+  /** A trigger of the org by name; with `lock`, locked for update (in a transaction). */
+  find(orgId: string, name: string, lock = false): Promise<TriggerRow | null> {
+    return this.em.findOne(Trigger, { orgId, name }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   }
 
   /** Inserts a trigger; false, writing nothing, when the org already has one of that name. */

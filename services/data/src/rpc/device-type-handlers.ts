@@ -57,16 +57,18 @@ export function createDeviceTypeHandlers(context: ServiceContext, deleted: () =>
 
     async updateDeviceType(req, ctx) {
       const caller = callerOf(ctx);
-      const store = fork();
-      const row = await load(store, caller, req.deviceTypeId);
-      if (req.name !== undefined) row.name = checkDeviceTypeName(req.name);
-      const description = nullableString(req.description, "description");
-      if (description !== undefined) row.description = description;
-      if (req.metadataChangeset) applyMetadataChangeset(row, req.metadataChangeset);
-      row.modified = new Date();
-      row.modifiedBy = caller.subject;
-      await store.flush();
-      return withCount(store, row);
+      // Locked for the update, so two metadata changesets at once cannot each apply to the same read.
+      const row = await fork().em.transactional(async (em) => {
+        const row = await load(new DeviceStore(em), caller, req.deviceTypeId, "update");
+        if (req.name !== undefined) row.name = checkDeviceTypeName(req.name);
+        const description = nullableString(req.description, "description");
+        if (description !== undefined) row.description = description;
+        if (req.metadataChangeset) applyMetadataChangeset(row, req.metadataChangeset);
+        row.modified = new Date();
+        row.modifiedBy = caller.subject;
+        return row;
+      });
+      return withCount(fork(), row);
     },
 
     async deleteDeviceType(req, ctx) {
