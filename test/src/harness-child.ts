@@ -65,7 +65,11 @@ export function startOwnKafka(port?: number): Promise<HarnessServer<{ brokers: s
   return startHarnessServer("kafka.mjs", "startKafka", port === undefined ? {} : { port });
 }
 
-/** A loopback port nothing listens on (yet): where a platform looks for a broker that startOwnKafka(port) starts later. */
+/**
+ * A loopback port nothing listens on (yet): where a platform looks for a broker that
+ * startOwnKafka(port) starts later. The global setup's `ports.mjs` has the same helper, but an ES
+ * module cannot be imported from these CommonJS test files under jest.
+ */
 export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -2,9 +2,9 @@ import { raw, type FilterQuery } from "@mikro-orm/core";
 import { rawSql, type SqlFragment } from "@hangar/shared";
 import type { FsNodeRow } from "./file-entities";
 
-/** The condition itself, over the `fs_nodes` row aliased `alias`. */
-function liveText(alias: string): string {
-  return `not exists (select 1 from association_deletions x where x.association_id = ${alias}.association_id)`;
+/** The condition itself, over the `fs_nodes` row aliased `alias`; `offset 0` keeps it a per-row probe. */
+function liveText(alias: string, probe = false): string {
+  return `not exists (select 1 from association_deletions x where x.association_id = ${alias}.association_id${probe ? " offset 0" : ""})`;
 }
 
 /**
@@ -25,7 +25,7 @@ export function liveAssociation(alias: string): SqlFragment {
  * files read 20,000 rows for a page of 101 (services/data/src/store/query-plans.spec.ts).
  */
 export function liveAssociationProbe(alias: string): SqlFragment {
-  return rawSql(`not exists (select 1 from association_deletions x where x.association_id = ${alias}.association_id offset 0)`);
+  return rawSql(liveText(alias, true));
 }
 
 /** The same condition as an ORM filter on FsNode, to combine with others in one query. */
