@@ -2,3 +2,4 @@ export * from "./database";
 export * from "./prepared-query";
 export * from "./array-literal";
 export * from "./unavailable";
+export * from "./unit-of-work";

@@ -1,0 +1,25 @@
+import type { EntityManager, Orm } from "./database";
+
+/**
+ * How a service's use cases reach their repositories without knowing the ORM: `domain/` declares
+ * the repository interfaces `R` it needs, `store/` implements them over an entity manager, and the
+ * service's `index.ts` builds one `UnitOfWork<R>` and hands it to `rpc/`. Each call gets fresh
+ * repositories (an identity map per request, never shared between requests).
+ */
+export interface UnitOfWork<R> {
+  /** Repositories for one request outside a transaction: reads, and single writes that flush themselves. */
+  repositories(): R;
+  /**
+   * Runs `work` in one database transaction with repositories bound to it: it commits when `work`
+   * resolves (after flushing what the repositories queued) and rolls back when it throws.
+   */
+  transaction<T>(work: (repositories: R) => Promise<T>): Promise<T>;
+}
+
+/** The `UnitOfWork` of a MikroORM database: `bind` builds the repositories over one entity manager. */
+export function ormUnitOfWork<R>(orm: Orm, bind: (em: EntityManager) => R): UnitOfWork<R> {
+  return {
+    repositories: () => bind(orm.em.fork()),
+    transaction: (work) => orm.em.fork().transactional((em) => work(bind(em))),
+  };
+}
