@@ -36,7 +36,17 @@ async function invokeMany(org: Org, count: number): Promise<void> {
 }
 
 const stats = (client: ApiClient, query: string) => client.get(`/v1/actions/invocations/${query}`);
-const minutesFromNow = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+/**
+ * `minutes` from one instant as ISO text. Tests that build a window take both ends from the same
+ * `now`: two reads of the clock can straddle a millisecond and make a 2 h window 2 h + 1 ms.
+ */
+const minutesFrom = (now: number, minutes: number) => new Date(now + minutes * 60_000).toISOString();
+/** A window of `minutes` either side of one reading of the clock. */
+const windowAroundNow = (minutes: number) => {
+  const now = Date.now();
+  return { start: minutesFrom(now, -minutes), end: minutesFrom(now, minutes) };
+};
+const minutesFromNow = (minutes: number) => minutesFrom(Date.now(), minutes);
 const statusesOf = (record: { status: { status: number }[] }) => record.status.map((s) => s.status);
 
 describe("bulk_invocation_operation", () => {
@@ -100,7 +110,8 @@ describe("summarize_runs_by_action and its list form", () => {
   });
 
   test("counts, per action, invocations created in the window by outcome, ordered by action name", async () => {
-    const res = ok(await stats(org.client, `org-stats?start_time=${minutesFromNow(-10)}&end_time=${minutesFromNow(10)}`));
+    const window = windowAroundNow(10);
+    const res = ok(await stats(org.client, `org-stats?start_time=${window.start}&end_time=${window.end}`));
     expect(res).toEqual({
       items: [
         { action_name: org.action.name, action_org_id: org.orgId, completed_count: 2, fail_count: 2, queued_count: 1 },
@@ -114,7 +125,8 @@ describe("summarize_runs_by_action and its list form", () => {
   test("a window before the invocations is empty, and other orgs see none of them", async () => {
     expect(ok(await stats(org.client, "org-stats?start_time=2020-01-01T00:00:00Z&end_time=2020-01-02T00:00:00Z"))).toEqual({ items: [], next_token: null, total_count: 0 });
     const other = await newOrg("summary-other");
-    expect(ok(await stats(other.client, `org-stats?start_time=${minutesFromNow(-10)}&end_time=${minutesFromNow(10)}`)).items).toEqual([]);
+    const window = windowAroundNow(10);
+    expect(ok(await stats(other.client, `org-stats?start_time=${window.start}&end_time=${window.end}`)).items).toEqual([]);
   });
 
   test("start_time and end_time are required ISO 8601 times, the end not before the start", async () => {
@@ -122,7 +134,8 @@ describe("summarize_runs_by_action and its list form", () => {
     expectBadRequest(await stats(org.client, `org-stats?start_time=${minutesFromNow(-1)}`), "end_time");
     expectBadRequest(await stats(org.client, `org-stats?start_time=last-week&end_time=${minutesFromNow(1)}`), "start_time");
     expectBadRequest(await stats(org.client, `org-stats?start_time=${minutesFromNow(1)}&end_time=2024-02-30T00:00:00Z`), "end_time");
-    expectBadRequest(await stats(org.client, `org-stats?start_time=${minutesFromNow(1)}&end_time=${minutesFromNow(-1)}`), "end_time");
+    const backwards = windowAroundNow(-1);
+    expectBadRequest(await stats(org.client, `org-stats?start_time=${backwards.start}&end_time=${backwards.end}`), "end_time");
   });
 
   test("the list form defaults to the last 30 days, takes epoch seconds and a limit of 1 to 1000", async () => {
@@ -268,8 +281,7 @@ describe("activity_buckets", () => {
   let end: string;
   beforeAll(async () => {
     org = await newOrg("activity");
-    start = minutesFromNow(-60);
-    end = minutesFromNow(60);
+    ({ start, end } = windowAroundNow(60));
     const first = await org.invoke();
     const second = await org.invoke();
     await org.invoke();
