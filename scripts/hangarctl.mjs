@@ -21,7 +21,7 @@ commands:
   help                                          show this text
 
 options:
-  --url URL      gateway URL (env HANGAR_URL, default http://127.0.0.1:8080)
+  --url URL      gateway URL (env HANGAR_URL; default http://127.0.0.1:$PORT, PORT defaulting to 8080 as npm start does)
   --token TOKEN  admin API token (env HANGAR_TOKEN)
   --json         print the response's data as raw JSON (for scripts: ... --json | jq -r .org_id)
 `;
@@ -205,7 +205,7 @@ async function main() {
   const [name = "help", ...args] = flags.help ? ["help"] : positionals;
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) throw new CliError(`unknown command '${name}' (see: hangarctl help)`);
-  const url = flags.url ?? process.env.HANGAR_URL ?? "http://127.0.0.1:8080";
+  const url = flags.url ?? process.env.HANGAR_URL ?? `http://127.0.0.1:${process.env.PORT || 8080}`;
   const token = flags.token ?? process.env.HANGAR_TOKEN;
   if (name !== "help" && !token) throw new CliError("no API token: set HANGAR_TOKEN or pass --token");
   await command(client(url, token), args, flags);

@@ -77,14 +77,22 @@ async function startEmbeddedRunner(
   return startRunner({ ...options, executors: [kind], logger: options.logger.child({ component: "runner" }) });
 }
 
+/**
+ * The banner ends with the exact `export` lines the README's next commands use (the URL carries
+ * the real port, so hangarctl and curl reach a gateway started with a non-default `PORT`).
+ */
 function printBanner(url: string, objectStore: string | undefined, bootstrap: { orgId: string; userId: string; token: string } | undefined): void {
   const lines = [`Hangar is running. Gateway: ${url}`, `Object store (S3-compatible): ${objectStore ?? "AWS S3"}`];
   if (bootstrap) {
     lines.push(
       `First start: created org ${bootstrap.orgId} and its admin '${bootstrap.userId}'.`,
-      `Admin API token (shown once, keep it): ${bootstrap.token}`,
-      `Try: curl -H "Authorization: Bearer ${bootstrap.token}" ${url}/v1/users/whoami`,
+      `The admin API token is shown once: keep it. In another shell, run:`,
+      `  export HANGAR_URL=${url}`,
+      `  export HANGAR_TOKEN=${bootstrap.token}`,
+      `  export HANGAR_ORG=${bootstrap.orgId}`,
     );
+  } else {
+    lines.push(`In another shell: export HANGAR_URL=${url}`);
   }
   process.stdout.write(`\n${lines.join("\n")}\n\n`);
 }
