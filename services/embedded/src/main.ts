@@ -90,6 +90,7 @@ function printBanner(url: string, objectStore: string | undefined, bootstrap: { 
       `  export HANGAR_URL=${url}`,
       `  export HANGAR_TOKEN=${bootstrap.token}`,
       `  export HANGAR_ORG=${bootstrap.orgId}`,
+      ...(objectStore ? [`  export HANGAR_S3_ENDPOINT=${objectStore}`] : []),
     );
   } else {
     lines.push(`In another shell: export HANGAR_URL=${url}`);
