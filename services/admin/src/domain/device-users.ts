@@ -17,8 +17,8 @@ export interface DeviceTokenRequest extends DeviceUserRef, TokenRequest {
 }
 
 /**
- * Checks a device-token call's addressing (the caller is a platform component, checked by `rpc/`):
- * its org must be the one the component acts in, and its user a `device:` user, so that no caller
+ * Checks a device-token call's addressing (the caller is another service, as `rpc/` checked):
+ * its org must be the one that service acts in, and its user a `device:` user, so that no caller
  * can mint tokens for a person. Returns the device user's id.
  */
 export function checkDeviceUser(caller: Principal, ref: DeviceUserRef): string {

@@ -5,7 +5,7 @@ export function userCaller(subject: string, roles: Record<string, string[]> = {}
   return { kind: "user", subject, memberships: Object.entries(roles).map(([orgId, r]) => ({ orgId, roles: r })), isSystemAdmin: false, ...extra };
 }
 
-/** A platform component's principal acting in `orgId`. */
+/** Another service's principal, acting in `orgId` when given. */
 export function serviceCaller(subject: string, orgId?: string): Principal {
   return { kind: "service", subject, memberships: [], isSystemAdmin: false, ...(orgId !== undefined ? { orgId } : {}) };
 }
