@@ -1,6 +1,7 @@
 import { AdminService } from "@hangar/shared/proto/admin";
-import { ormUnitOfWork, type ServiceDefinition } from "@hangar/shared";
+import { ormUnitOfWork, type Orm, type ServiceDefinition } from "@hangar/shared";
 import { bootstrapIdentity, type BootstrapResult } from "./domain/bootstrap";
+import type { AdminUnitOfWork } from "./domain/repositories";
 import { usageConsumer } from "./events/usage-consumer";
 import { createAdminServiceImpl } from "./rpc/admin-service";
 import { adminRepositories } from "./store/admin-repositories";
@@ -28,11 +29,15 @@ export function adminService(options: AdminServiceOptions = {}): ServiceDefiniti
     entities: adminEntities,
     migrations: adminMigrations,
     routes: (router, { orm, runtime }) =>
-      router.service(AdminService, createAdminServiceImpl({ uow: ormUnitOfWork(orm, adminRepositories), internalAuthSecret: runtime.internalAuthSecret })),
+      router.service(AdminService, createAdminServiceImpl({ uow: unitOfWork(orm), internalAuthSecret: runtime.internalAuthSecret })),
     consumers: () => [usageConsumer(adminRepositories)],
     async onStart({ orm, runtime }) {
-      const result = await bootstrapIdentity(ormUnitOfWork(orm, adminRepositories), options.bootstrapToken, runtime.logger);
+      const result = await bootstrapIdentity(unitOfWork(orm), options.bootstrapToken, runtime.logger);
       if (result) options.onBootstrap?.(result);
     },
   };
+}
+
+function unitOfWork(orm: Orm): AdminUnitOfWork {
+  return ormUnitOfWork(orm, adminRepositories);
 }
