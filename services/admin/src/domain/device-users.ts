@@ -1,8 +1,8 @@
 import { DEVICE_USER_PREFIX, failedPrecondition, invalidArgument, isDeviceUserId, quoteValue, type Principal } from "@hangar/shared";
 import { mintToken, type MintedToken, type TokenRequest } from "./api-tokens";
+import { newMembership } from "./memberships";
 import type { TokenRecord } from "./records";
 import type { AdminRepositories, AdminUnitOfWork } from "./repositories";
-import { MEMBER_ROLE } from "./roles";
 
 /** The device user an internal device-token call addresses, in the org it names. */
 export interface DeviceUserRef {
@@ -42,7 +42,7 @@ export async function createDeviceUserToken(uow: AdminUnitOfWork, caller: Princi
   await uow.transaction(async (r) => {
     await r.users.addIfAbsent(user);
     if (await belongsElsewhere(r, userId, orgId)) throw failedPrecondition(`user ${quoteValue(userId)} belongs to another org`);
-    await r.memberships.addIfAbsent({ orgId, userId, roles: [MEMBER_ROLE], created });
+    await r.memberships.addIfAbsent(newMembership(orgId, userId, created));
     await r.tokens.add(minted.token);
   });
   return minted;

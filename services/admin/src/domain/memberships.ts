@@ -60,10 +60,15 @@ export async function addBack(uow: AdminUnitOfWork, orgId: string, user: UserRec
     if ((await r.memberships.find(orgId, user.userId)) || !(await r.memberships.wasRemoved(orgId, user.userId))) {
       throw conflict(`user '${user.userId}' already exists`);
     }
-    await r.memberships.add(newMembership(orgId, user.userId));
-    await r.memberships.audit({ orgId, userId: user.userId, action: "added", actor, rolesBefore: [], rolesAfter: [MEMBER_ROLE] });
+    await addMember(r, orgId, user.userId, actor);
   });
   return user;
+}
+
+/** Adds the user to the org as a plain member and records who added it; run under `changeMembership`. */
+export async function addMember(r: AdminRepositories, orgId: string, userId: string, actor: string): Promise<void> {
+  await r.memberships.add(newMembership(orgId, userId));
+  await r.memberships.audit({ orgId, userId, action: "added", actor, rolesBefore: [], rolesAfter: [MEMBER_ROLE] });
 }
 
 /** A plain member's membership starting now. */

@@ -1,9 +1,8 @@
 import { DEVICE_USER_PREFIX, invalidArgument, notFound, unauthenticated, type Principal } from "@hangar/shared";
-import { addBack, changeMembership, newMembership } from "./memberships";
+import { addBack, addMember, changeMembership } from "./memberships";
 import { checkName } from "./names";
 import type { UserRecord } from "./records";
 import type { AdminUnitOfWork } from "./repositories";
-import { MEMBER_ROLE } from "./roles";
 
 /** A user to create in an org, as the request gave it. */
 export interface NewUser {
@@ -29,8 +28,7 @@ export async function createUser(uow: AdminUnitOfWork, creator: string, input: N
   const user = { userId, name: input.name ?? null, isServiceUser: input.isServiceUser, isSystemAdmin: false, created: new Date(), createdBy: creator };
   await changeMembership(uow, input.orgId, async (tx) => {
     await tx.users.add(user);
-    await tx.memberships.add(newMembership(input.orgId, userId));
-    await tx.memberships.audit({ orgId: input.orgId, userId, action: "added", actor: creator, rolesBefore: [], rolesAfter: [MEMBER_ROLE] });
+    await addMember(tx, input.orgId, userId, creator);
   });
   return user;
 }
