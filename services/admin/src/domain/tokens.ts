@@ -12,7 +12,7 @@ export function newTokenSecret(): string {
   return `hgr_${randomBytes(32).toString("base64url")}`;
 }
 
-/** The stored form of a secret. */
+/** What is stored of a secret: its SHA-256, in hex. */
 export function hashSecret(secret: string): string {
   return createHash("sha256").update(secret).digest("hex");
 }

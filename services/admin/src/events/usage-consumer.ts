@@ -1,18 +1,18 @@
 import { fromBinary } from "@bufbuild/protobuf";
-import { TOPICS, type ConsumerDefinition } from "@hangar/shared";
-import { DatasetChange, DatasetChangedSchema } from "@hangar/shared/proto/events";
-import { IdentityStore } from "../store/identity-store";
+import { TOPICS, type ConsumerDefinition, type EntityManager } from "@hangar/shared";
+import { DatasetChangedSchema } from "@hangar/shared/proto/events";
+import type { AdminRepositories } from "../domain/repositories";
+import { countDatasetChange } from "../domain/usage";
 
-/** Usage figure maintained from dataset events. */
-export const DATASET_COUNT = "datasets::total_count";
-
-/** Keeps each org's dataset count from the data service's dataset events. */
-export const usageConsumer: ConsumerDefinition = {
-  name: "admin.usage",
-  topics: [TOPICS.datasetChanged],
-  async handler(em, message) {
-    const event = fromBinary(DatasetChangedSchema, message.payload);
-    const delta = event.change === DatasetChange.CREATED ? 1 : event.change === DatasetChange.DELETED ? -1 : 0;
-    if (delta !== 0) await new IdentityStore(em).addUsage(event.orgId, DATASET_COUNT, delta);
-  },
-};
+/**
+ * Keeps each org's dataset count from the data service's dataset events. `repositoriesIn` binds
+ * the admin repositories to the consumer's transaction (`index.ts` passes the store's), so the
+ * count changes in the transaction that records the event as handled.
+ */
+export function usageConsumer(repositoriesIn: (em: EntityManager) => AdminRepositories): ConsumerDefinition {
+  return {
+    name: "admin.usage",
+    topics: [TOPICS.datasetChanged],
+    handler: (em, message) => countDatasetChange(repositoriesIn(em).usage, fromBinary(DatasetChangedSchema, message.payload)),
+  };
+}

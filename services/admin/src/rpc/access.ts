@@ -1,12 +1,12 @@
 import { administers, notFound, rolesIn, unauthenticated, type Principal, quoteValue } from "@hangar/shared";
 
-/** The calling user's id; platform components have no user and are refused. */
+/** The calling user's id; other services calling have no user and are refused. */
 export function requireUser(caller: Principal): string {
   if (caller.kind !== "user") throw unauthenticated("this operation needs a user's API token");
   return caller.subject;
 }
 
-/** Refuses anyone but a platform component (the gateway's internal calls). */
+/** Refuses anyone but another service (the gateway's internal calls). */
 export function requireService(caller: Principal): void {
   if (caller.kind !== "service") throw unauthenticated("internal operation");
 }

@@ -1,15 +1,15 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ApiTokenRecordSchema, ApiTokenResultSchema, OrganizationSchema, UserSchema } from "@hangar/shared/proto/admin";
-import type { ApiTokenRow, OrgRow, UserRow } from "../store/entities";
+import type { OrgRecord, TokenRecord, UserRecord } from "../domain/records";
 
-/** Org row to its wire record. */
-export function orgToProto(row: OrgRow): MessageInitShape<typeof OrganizationSchema> {
+/** Org record to its wire record. */
+export function orgToProto(row: OrgRecord): MessageInitShape<typeof OrganizationSchema> {
   return { orgId: row.orgId, name: row.name, tier: row.tier, status: row.status, created: timestampFromDate(row.created), createdBy: row.createdBy };
 }
 
-/** User row to its wire record. */
-export function userToProto(row: UserRow): MessageInitShape<typeof UserSchema> {
+/** User record to its wire record. */
+export function userToProto(row: UserRecord): MessageInitShape<typeof UserSchema> {
   return {
     userId: row.userId,
     ...(row.name !== null ? { name: row.name } : {}),
@@ -20,8 +20,8 @@ export function userToProto(row: UserRow): MessageInitShape<typeof UserSchema> {
   };
 }
 
-/** Token row to its wire record (never the secret). */
-export function tokenToProto(row: ApiTokenRow): MessageInitShape<typeof ApiTokenRecordSchema> {
+/** Token record to its wire record (never the secret). */
+export function tokenToProto(row: TokenRecord): MessageInitShape<typeof ApiTokenRecordSchema> {
   return {
     tokenId: row.tokenId,
     userId: row.userId,
@@ -35,7 +35,7 @@ export function tokenToProto(row: ApiTokenRow): MessageInitShape<typeof ApiToken
   };
 }
 
-/** Token row to the shape the client SDK reads tokens in; the secret only when just created. */
-export function tokenResultToProto(row: ApiTokenRow, secret?: string): MessageInitShape<typeof ApiTokenResultSchema> {
+/** Token record to the shape the client SDK reads tokens in; the secret only when just created. */
+export function tokenResultToProto(row: TokenRecord, secret?: string): MessageInitShape<typeof ApiTokenResultSchema> {
   return { ...(secret !== undefined ? { secret } : {}), userId: row.userId, context: tokenToProto(row) };
 }

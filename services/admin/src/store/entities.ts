@@ -1,55 +1,10 @@
 import { EntitySchema } from "@mikro-orm/core";
+import type { MembershipRecord, OrgRecord, TokenRecord, UsageRecord, UserRecord } from "../domain/records";
 
-/** An organization (tenant). */
-export interface OrgRow {
-  orgId: string;
-  name: string;
-  tier: string;
-  status: string;
-  created: Date;
-  createdBy: string;
-}
+// Each schema is declared over the domain's record, so a row read is a record and store/ adds no shape of its own.
 
-/** A user: a person or a service account. */
-export interface UserRow {
-  userId: string;
-  name: string | null;
-  isServiceUser: boolean;
-  isSystemAdmin: boolean;
-  created: Date;
-  createdBy: string;
-}
-
-/** A user's membership of an org. */
-export interface MembershipRow {
-  orgId: string;
-  userId: string;
-  roles: string[];
-  created: Date;
-}
-
-/** An API token; only the SHA-256 of its secret is stored. */
-export interface ApiTokenRow {
-  tokenId: string;
-  userId: string;
-  name: string;
-  description: string | null;
-  secretHash: string;
-  apiScopes: string[];
-  created: Date;
-  expires: Date | null;
-  lastUsed: Date | null;
-  enabled: boolean;
-}
-
-/** A usage figure of an org, maintained from events. */
-export interface UsageRow {
-  orgId: string;
-  resourceName: string;
-  quantity: string;
-}
-
-export const Org = new EntitySchema<OrgRow>({
+/** Orgs (`orgs`): the tenants. */
+export const Org = new EntitySchema<OrgRecord>({
   name: "Org",
   tableName: "orgs",
   properties: {
@@ -62,7 +17,8 @@ export const Org = new EntitySchema<OrgRow>({
   },
 });
 
-export const User = new EntitySchema<UserRow>({
+/** Users (`users`): people and service accounts. */
+export const User = new EntitySchema<UserRecord>({
   name: "User",
   tableName: "users",
   properties: {
@@ -75,7 +31,8 @@ export const User = new EntitySchema<UserRow>({
   },
 });
 
-export const Membership = new EntitySchema<MembershipRow>({
+/** Memberships (`memberships`): a user's roles in an org. */
+export const Membership = new EntitySchema<MembershipRecord>({
   name: "Membership",
   tableName: "memberships",
   properties: {
@@ -86,7 +43,8 @@ export const Membership = new EntitySchema<MembershipRow>({
   },
 });
 
-export const ApiToken = new EntitySchema<ApiTokenRow>({
+/** API tokens (`api_tokens`); only the SHA-256 of a secret is stored. */
+export const ApiToken = new EntitySchema<TokenRecord>({
   name: "ApiToken",
   tableName: "api_tokens",
   properties: {
@@ -103,7 +61,8 @@ export const ApiToken = new EntitySchema<ApiTokenRow>({
   },
 });
 
-export const Usage = new EntitySchema<UsageRow>({
+/** Usage counters (`usage`), maintained from events. */
+export const Usage = new EntitySchema<UsageRecord>({
   name: "Usage",
   tableName: "usage",
   properties: {
@@ -113,4 +72,5 @@ export const Usage = new EntitySchema<UsageRow>({
   },
 });
 
+/** The admin schema's entities, for the service definition. */
 export const adminEntities = [Org, User, Membership, ApiToken, Usage];
