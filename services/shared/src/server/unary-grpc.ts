@@ -89,6 +89,8 @@ class UnaryGrpcCall {
   private readonly controller = new AbortController();
   private deadline: NodeJS.Timeout | undefined;
   private answered = false;
+  /** The implementation's context, once it runs: an error answer carries the metadata it set. */
+  private context: HandlerContext | undefined;
 
   constructor(
     private readonly stream: ServerHttp2Stream,
@@ -119,7 +121,8 @@ class UnaryGrpcCall {
     if (this.answered) return;
     const timeout = parseTimeout(headerText(this.headers["grpc-timeout"]), MAX_TIMEOUT_MS);
     if (timeout.error) return this.fail(timeout.error);
-    const deadlineAt = timeout.timeoutMs === undefined ? undefined : Date.now() + timeout.timeoutMs;
+    // Whole milliseconds, as Connect's handler context gives them (grpc-timeout may be in microseconds).
+    const deadlineAt = timeout.timeoutMs === undefined ? undefined : Math.trunc(Date.now() + timeout.timeoutMs);
     if (timeout.timeoutMs !== undefined) {
       this.deadline = setTimeout(() => this.fail(new ConnectError("the operation timed out", Code.DeadlineExceeded)), timeout.timeoutMs);
     }
@@ -146,7 +149,7 @@ class UnaryGrpcCall {
   private async invoke(message: Message, timeoutMs: () => number | undefined): Promise<UnaryResponse> {
     const { service, method, impl } = this.spec;
     const url = `http://${headerText(this.headers[":authority"]) ?? "localhost"}${this.headers[":path"]!}`;
-    const context: HandlerContext = {
+    const context: HandlerContext = (this.context = {
       service,
       method,
       protocolName: "grpc",
@@ -158,7 +161,7 @@ class UnaryGrpcCall {
       responseHeader: new Headers(),
       responseTrailer: new Headers(),
       values: createContextValues(),
-    };
+    });
     const call = async (request: UnaryRequest): Promise<UnaryResponse> => {
       const output = await impl(request.message, context);
       return {
@@ -194,15 +197,25 @@ class UnaryGrpcCall {
     this.stream.end(framed);
   }
 
-  /** Answers with the error as a trailers-only response, gRPC's form for a call without a message. */
+  /**
+   * Answers with the error and the trailers the implementation set, as a trailers-only response
+   * (gRPC's form for a call without a message), or after the headers it set when it set any.
+   */
   private fail(error: ConnectError): void {
     if (this.answered) return;
     this.settle();
     this.abort(error);
     if (this.stream.closed || this.stream.headersSent) return;
     // setTrailerStatus adds the error's metadata itself.
-    const status = setTrailerStatus(new Headers(), error);
-    this.stream.respond({ ...plainHeaders(status), ":status": 200, "content-type": "application/grpc+proto" }, { endStream: true });
+    const status = plainHeaders(setTrailerStatus(new Headers(this.context?.responseTrailer), error));
+    const header = plainHeaders(this.context?.responseHeader);
+    if (Object.keys(header).length === 0) {
+      this.stream.respond({ ...status, ":status": 200, "content-type": "application/grpc+proto" }, { endStream: true });
+      return;
+    }
+    this.stream.respond({ ...header, ":status": 200, "content-type": "application/grpc+proto" }, { waitForTrailers: true });
+    this.stream.once("wantTrailers", () => this.stream.sendTrailers(status));
+    this.stream.end();
   }
 
   private settle(): void {
