@@ -25,7 +25,7 @@ interface UnaryMethod {
 /** Unary methods by HTTP/2 path, `/<package>.<Service>/<Method>`. */
 export type UnaryMethods = Map<string, UnaryMethod>;
 
-/** Largest request message accepted (the gRPC default), on the fast path and by Connect's handlers. */
+/** Largest request message accepted by default (the gRPC default), on the fast path and by Connect's handlers. */
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 /** Longest deadline honoured; longer ones are clamped (Connect's default has no limit either way). */
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
@@ -72,14 +72,20 @@ function isUnary(method: DescMethod): method is DescMethodUnary {
  * handler, without its general streaming pipeline, which cost the services about 40% of their CPU
  * per call (measured with `bench/gateway-overhead.mjs`).
  */
-export function serveUnaryGrpc(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, methods: UnaryMethods, interceptors: Interceptor[]): boolean {
+export function serveUnaryGrpc(
+  stream: ServerHttp2Stream,
+  headers: IncomingHttpHeaders,
+  methods: UnaryMethods,
+  interceptors: Interceptor[],
+  readMaxBytes = MAX_REQUEST_BYTES,
+): boolean {
   const method = methods.get(headers[":path"] ?? "");
   if (method === undefined || headers[":method"] !== "POST") return false;
   const contentType = headers["content-type"];
   if (contentType !== "application/grpc" && contentType !== "application/grpc+proto") return false;
   const encoding = headers["grpc-encoding"];
   if (encoding !== undefined && encoding !== "identity") return false;
-  new UnaryGrpcCall(stream, headers, method, interceptors).start();
+  new UnaryGrpcCall(stream, headers, method, interceptors, readMaxBytes).start();
   return true;
 }
 
@@ -97,6 +103,7 @@ class UnaryGrpcCall {
     private readonly headers: IncomingHttpHeaders,
     private readonly spec: UnaryMethod,
     private readonly interceptors: Interceptor[],
+    private readonly readMaxBytes: number,
   ) {}
 
   start(): void {
@@ -105,7 +112,7 @@ class UnaryGrpcCall {
       if (this.answered) return; // refused as too large: the rest is read and dropped
       this.size += chunk.length;
       this.chunks.push(chunk);
-      if (this.size > MAX_REQUEST_BYTES + 5) this.fail(tooLarge(this.chunks));
+      if (this.size > this.readMaxBytes + 5) this.fail(tooLarge(this.chunks, this.readMaxBytes));
     });
     stream.on("end", () => void this.run());
     // The client went away (reset, connection lost) before the answer: tell the implementation.
@@ -237,8 +244,8 @@ function unframedRequest(body: Buffer): Buffer {
   return body.subarray(5);
 }
 
-/** Connect's error for a request over `MAX_REQUEST_BYTES`, naming the size the frame declares. */
-function tooLarge(chunks: Buffer[]): ConnectError {
+/** Connect's error for a request over `readMaxBytes`, naming the size the frame declares. */
+function tooLarge(chunks: Buffer[], readMaxBytes: number): ConnectError {
   const head = chunks[0]!.length >= 5 ? chunks[0]! : Buffer.concat(chunks);
-  return new ConnectError(`message size ${head.readUInt32BE(1)} is larger than configured readMaxBytes ${MAX_REQUEST_BYTES}`, Code.ResourceExhausted);
+  return new ConnectError(`message size ${head.readUInt32BE(1)} is larger than configured readMaxBytes ${readMaxBytes}`, Code.ResourceExhausted);
 }
