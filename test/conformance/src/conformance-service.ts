@@ -9,6 +9,7 @@ import {
   ConformancePayloadSchema,
   ConformancePayload_RequestInfoSchema,
   ConformanceService,
+  HeaderSchema,
   IdempotentUnaryRequestSchema,
   ServerStreamRequestSchema,
   UnaryRequestSchema,
@@ -124,7 +125,7 @@ function appendHeaders(target: Headers, headers: Header[]): void {
 function requestInfo(context: HandlerContext, requests: Any[]): ConformancePayload_RequestInfo {
   const timeoutMs = context.timeoutMs();
   const requestHeaders: Header[] = [];
-  context.requestHeader.forEach((value, name) => requestHeaders.push({ $typeName: "connectrpc.conformance.v1.Header", name, value: [value] }));
+  context.requestHeader.forEach((value, name) => requestHeaders.push(create(HeaderSchema, { name, value: [value] })));
   return create(ConformancePayload_RequestInfoSchema, { requestHeaders, requests, ...(timeoutMs === undefined ? {} : { timeoutMs: BigInt(timeoutMs) }) });
 }
 
