@@ -48,6 +48,13 @@ export interface RpcServerOptions {
    * handler serves every call: for comparing the two (unary-grpc-parity.spec.ts), not for production.
    */
   unaryFastPath?: boolean;
+  /**
+   * Refuse calls without a principal signed with `internalAuthSecret` (default true). Off only for
+   * the Connect conformance suite (test/conformance), whose reference client cannot sign one.
+   */
+  verifyCallers?: boolean;
+  /** Largest request message accepted, on both paths (default `MAX_REQUEST_BYTES`, 4 MiB). */
+  readMaxBytes?: number;
 }
 
 /** A running RPC server. */
@@ -66,17 +73,19 @@ export interface RpcServer {
  * else is logged with its cause and answered as a bare `internal` error, so internals never leak.
  */
 export async function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
-  const interceptors = [traceCalls(options.name), normalizeErrors(options.logger), verifyCaller(options.internalAuthSecret), enforceLimits()];
+  const verify = options.verifyCallers === false ? [] : [verifyCaller(options.internalAuthSecret)];
+  const interceptors = [traceCalls(options.name), normalizeErrors(options.logger), ...verify, enforceLimits()];
   const unary: UnaryMethods = new Map();
   // The same request size limit on both paths (Connect's own default is 4 GiB).
-  const router = createConnectRouter({ interceptors, acceptCompression: [compressionGzip, compressionBrotli], readMaxBytes: MAX_REQUEST_BYTES });
+  const readMaxBytes = options.readMaxBytes ?? MAX_REQUEST_BYTES;
+  const router = createConnectRouter({ interceptors, acceptCompression: [compressionGzip, compressionBrotli], readMaxBytes });
   options.routes(recordingRouter(router, unary));
   const handlers: UniversalHandlers = new Map(router.handlers.map((handler) => [handler.requestPath, handler]));
   const server = http2.createServer(TRUSTED_PEER_LIMITS);
   // Plain unary gRPC calls take the fast path; everything else goes to Connect's handlers.
   const fastPath = options.unaryFastPath ?? true;
   server.on("stream", (stream, headers) => {
-    if (!fastPath || !serveUnaryGrpc(stream, headers, unary, interceptors)) serveUniversal(stream, headers, handlers);
+    if (!fastPath || !serveUnaryGrpc(stream, headers, unary, interceptors, readMaxBytes)) serveUniversal(stream, headers, handlers);
   });
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {

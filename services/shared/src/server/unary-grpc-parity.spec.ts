@@ -44,6 +44,12 @@ async function start(unaryFastPath: boolean): Promise<Subject> {
               ]);
             case "bug":
               throw new Error("a bug with secrets in it");
+            case "fails-after-metadata":
+              context.responseHeader.set("x-answer-header", "h");
+              context.responseTrailer.set("x-answer-trailer", "t");
+              throw new ConnectError("refused after setting metadata", Code.FailedPrecondition);
+            case "timeout":
+              return { dataset: { datasetId: "timeout", description: `whole milliseconds: ${Number.isInteger(context.timeoutMs())}` } };
             case "slow":
               // Gives up when the call is given up, as implementations should (a query is cancelled).
               await new Promise((resolve, reject) => {
@@ -143,6 +149,16 @@ const cases: [string, RawRequest, Partial<Observed>][] = [
   ["unary success with request metadata, response headers and trailers", { headers: { "x-echo": "hello" } }, { grpcStatus: "0", message: { dataset: expect.objectContaining({ datasetId: "ds_1", description: "hello" }) } }],
   ["the application/grpc content type (no +proto)", { headers: { "content-type": "application/grpc" } }, { grpcStatus: "0" }],
   ["an error with metadata and details", { body: requestFor("missing") }, { grpcStatus: String(Code.NotFound), grpcMessage: "dataset 'missing' not found" }],
+  [
+    "an error after the implementation set response headers and trailers",
+    { body: requestFor("fails-after-metadata") },
+    { grpcStatus: String(Code.FailedPrecondition), metadata: { "x-answer-header": "h", "x-answer-trailer": "t" } },
+  ],
+  [
+    "a grpc-timeout in microseconds: the implementation sees whole milliseconds",
+    { headers: { "grpc-timeout": "1999999u" }, body: requestFor("timeout") },
+    { grpcStatus: "0", message: { dataset: expect.objectContaining({ description: "whole milliseconds: true" }) } },
+  ],
   ["an unexpected exception: a bare internal error", { body: requestFor("bug") }, { grpcStatus: String(Code.Internal), grpcMessage: "internal error" }],
   ["no signed principal", { headers: { "x-hangar-principal": "forged.value" } }, { grpcStatus: String(Code.Unauthenticated) }],
   ["a deadline the implementation overruns", { headers: { "grpc-timeout": "50m" }, body: requestFor("slow") }, { grpcStatus: String(Code.DeadlineExceeded) }],

@@ -25,7 +25,7 @@ interface UnaryMethod {
 /** Unary methods by HTTP/2 path, `/<package>.<Service>/<Method>`. */
 export type UnaryMethods = Map<string, UnaryMethod>;
 
-/** Largest request message accepted (the gRPC default), on the fast path and by Connect's handlers. */
+/** Largest request message accepted by default (the gRPC default), on the fast path and by Connect's handlers. */
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 /** Longest deadline honoured; longer ones are clamped (Connect's default has no limit either way). */
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
@@ -72,14 +72,20 @@ function isUnary(method: DescMethod): method is DescMethodUnary {
  * handler, without its general streaming pipeline, which cost the services about 40% of their CPU
  * per call (measured with `bench/gateway-overhead.mjs`).
  */
-export function serveUnaryGrpc(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, methods: UnaryMethods, interceptors: Interceptor[]): boolean {
+export function serveUnaryGrpc(
+  stream: ServerHttp2Stream,
+  headers: IncomingHttpHeaders,
+  methods: UnaryMethods,
+  interceptors: Interceptor[],
+  readMaxBytes = MAX_REQUEST_BYTES,
+): boolean {
   const method = methods.get(headers[":path"] ?? "");
   if (method === undefined || headers[":method"] !== "POST") return false;
   const contentType = headers["content-type"];
   if (contentType !== "application/grpc" && contentType !== "application/grpc+proto") return false;
   const encoding = headers["grpc-encoding"];
   if (encoding !== undefined && encoding !== "identity") return false;
-  new UnaryGrpcCall(stream, headers, method, interceptors).start();
+  new UnaryGrpcCall(stream, headers, method, interceptors, readMaxBytes).start();
   return true;
 }
 
@@ -89,12 +95,15 @@ class UnaryGrpcCall {
   private readonly controller = new AbortController();
   private deadline: NodeJS.Timeout | undefined;
   private answered = false;
+  /** The implementation's context, once it runs: an error answer carries the metadata it set. */
+  private context: HandlerContext | undefined;
 
   constructor(
     private readonly stream: ServerHttp2Stream,
     private readonly headers: IncomingHttpHeaders,
     private readonly spec: UnaryMethod,
     private readonly interceptors: Interceptor[],
+    private readonly readMaxBytes: number,
   ) {}
 
   start(): void {
@@ -103,7 +112,7 @@ class UnaryGrpcCall {
       if (this.answered) return; // refused as too large: the rest is read and dropped
       this.size += chunk.length;
       this.chunks.push(chunk);
-      if (this.size > MAX_REQUEST_BYTES + 5) this.fail(tooLarge(this.chunks));
+      if (this.size > this.readMaxBytes + 5) this.fail(tooLarge(this.chunks, this.readMaxBytes));
     });
     stream.on("end", () => void this.run());
     // The client went away (reset, connection lost) before the answer: tell the implementation.
@@ -119,7 +128,8 @@ class UnaryGrpcCall {
     if (this.answered) return;
     const timeout = parseTimeout(headerText(this.headers["grpc-timeout"]), MAX_TIMEOUT_MS);
     if (timeout.error) return this.fail(timeout.error);
-    const deadlineAt = timeout.timeoutMs === undefined ? undefined : Date.now() + timeout.timeoutMs;
+    // Whole milliseconds, as Connect's handler context gives them (grpc-timeout may be in microseconds).
+    const deadlineAt = timeout.timeoutMs === undefined ? undefined : Math.trunc(Date.now() + timeout.timeoutMs);
     if (timeout.timeoutMs !== undefined) {
       this.deadline = setTimeout(() => this.fail(new ConnectError("the operation timed out", Code.DeadlineExceeded)), timeout.timeoutMs);
     }
@@ -146,7 +156,7 @@ class UnaryGrpcCall {
   private async invoke(message: Message, timeoutMs: () => number | undefined): Promise<UnaryResponse> {
     const { service, method, impl } = this.spec;
     const url = `http://${headerText(this.headers[":authority"]) ?? "localhost"}${this.headers[":path"]!}`;
-    const context: HandlerContext = {
+    const context: HandlerContext = (this.context = {
       service,
       method,
       protocolName: "grpc",
@@ -158,7 +168,7 @@ class UnaryGrpcCall {
       responseHeader: new Headers(),
       responseTrailer: new Headers(),
       values: createContextValues(),
-    };
+    });
     const call = async (request: UnaryRequest): Promise<UnaryResponse> => {
       const output = await impl(request.message, context);
       return {
@@ -194,15 +204,25 @@ class UnaryGrpcCall {
     this.stream.end(framed);
   }
 
-  /** Answers with the error as a trailers-only response, gRPC's form for a call without a message. */
+  /**
+   * Answers with the error and the trailers the implementation set, as a trailers-only response
+   * (gRPC's form for a call without a message), or after the headers it set when it set any.
+   */
   private fail(error: ConnectError): void {
     if (this.answered) return;
     this.settle();
     this.abort(error);
     if (this.stream.closed || this.stream.headersSent) return;
     // setTrailerStatus adds the error's metadata itself.
-    const status = setTrailerStatus(new Headers(), error);
-    this.stream.respond({ ...plainHeaders(status), ":status": 200, "content-type": "application/grpc+proto" }, { endStream: true });
+    const status = plainHeaders(setTrailerStatus(new Headers(this.context?.responseTrailer), error));
+    const header = plainHeaders(this.context?.responseHeader);
+    if (Object.keys(header).length === 0) {
+      this.stream.respond({ ...status, ":status": 200, "content-type": "application/grpc+proto" }, { endStream: true });
+      return;
+    }
+    this.stream.respond({ ...header, ":status": 200, "content-type": "application/grpc+proto" }, { waitForTrailers: true });
+    this.stream.once("wantTrailers", () => this.stream.sendTrailers(status));
+    this.stream.end();
   }
 
   private settle(): void {
@@ -224,8 +244,8 @@ function unframedRequest(body: Buffer): Buffer {
   return body.subarray(5);
 }
 
-/** Connect's error for a request over `MAX_REQUEST_BYTES`, naming the size the frame declares. */
-function tooLarge(chunks: Buffer[]): ConnectError {
+/** Connect's error for a request over `readMaxBytes`, naming the size the frame declares. */
+function tooLarge(chunks: Buffer[], readMaxBytes: number): ConnectError {
   const head = chunks[0]!.length >= 5 ? chunks[0]! : Buffer.concat(chunks);
-  return new ConnectError(`message size ${head.readUInt32BE(1)} is larger than configured readMaxBytes ${MAX_REQUEST_BYTES}`, Code.ResourceExhausted);
+  return new ConnectError(`message size ${head.readUInt32BE(1)} is larger than configured readMaxBytes ${readMaxBytes}`, Code.ResourceExhausted);
 }
