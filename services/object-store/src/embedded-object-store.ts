@@ -34,6 +34,9 @@ export interface EmbeddedObjectStore extends DirectOperations {
   close(): Promise<void>;
 }
 
+/** How long an idle keep-alive connection is kept (the gateway keeps its own as long). */
+export const IDLE_KEEP_ALIVE_MS = 65_000;
+
 /**
  * Starts the embedded default's object store: an S3-compatible HTTP endpoint (path-style, SigV4) over bytes
  * on local disk under `dataDir`, so that unmodified S3 clients upload and download with the scoped
@@ -54,7 +57,11 @@ export async function createEmbeddedObjectStore(options: EmbeddedObjectStoreOpti
     now,
     onInternalError: (error, request) => logger.error({ err: error, ...request }, "object store request failed"),
   });
-  const server = createServer({ requestTimeout: 0, headersTimeout: 60_000 });
+  // Idle keep-alive connections stay open for a minute (Node closes them after 5 s). S3 clients
+  // pool their connections and reuse one without knowing the server is closing it: on a loaded
+  // machine the gap between two parts of an upload passes 5 s, the reuse meets the close, and the
+  // client sees ECONNRESET instead of a slower success. The headers deadline stays above it.
+  const server = createServer({ requestTimeout: 0, keepAliveTimeout: IDLE_KEEP_ALIVE_MS, headersTimeout: IDLE_KEEP_ALIVE_MS + 5_000 });
   // Uploads may take long; a connection that stays silent this long is dropped.
   server.setTimeout(5 * 60_000);
   server.on("request", (req, res) => void handle(req, res, false));
