@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { invalidArgument, newId, notFound, textArrayLiteral, type EntityManager } from "@hangar/shared";
-import { Action, ActionVersion, Invocation, type ActionDefinition, type InvocationRow } from "../store/entities";
+import { Action, ActionVersion, Invocation } from "../store/entities";
+import type { ActionDefinition, InvocationRecord } from "./records";
 import { checkTimeout, DEFAULT_TIMEOUT_MINUTES, resolveComputeRequirements, resolveContainerParameters } from "./compute-defaults";
 import { InvocationStatus } from "./invocation-status";
 
@@ -57,7 +58,7 @@ export async function resolveInvocableAction(
  * (`created` false). Parameter values are checked against the action's parameters: unknown names
  * and missing required ones are refused; defaults fill the optional ones left out.
  */
-export async function createInvocation(em: EntityManager, request: InvocationRequest): Promise<{ row: InvocationRow; created: boolean }> {
+export async function createInvocation(em: EntityManager, request: InvocationRequest): Promise<{ row: InvocationRecord; created: boolean }> {
   if (request.idempotencyId) {
     const existing = await em.findOne(Invocation, { orgId: request.orgId, idempotencyId: request.idempotencyId });
     if (existing) return { row: existing, created: false };
@@ -78,7 +79,7 @@ export async function createInvocation(em: EntityManager, request: InvocationReq
   return { row: await em.findOneOrFail(Invocation, { invocationId: row.invocationId }, { refresh: true }), created: true };
 }
 
-function newInvocationRow(request: InvocationRequest, action: ResolvedAction): InvocationRow {
+function newInvocationRow(request: InvocationRequest, action: ResolvedAction): InvocationRecord {
   const now = new Date();
   const definition = action.definition;
   return {
@@ -151,7 +152,7 @@ const INSERT_COLUMNS = [
   "last_status", "status_history", "created", "attempts",
 ];
 
-function insertValues(row: InvocationRow): unknown[] {
+function insertValues(row: InvocationRecord): unknown[] {
   const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
   return [
     row.invocationId, row.orgId, row.actionOrgId, row.actionName, row.actionDigest, row.dataSourceType, row.dataSourceId,

@@ -1,5 +1,5 @@
 import { startPeriodicTask, type Logger, type Orm, type PeriodicTask } from "@hangar/shared";
-import type { InvocationRow } from "../store/entities";
+import type { InvocationRecord } from "./records";
 import { LeaseStore } from "../store/lease-store";
 import { isRunning, moveInvocation } from "./invocation-lifecycle";
 import { InvocationStatus, isTerminal } from "./invocation-status";
@@ -14,7 +14,7 @@ const SWEEP_BATCH = 100;
  * it has been claimed `maxAttempts` times, then fails it; running without a lease and without a
  * heartbeat for `heartbeatTimeoutMs` it fails.
  */
-export function sweepInvocation(row: InvocationRow, settings: LeaseSettings, now = new Date()): boolean {
+export function sweepInvocation(row: InvocationRecord, settings: LeaseSettings, now = new Date()): boolean {
   if (isTerminal(row.lastStatus)) return false;
   if (row.started && row.started.getTime() + row.timeout * 60_000 < now.getTime()) {
     moveInvocation(row, InvocationStatus.Failed, `timed out after ${row.timeout} min`, now);
@@ -32,7 +32,7 @@ export function sweepInvocation(row: InvocationRow, settings: LeaseSettings, now
   return false;
 }
 
-function requeueOrFail(row: InvocationRow, settings: LeaseSettings, now: Date): void {
+function requeueOrFail(row: InvocationRecord, settings: LeaseSettings, now: Date): void {
   if (row.attempts >= settings.maxAttempts) {
     moveInvocation(row, InvocationStatus.Failed, `lost its runner ${row.attempts} times`, now);
     return;

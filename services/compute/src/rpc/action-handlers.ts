@@ -35,7 +35,7 @@ import {
 import { planActionSearch, type ActionScope } from "../domain/action-search";
 import { resolveInvocableAction } from "../domain/invoke";
 import { ActionStore } from "../store/action-store";
-import type { ActionRow } from "../store/entities";
+import type { ActionRecord } from "../domain/records";
 import {
   actionDefinitionToProto,
   actionToProto,
@@ -153,13 +153,13 @@ export function createActionHandlers(context: ServiceContext): ActionHandlers {
  * The action a caller may read: one of the org it acts in (or of the resource owner org it names
  * and belongs to), or another org's on the Action Hub when the caller names that org as owner.
  */
-async function readAction(s: ActionStore, caller: Principal, name: string): Promise<ActionRow> {
+async function readAction(s: ActionStore, caller: Principal, name: string): Promise<ActionRecord> {
   const ownerOrgId = caller.resourceOwnerId ?? requireOrg(caller);
   return checkReadable(await s.find(ownerOrgId, name), readableOrg(caller) === ownerOrgId, name);
 }
 
 /** An action the caller may change: only in an org it belongs to; any other is not found. */
-async function ownAction(s: ActionStore, caller: Principal, name: string, lock = false): Promise<ActionRow> {
+async function ownAction(s: ActionStore, caller: Principal, name: string, lock = false): Promise<ActionRecord> {
   const orgId = readableOrg(caller);
   const row = orgId ? await s.find(orgId, name, lock) : null;
   if (!row) throw notFound("action", name);
@@ -173,7 +173,7 @@ async function resolveParent(em: EntityManager, orgId: string, reference: Action
 }
 
 /** Applies an update's definition edits; a changed definition gets a new digest, recorded as a version. */
-async function reviseDefinition(tx: ActionStore, row: ActionRow, req: UpdateActionRequest): Promise<void> {
+async function reviseDefinition(tx: ActionStore, row: ActionRecord, req: UpdateActionRequest): Promise<void> {
   const current = definitionFields(row.definition);
   const changes = updateChangesFromProto(req);
   if (req.parameterChangeset) changes.parameters = applyParameterChanges(current.parameters, parameterChangesFromProto(req.parameterChangeset));
@@ -192,9 +192,9 @@ function newActionRow(
   orgId: string,
   name: string,
   definition: ActionDefinitionFields,
-  metadata: ActionRow["metadata"],
+  metadata: ActionRecord["metadata"],
   tags: string[],
-): ActionRow {
+): ActionRecord {
   const now = new Date();
   return {
     orgId,
@@ -212,7 +212,7 @@ function newActionRow(
   };
 }
 
-function touch(row: ActionRow, caller: Principal): void {
+function touch(row: ActionRecord, caller: Principal): void {
   row.modified = new Date();
   row.modifiedBy = caller.subject;
 }

@@ -12,7 +12,7 @@ import { invocationCondition, planInvocationSearch } from "../domain/invocation-
 import { countByStatusName, epochWindow, isoWindow, queuedWorkSeconds, summaryLimit } from "../domain/invocation-stats";
 import { checkStatus, isTerminal } from "../domain/invocation-status";
 import { createInvocation } from "../domain/invoke";
-import type { InvocationLogRow, InvocationRow } from "../store/entities";
+import type { InvocationLogRecord, InvocationRecord } from "../domain/records";
 import { InvocationStore, type RunSummaryRow } from "../store/invocation-store";
 import { dataServiceClients } from "../data-service-clients";
 import { invocationToProto } from "./invocation-mappers";
@@ -60,7 +60,7 @@ export function createInvocationHandlers(context: ServiceContext, concurrencyLim
   const store = () => new InvocationStore(context.orm.em.fork());
   const datasets = datasetChecker(context);
 
-  const load = async (caller: Principal, invocationId: string): Promise<InvocationRow> => {
+  const load = async (caller: Principal, invocationId: string): Promise<InvocationRecord> => {
     const orgId = readableOrg(caller);
     const row = orgId ? await store().find(orgId, invocationId) : null;
     if (!row) throw notFound("invocation", invocationId);
@@ -68,7 +68,7 @@ export function createInvocationHandlers(context: ServiceContext, concurrencyLim
   };
 
   // Read, check and write under the row lock, so two racing changes cannot both apply to the same state.
-  const update = (caller: Principal, invocationId: string, change: (row: InvocationRow, s: InvocationStore) => unknown): Promise<InvocationRow> =>
+  const update = (caller: Principal, invocationId: string, change: (row: InvocationRecord, s: InvocationStore) => unknown): Promise<InvocationRecord> =>
     context.orm.em.fork().transactional(async (em) => {
       const s = new InvocationStore(em);
       const orgId = readableOrg(caller);
@@ -288,7 +288,7 @@ function bigintValues(record: Record<string, number>): Record<string, bigint> {
   return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, BigInt(value)]));
 }
 
-function logToProto(row: InvocationLogRow) {
+function logToProto(row: InvocationLogRecord) {
   return {
     ...(row.partialId !== null ? { partialId: row.partialId } : {}),
     log: row.log,

@@ -6,7 +6,7 @@ import { moveInvocation } from "../domain/invocation-lifecycle";
 import { checkStatus } from "../domain/invocation-status";
 import { checkClaim, grantLease, invocationApiKey, renewLease, requireLease, type LeaseSettings } from "../domain/leases";
 import { ActionStore } from "../store/action-store";
-import type { InvocationRow } from "../store/entities";
+import type { InvocationRecord } from "../domain/records";
 import { LeaseStore, type LogLine } from "../store/lease-store";
 import { actionDefinitionToProto } from "./action-mappers";
 import { invocationToProto } from "./invocation-mappers";
@@ -92,7 +92,7 @@ function logLine(entry: RunnerLogEntry, field: string): LogLine {
 }
 
 /** The lease as the runner gets it: the invocation, the action at its digest, and the invocation's API token. */
-async function leaseToProto(actions: ActionStore, row: InvocationRow, settings: LeaseSettings, internalAuthSecret: string) {
+async function leaseToProto(actions: ActionStore, row: InvocationRecord, settings: LeaseSettings, internalAuthSecret: string) {
   const action = await actions.find(row.actionOrgId, row.actionName);
   const version = action ? await actions.findVersion(action.orgId, action.name, row.actionDigest) : null;
   return {

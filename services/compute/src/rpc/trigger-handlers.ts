@@ -15,7 +15,7 @@ import {
   newTriggerSettings,
   planTriggerSearch,
 } from "../domain/triggers";
-import type { TriggerRow } from "../store/trigger-entities";
+import type { TriggerRecord } from "../domain/records";
 import { TriggerStore, type EvaluationScope } from "../store/trigger-store";
 import { createChangesFromProto, evaluationToProto, triggerToProto, updateChangesFromProto } from "./trigger-mappers";
 
@@ -30,7 +30,7 @@ export function createTriggerHandlers(context: ServiceContext): TriggerHandlers 
   const users = adminUserDirectory(context);
   const datasets = dataServiceClients(context);
   // Another org's trigger is reported as not found, like one that does not exist.
-  const load = async (s: TriggerStore, caller: Principal, name: string, lock = false): Promise<TriggerRow> => {
+  const load = async (s: TriggerStore, caller: Principal, name: string, lock = false): Promise<TriggerRecord> => {
     const orgId = readableOrg(caller);
     const row = orgId ? await s.find(orgId, name, lock) : null;
     if (!row) throw notFound("trigger", name);
@@ -48,7 +48,7 @@ export function createTriggerHandlers(context: ServiceContext): TriggerHandlers 
       await checkTriggerAction(s.em, orgId, settings);
       const now = new Date();
       const by = caller.subject;
-      const row: TriggerRow = { ...settings, triggerId: newId("tr"), orgId, name, created: now, createdBy: by, modified: now, modifiedBy: by, serviceUserGrantedBy: by };
+      const row: TriggerRecord = { ...settings, triggerId: newId("tr"), orgId, name, created: now, createdBy: by, modified: now, modifiedBy: by, serviceUserGrantedBy: by };
       if (!(await s.insert(row))) throw conflict(`name: a trigger named ${quoteValue(name)} already exists in org ${quoteValue(orgId)}`);
       return { trigger: triggerToProto(row) };
     },

@@ -1,18 +1,19 @@
 import { LockMode } from "@mikro-orm/core";
 import { countUpTo, keysetPageRows, keysetPageSql, rawSql, sql, type EntityManager, type KeysetPageRows, type SearchPlan, type SqlFragment } from "@hangar/shared";
 import type { ActionScope } from "../domain/action-search";
-import { Action, ActionVersion, type ActionRow, type ActionVersionRow } from "./entities";
+import type { ActionRecord, ActionVersionRecord } from "../domain/records";
+import { Action, ActionVersion } from "./entities";
 
 /** Reads and writes of actions and their digest history; the RPC layer never touches the ORM directly. */
 export class ActionStore {
   constructor(readonly em: EntityManager) {}
 
   /** Loads an action; with `lock` (inside `transaction`) concurrent edits of it wait for this one. */
-  find(orgId: string, name: string, lock = false): Promise<ActionRow | null> {
+  find(orgId: string, name: string, lock = false): Promise<ActionRecord | null> {
     return this.em.findOne(Action, { orgId, name }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   }
 
-  findVersion(orgId: string, name: string, digest: string): Promise<ActionVersionRow | null> {
+  findVersion(orgId: string, name: string, digest: string): Promise<ActionVersionRecord | null> {
     return this.em.findOne(ActionVersion, { orgId, name, digest });
   }
 
@@ -20,7 +21,7 @@ export class ActionStore {
    * Inserts a new action and its first version in one transaction. Returns false, writing
    * nothing, when the org already has an action of that name (also under a concurrent create).
    */
-  async insert(row: ActionRow): Promise<boolean> {
+  async insert(row: ActionRecord): Promise<boolean> {
     return this.em.transactional(async (em) => {
       const result = await em.createQueryBuilder(Action).insert(row).onConflict(["orgId", "name"]).ignore().execute("run");
       if (result.affectedRows === 0) return false;
@@ -30,7 +31,7 @@ export class ActionStore {
   }
 
   /** Records the action's current definition under its digest, unless that digest is already recorded. */
-  async saveVersion(row: ActionRow): Promise<void> {
+  async saveVersion(row: ActionRecord): Promise<void> {
     await this.em.execute(
       `insert into action_versions (org_id, name, digest, definition, created) values (?, ?, ?, ?, now())
        on conflict (org_id, name, digest) do nothing`,
@@ -43,7 +44,7 @@ export class ActionStore {
     return this.em.transactional((em) => work(new ActionStore(em)));
   }
 
-  remove(row: ActionRow): void {
+  remove(row: ActionRecord): void {
     this.em.remove(row);
   }
 
@@ -52,7 +53,7 @@ export class ActionStore {
   }
 
   /** Runs a search over `scope`: one keyset page of actions and the number of matches (undefined above COUNT_CAP). */
-  async search(scope: ActionScope, search: SearchPlan): Promise<KeysetPageRows<ActionRow> & { total: number | undefined }> {
+  async search(scope: ActionScope, search: SearchPlan): Promise<KeysetPageRows<ActionRecord> & { total: number | undefined }> {
     const within = scope === "action_hub" ? sql`a.accessibility = 'action_hub'` : sql`a.org_id = ${scope.orgId}`;
     const where = sql`${within} and (${search.where})`;
     const from = rawSql("actions a");

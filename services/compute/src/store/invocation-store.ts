@@ -4,7 +4,8 @@ import type { ActivitySource } from "../domain/invocation-activity";
 import type { GroupDimension, GroupSpec } from "../domain/invocation-grouping";
 import { InvocationStatus } from "../domain/invocation-status";
 import type { TimeWindow } from "../domain/invocation-stats";
-import { Invocation, InvocationLog, type InvocationLogRow, type InvocationRow } from "./entities";
+import type { InvocationLogRecord, InvocationRecord } from "../domain/records";
+import { Invocation, InvocationLog } from "./entities";
 
 /** An action's run counts in a time window. */
 export interface RunSummaryRow {
@@ -39,12 +40,12 @@ export class InvocationStore {
   constructor(readonly em: EntityManager) {}
 
   /** An invocation of the org, tracked so that the next flush writes changes to it. */
-  find(orgId: string, invocationId: string): Promise<InvocationRow | null> {
+  find(orgId: string, invocationId: string): Promise<InvocationRecord | null> {
     return this.em.findOne(Invocation, { invocationId, orgId });
   }
 
   /** Like `find`, holding the row lock until the transaction ends, so racing status moves apply one after the other. */
-  lock(orgId: string, invocationId: string): Promise<InvocationRow | null> {
+  lock(orgId: string, invocationId: string): Promise<InvocationRecord | null> {
     return this.em.findOne(Invocation, { invocationId, orgId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   }
 
@@ -54,7 +55,7 @@ export class InvocationStore {
   }
 
   /** Up to `limit` log lines after line `afterSeq`, in order. */
-  logsAfter(invocationId: string, afterSeq: number, limit: number): Promise<InvocationLogRow[]> {
+  logsAfter(invocationId: string, afterSeq: number, limit: number): Promise<InvocationLogRecord[]> {
     return this.em.find(InvocationLog, { invocationId, seq: { $gt: String(afterSeq) } }, { orderBy: { seq: "asc" }, limit });
   }
 
@@ -67,7 +68,7 @@ export class InvocationStore {
    * Rows another transaction holds are skipped (left for the next batch), so a bulk cancel never
    * waits on a runner's status report.
    */
-  lockActiveBefore(orgId: string, before: Date, limit: number): Promise<InvocationRow[]> {
+  lockActiveBefore(orgId: string, before: Date, limit: number): Promise<InvocationRecord[]> {
     return this.em.find(
       Invocation,
       { orgId, lastStatus: { $nin: TERMINAL }, created: { $lt: before } },
@@ -97,7 +98,7 @@ export class InvocationStore {
   }
 
   /** Runs a search in the org: one keyset page of rows and the number of matches (undefined above COUNT_CAP). */
-  async search(orgId: string, search: SearchPlan): Promise<KeysetPageRows<InvocationRow> & { total: number | undefined }> {
+  async search(orgId: string, search: SearchPlan): Promise<KeysetPageRows<InvocationRecord> & { total: number | undefined }> {
     const where = sql`i.org_id = ${orgId} and (${search.where})`;
     const from = rawSql("invocations i");
     const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);

@@ -1,7 +1,8 @@
 import { LockMode } from "@mikro-orm/core";
 import type { EntityManager } from "@hangar/shared";
 import type { Executor } from "../domain/leases";
-import { Invocation, type InvocationRow } from "./entities";
+import type { InvocationRecord } from "../domain/records";
+import { Invocation } from "./entities";
 
 /** What a runner may claim: invocations its executors can run, in orgs with room under their concurrency limit. */
 export interface ClaimFilter {
@@ -39,7 +40,7 @@ export class LeaseStore {
    * first, so two runners never both see an org one below its limit; rows another writer holds
    * are skipped rather than waited for.
    */
-  async lockNextClaimable(filter: ClaimFilter): Promise<InvocationRow | null> {
+  async lockNextClaimable(filter: ClaimFilter): Promise<InvocationRecord | null> {
     await this.em.execute("select pg_advisory_xact_lock(hashtextextended('hangar-compute:claim', 0))");
     const rows = await this.em.execute<{ invocation_id: string }[]>(
       `with busy as (
@@ -59,11 +60,11 @@ export class LeaseStore {
   }
 
   /** Locks an invocation (inside a transaction) by its id, or by its current lease when no id is given. */
-  lock(by: { invocationId: string } | { leaseId: string }): Promise<InvocationRow | null> {
+  lock(by: { invocationId: string } | { leaseId: string }): Promise<InvocationRecord | null> {
     return this.em.findOne(Invocation, by, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   }
 
-  findByLease(leaseId: string): Promise<InvocationRow | null> {
+  findByLease(leaseId: string): Promise<InvocationRecord | null> {
     return this.em.findOne(Invocation, { leaseId });
   }
 
