@@ -2,22 +2,8 @@ import { LockMode } from "@mikro-orm/core";
 import type { EntityManager } from "@hangar/shared";
 import type { Executor } from "../domain/leases";
 import type { InvocationRecord } from "../domain/records";
+import type { ClaimFilter, LeaseRepository, LogLine } from "../domain/repositories";
 import { Invocation } from "./entities";
-
-/** What a runner may claim: invocations its executors can run, in orgs with room under their concurrency limit. */
-export interface ClaimFilter {
-  executors: Executor[];
-  orgId?: string | undefined;
-  concurrencyLimit: number;
-  now: Date;
-}
-
-/** One log line a runner sends. */
-export interface LogLine {
-  process: string;
-  log: string;
-  timestamp: Date;
-}
 
 /**
  * Which invocations each executor runs. A container runner needs the action's image; a process
@@ -31,9 +17,9 @@ const EXECUTOR_SQL: Record<Executor, string> = {
     or i.container_image_uri is null)`,
 };
 
-/** The invocation rows of the runner protocol: claims, leases, logs and what the sweeper looks at. */
-export class LeaseStore {
-  constructor(readonly em: EntityManager) {}
+/** The runner protocol's repository over the invocation rows, in prepared SQL. */
+export class LeaseStore implements LeaseRepository {
+  constructor(private readonly em: EntityManager) {}
 
   /**
    * Locks the oldest claimable invocation (inside a transaction). Claims take one advisory lock
@@ -95,10 +81,5 @@ export class LeaseStore {
       [now, now, silentSince, limit],
     );
     return rows.map((r) => r.invocation_id);
-  }
-
-  /** Runs `work` in a transaction with a store bound to it; tracked changes are written at the end. */
-  transaction<T>(work: (store: LeaseStore) => Promise<T>): Promise<T> {
-    return this.em.transactional((em) => work(new LeaseStore(em)));
   }
 }

@@ -1,16 +1,13 @@
 import { LockMode, UniqueConstraintViolationException } from "@mikro-orm/core";
-import { countUpTo, keysetPageRows, keysetPageSql, rawSql, sql, type EntityManager, type KeysetPage, type KeysetPageRows, type SearchPlan, type SqlFragment } from "@hangar/shared";
+import { countUpTo, keysetPageRows, keysetPageSql, rawSql, sql, type EntityManager, type KeysetPage, type SearchPlan, type SqlFragment } from "@hangar/shared";
 import { FILE_UPLOAD_CAUSE, occasionKey, type EvaluationOccasion, type EvaluationOutcome } from "../domain/trigger-evaluation";
-import { Invocation } from "./entities";
 import type { TriggerEvaluationRecord, TriggerRecord } from "../domain/records";
+import type { EvaluationScope, SearchPage, TriggerRepository } from "../domain/repositories";
 import { Trigger, TriggerEvaluation } from "./trigger-entities";
 
-/** Whose evaluations a listing shows: one trigger's, or those made for one dataset of an org. */
-export type EvaluationScope = { triggerId: string } | { orgId: string; datasetId: string };
-
-/** Reads and writes of triggers and their evaluations; the RPC layer never touches the ORM directly. */
-export class TriggerStore {
-  constructor(readonly em: EntityManager) {}
+/** The triggers repository over MikroORM and prepared SQL. */
+export class TriggerStore implements TriggerRepository {
+  constructor(private readonly em: EntityManager) {}
 
   /** A trigger of the org by name; with `lock`, locked for update (in a transaction). */
   find(orgId: string, name: string, lock = false): Promise<TriggerRecord | null> {
@@ -32,19 +29,14 @@ export class TriggerStore {
     this.em.remove(row);
   }
 
-  flush(): Promise<void> {
-    return this.em.flush();
-  }
-
   /** Runs a search in the org: one keyset page of rows and the number of matches (undefined above COUNT_CAP). */
-  async search(orgId: string, search: SearchPlan): Promise<KeysetPageRows<TriggerRecord> & { total: number | undefined }> {
+  async search(orgId: string, search: SearchPlan): Promise<SearchPage<TriggerRecord>> {
     const where = sql`t.org_id = ${orgId} and (${search.where})`;
     const from = rawSql("triggers t");
     const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
     const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("t.*"), from, where, search)), countUpTo(execute, from, where, search.orderBy)]);
     return { ...keysetPageRows(rows, search.limit, (row) => this.em.map(Trigger, row)), total };
   }
-
 
   /** The org's triggers that react to `cause`, enabled or not, oldest first. */
   async reactingTo(orgId: string, cause: string): Promise<TriggerRecord[]> {
@@ -64,13 +56,6 @@ export class TriggerStore {
     ]);
     const mapped = rows.slice(0, page.limit).map((row) => this.em.map(TriggerEvaluation, row));
     return { rows: mapped, hasMore: rows.length > page.limit, total: Number(counts[0]!.total) };
-  }
-
-  /** The ids among `idempotencyIds` that already name an invocation of the org. */
-  async invokedIdempotencyIds(orgId: string, idempotencyIds: string[]): Promise<Set<string>> {
-    if (idempotencyIds.length === 0) return new Set();
-    const rows = await this.em.find(Invocation, { orgId, idempotencyId: { $in: idempotencyIds } }, { fields: ["idempotencyId"] });
-    return new Set(rows.map((row) => row.idempotencyId!));
   }
 
   /**
