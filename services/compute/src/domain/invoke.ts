@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { invalidArgument, newId, notFound } from "@hangar/shared";
+import { invalidArgument, newId, notFound, quoteValue } from "@hangar/shared";
 import type { ActionDefinition, InvocationRecord } from "./records";
 import type { ActionRepository, InvocationRepositories } from "./repositories";
 import { checkTimeout, DEFAULT_TIMEOUT_MINUTES, resolveComputeRequirements, resolveContainerParameters } from "./compute-defaults";
@@ -71,7 +71,7 @@ export async function createInvocation(
   if (inserted) return { row: inserted, created: true };
   // A concurrent request with the same idempotency id won the race: answer with its invocation.
   const winner = await invocations.findByIdempotencyId(request.orgId, request.idempotencyId!);
-  if (!winner) throw new Error(`invocation with idempotency id ${request.idempotencyId} vanished after a conflicting insert`);
+  if (!winner) throw new Error(`invocation with idempotency id ${quoteValue(request.idempotencyId!)} vanished after a conflicting insert`);
   return { row: winner, created: false };
 }
 
