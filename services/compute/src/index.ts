@@ -1,15 +1,22 @@
-import type { PeriodicTask, PlatformConfig, ServiceDefinition } from "@hangar/shared";
+import { ormUnitOfWork, type Orm, type PeriodicTask, type PlatformConfig, type ServiceContext, type ServiceDefinition, type UnitOfWork } from "@hangar/shared";
 import { ComputeService } from "@hangar/shared/proto/compute";
+import { adminUserDirectory } from "./admin-user-directory";
+import { dataServiceClients, dataServiceDatasets, dataServiceQueries } from "./data-service-clients";
 import { DEFAULT_CONCURRENCY_LIMIT } from "./domain/compute-defaults";
 import { leaseSettings, type LeaseSettings } from "./domain/leases";
+import type { ComputeRepositories } from "./domain/repositories";
 import { startSweeper } from "./domain/sweeper";
 import { triggerEvaluationConsumer } from "./events/trigger-evaluation-consumer";
 import { createActionHandlers } from "./rpc/action-handlers";
 import { createInvocationHandlers } from "./rpc/invocation-handlers";
 import { createRunnerHandlers } from "./rpc/runner-handlers";
 import { createTriggerHandlers } from "./rpc/trigger-handlers";
+import { ActionStore } from "./store/action-store";
 import { computeEntities } from "./store/entities";
+import { InvocationStore } from "./store/invocation-store";
+import { LeaseStore } from "./store/lease-store";
 import { computeMigrations } from "./store/migrations";
+import { TriggerStore } from "./store/trigger-store";
 
 /** Options of the compute service. */
 export interface ComputeServiceOptions {
@@ -40,17 +47,41 @@ export function computeService(options: ComputeServiceOptions = {}): ServiceDefi
     name: "compute",
     entities: [...computeEntities],
     migrations: computeMigrations,
-    routes: (router, context) =>
+    routes: (router, context) => {
+      const uow = computeUnitOfWork(context.orm);
+      const datasets = dataServiceDatasets(dataServiceClients(context));
+      const users = adminUserDirectory(context);
       router.service(ComputeService, {
-        ...createActionHandlers(context),
-        ...createInvocationHandlers(context, concurrencyLimit),
-        ...createTriggerHandlers(context),
-        ...createRunnerHandlers(context, leases, concurrencyLimit),
-      }),
-    consumers: (context) => [triggerEvaluationConsumer(context)],
+        ...createActionHandlers(uow),
+        ...createInvocationHandlers({ uow, datasets, concurrencyLimit }),
+        ...createTriggerHandlers({ uow, users, datasets }),
+        ...createRunnerHandlers({ uow, settings: leases, concurrencyLimit, internalAuthSecret: context.runtime.internalAuthSecret }),
+      });
+    },
+    consumers: (context) => [triggerEvaluationConsumer(evaluationDeps(context))],
     async onStart({ orm, runtime }) {
-      sweeper = startSweeper({ orm, settings: leases, logger: runtime.logger });
+      sweeper = startSweeper({ uow: computeUnitOfWork(orm), settings: leases, logger: runtime.logger });
     },
     onStop: async () => sweeper?.stop(),
+  };
+}
+
+/** The one place the compute service's stores are chosen: every use case reaches them through this unit of work. */
+function computeUnitOfWork(orm: Orm): UnitOfWork<ComputeRepositories> {
+  return ormUnitOfWork(orm, (em) => ({
+    actions: new ActionStore(em),
+    invocations: new InvocationStore(em),
+    leases: new LeaseStore(em),
+    triggers: new TriggerStore(em),
+  }));
+}
+
+function evaluationDeps(context: ServiceContext) {
+  const clientFor = dataServiceClients(context);
+  return {
+    uow: computeUnitOfWork(context.orm),
+    dataFor: (orgId: string) => dataServiceQueries(clientFor(orgId)),
+    users: adminUserDirectory(context),
+    logger: context.runtime.logger,
   };
 }

@@ -1,5 +1,5 @@
 import { invalidArgument, quoteValue } from "@hangar/shared";
-import type { StatusEntry } from "../store/entities";
+import type { StatusEntry } from "./records";
 import { isRunning } from "./invocation-lifecycle";
 import { isTerminal, statusName } from "./invocation-status";
 import type { TimeWindow } from "./invocation-stats";

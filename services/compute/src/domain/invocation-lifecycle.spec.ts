@@ -1,11 +1,11 @@
-import type { InvocationRow } from "../store/entities";
+import type { InvocationRecord } from "./records";
 import { cancelInvocation, checkDeletable, moveInvocation, recordHeartbeat } from "./invocation-lifecycle";
 
 const created = new Date("2026-01-01T00:00:00Z");
 const later = (seconds: number) => new Date(created.getTime() + seconds * 1000);
 
 /** A Queued invocation, optionally leased by a runner. */
-function invocation(overrides: Partial<InvocationRow> = {}): InvocationRow {
+function invocation(overrides: Partial<InvocationRecord> = {}): InvocationRecord {
   return {
     invocationId: "iv_1",
     lastStatus: 0,
@@ -18,7 +18,7 @@ function invocation(overrides: Partial<InvocationRow> = {}): InvocationRow {
     leaseRunner: null,
     leaseExpires: null,
     ...overrides,
-  } as InvocationRow;
+  } as InvocationRecord;
 }
 
 describe("moveInvocation", () => {

@@ -1,5 +1,5 @@
 import { failedPrecondition } from "@hangar/shared";
-import type { InvocationRow } from "../store/entities";
+import type { InvocationRecord } from "./records";
 import { canTransition, InvocationStatus, isTerminal, statusName } from "./invocation-status";
 
 const RUNNING = new Set<number>([InvocationStatus.Scheduled, InvocationStatus.Downloading, InvocationStatus.Processing, InvocationStatus.Uploading]);
@@ -15,7 +15,7 @@ export function isRunning(status: number): boolean {
  * lease; a retry (Failed -> Queued) clears `finished`; the first running status stamps `started`
  * when no runner claim did. A refused move is a 400 naming both statuses.
  */
-export function moveInvocation(row: InvocationRow, to: number, detail: string | null, now = new Date()): void {
+export function moveInvocation(row: InvocationRecord, to: number, detail: string | null, now = new Date()): void {
   if (!canTransition(row.lastStatus, to)) {
     throw failedPrecondition(`cannot move invocation from ${statusName(row.lastStatus)} to ${statusName(to)}`);
   }
@@ -37,7 +37,7 @@ export function moveInvocation(row: InvocationRow, to: number, detail: string | 
  * a repeated cancel (clients retry POSTs) succeeds; one that ended otherwise is refused like any
  * other disallowed move.
  */
-export function cancelInvocation(row: InvocationRow, user: string, now = new Date()): void {
+export function cancelInvocation(row: InvocationRecord, user: string, now = new Date()): void {
   if (row.lastStatus === InvocationStatus.Cancelled) return;
   moveInvocation(row, InvocationStatus.Cancelled, `cancelled by ${user}`, now);
 }
@@ -46,7 +46,7 @@ export function cancelInvocation(row: InvocationRow, user: string, now = new Dat
 export const BULK_CANCEL_BATCH_SIZE = 500;
 
 /** Records a heartbeat; an invocation that has ended has nothing left to report on. */
-export function recordHeartbeat(row: InvocationRow, now = new Date()): void {
+export function recordHeartbeat(row: InvocationRecord, now = new Date()): void {
   if (isTerminal(row.lastStatus)) {
     throw failedPrecondition(`invocation ${row.invocationId} is ${statusName(row.lastStatus)}: heartbeats are only accepted while it runs`);
   }
@@ -54,7 +54,7 @@ export function recordHeartbeat(row: InvocationRow, now = new Date()): void {
 }
 
 /** Only an invocation that has ended may be deleted, so a runner never loses the record it works on. */
-export function checkDeletable(row: InvocationRow): void {
+export function checkDeletable(row: InvocationRecord): void {
   if (!isTerminal(row.lastStatus)) {
     throw failedPrecondition(`invocation ${row.invocationId} is ${statusName(row.lastStatus)}: cancel it first`);
   }

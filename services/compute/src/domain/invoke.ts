@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { invalidArgument, newId, notFound, textArrayLiteral, type EntityManager } from "@hangar/shared";
-import { Action, ActionVersion, Invocation, type ActionDefinition, type InvocationRow } from "../store/entities";
+import { invalidArgument, newId, notFound, quoteValue } from "@hangar/shared";
+import type { ActionDefinition, InvocationRecord } from "./records";
+import type { ActionRepository, InvocationRepositories } from "./repositories";
 import { checkTimeout, DEFAULT_TIMEOUT_MINUTES, resolveComputeRequirements, resolveContainerParameters } from "./compute-defaults";
 import { InvocationStatus } from "./invocation-status";
 
@@ -38,16 +39,16 @@ export interface ResolvedAction {
  * than the current one must be one the action has had.
  */
 export async function resolveInvocableAction(
-  em: EntityManager,
+  actions: ActionRepository,
   callerOrgId: string,
   ref: { name: string; ownerOrgId: string; digest?: string | undefined },
 ): Promise<ResolvedAction> {
-  const action = await em.findOne(Action, { orgId: ref.ownerOrgId, name: ref.name });
+  const action = await actions.find(ref.ownerOrgId, ref.name);
   if (!action || (action.orgId !== callerOrgId && action.accessibility !== "action_hub")) throw notFound("action", ref.name);
   if (!ref.digest || ref.digest === action.digest) {
     return { orgId: action.orgId, name: action.name, digest: action.digest, definition: action.definition };
   }
-  const version = await em.findOne(ActionVersion, { orgId: action.orgId, name: action.name, digest: ref.digest });
+  const version = await actions.findVersion(action.orgId, action.name, ref.digest);
   if (!version) throw notFound("action digest", `${ref.name}@${ref.digest}`);
   return { orgId: action.orgId, name: action.name, digest: version.digest, definition: version.definition };
 }
@@ -57,28 +58,24 @@ export async function resolveInvocableAction(
  * (`created` false). Parameter values are checked against the action's parameters: unknown names
  * and missing required ones are refused; defaults fill the optional ones left out.
  */
-export async function createInvocation(em: EntityManager, request: InvocationRequest): Promise<{ row: InvocationRow; created: boolean }> {
+export async function createInvocation(
+  { actions, invocations }: InvocationRepositories,
+  request: InvocationRequest,
+): Promise<{ row: InvocationRecord; created: boolean }> {
   if (request.idempotencyId) {
-    const existing = await em.findOne(Invocation, { orgId: request.orgId, idempotencyId: request.idempotencyId });
+    const existing = await invocations.findByIdempotencyId(request.orgId, request.idempotencyId);
     if (existing) return { row: existing, created: false };
   }
-  const action = await resolveInvocableAction(em, request.orgId, request.action);
-  const row = newInvocationRow(request, action);
-  const inserted = await em.getConnection().execute<{ invocation_id: string }[]>(
-    `insert into invocations (${INSERT_COLUMNS.join(", ")}) values (${INSERT_COLUMNS.map((c) => (c === "input_data" ? "?::text[]" : "?")).join(", ")})
-     on conflict (org_id, idempotency_id) where idempotency_id is not null do nothing
-     returning invocation_id`,
-    insertValues(row),
-  );
-  if (inserted.length === 0) {
-    // A concurrent request with the same idempotency id won the race: answer with its invocation.
-    const winner = await em.findOneOrFail(Invocation, { orgId: request.orgId, idempotencyId: request.idempotencyId! });
-    return { row: winner, created: false };
-  }
-  return { row: await em.findOneOrFail(Invocation, { invocationId: row.invocationId }, { refresh: true }), created: true };
+  const action = await resolveInvocableAction(actions, request.orgId, request.action);
+  const inserted = await invocations.insert(newInvocationRow(request, action));
+  if (inserted) return { row: inserted, created: true };
+  // A concurrent request with the same idempotency id won the race: answer with its invocation.
+  const winner = await invocations.findByIdempotencyId(request.orgId, request.idempotencyId!);
+  if (!winner) throw new Error(`invocation with idempotency id ${quoteValue(request.idempotencyId!)} vanished after a conflicting insert`);
+  return { row: winner, created: false };
 }
 
-function newInvocationRow(request: InvocationRequest, action: ResolvedAction): InvocationRow {
+function newInvocationRow(request: InvocationRequest, action: ResolvedAction): InvocationRecord {
   const now = new Date();
   const definition = action.definition;
   return {
@@ -142,21 +139,4 @@ export function resolveParameterValues(definition: ActionDefinition, given: Json
     if (parameter.default !== undefined && parameter.default !== null) values[parameter.name] = parameter.default;
   }
   return values;
-}
-
-const INSERT_COLUMNS = [
-  "invocation_id", "org_id", "action_org_id", "action_name", "action_digest", "data_source_type", "data_source_id",
-  "input_data", "rich_input_data", "upload_destination", "idempotency_id", "compute_requirements", "container_parameters",
-  "parameter_values", "source_type", "source_id", "created_by", "container_image_uri", "container_image_digest", "timeout",
-  "last_status", "status_history", "created", "attempts",
-];
-
-function insertValues(row: InvocationRow): unknown[] {
-  const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
-  return [
-    row.invocationId, row.orgId, row.actionOrgId, row.actionName, row.actionDigest, row.dataSourceType, row.dataSourceId,
-    textArrayLiteral(row.inputData), json(row.richInputData), json(row.uploadDestination), row.idempotencyId, json(row.computeRequirements),
-    json(row.containerParameters), json(row.parameterValues), row.sourceType, row.sourceId, row.createdBy,
-    row.containerImageUri, row.containerImageDigest, row.timeout, row.lastStatus, json(row.statusHistory), row.created, row.attempts,
-  ];
 }

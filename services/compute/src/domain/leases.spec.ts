@@ -1,12 +1,12 @@
 import { verifyInvocationToken } from "@hangar/shared";
-import type { InvocationRow } from "../store/entities";
+import type { InvocationRecord } from "./records";
 import { checkClaim, grantLease, invocationApiKey, leaseSettings, renewLease } from "./leases";
 
 const now = new Date("2026-01-01T00:00:00Z");
 const at = (seconds: number) => new Date(now.getTime() + seconds * 1000);
 const settings = leaseSettings();
 
-function queued(overrides: Partial<InvocationRow> = {}): InvocationRow {
+function queued(overrides: Partial<InvocationRecord> = {}): InvocationRecord {
   return {
     invocationId: "iv_1",
     orgId: "og_1",
@@ -23,7 +23,7 @@ function queued(overrides: Partial<InvocationRow> = {}): InvocationRow {
     leaseExpires: null,
     attempts: 0,
     ...overrides,
-  } as InvocationRow;
+  } as InvocationRecord;
 }
 
 describe("leaseSettings", () => {

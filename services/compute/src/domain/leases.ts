@@ -1,5 +1,5 @@
 import { failedPrecondition, invalidArgument, mintInvocationToken, newId, quoteValue } from "@hangar/shared";
-import type { InvocationRow } from "../store/entities";
+import type { InvocationRecord } from "./records";
 import { moveInvocation } from "./invocation-lifecycle";
 import { InvocationStatus, isTerminal } from "./invocation-status";
 
@@ -43,7 +43,7 @@ export function checkClaim(runnerId: string, executors: string[]): Executor[] {
  * Hands a queued invocation to a runner: Scheduled, under a fresh lease, one more attempt, and its
  * timeout running from the first claim.
  */
-export function grantLease(row: InvocationRow, runnerId: string, settings: LeaseSettings, now = new Date()): void {
+export function grantLease(row: InvocationRecord, runnerId: string, settings: LeaseSettings, now = new Date()): void {
   moveInvocation(row, InvocationStatus.Scheduled, `claimed by runner ${runnerId}`, now);
   row.leaseId = newId("ls");
   row.leaseRunner = runnerId;
@@ -53,12 +53,12 @@ export function grantLease(row: InvocationRow, runnerId: string, settings: Lease
 }
 
 /** Whether `leaseId` is the invocation's lease and still holds at `now`. */
-export function holdsLease(row: InvocationRow, leaseId: string, now = new Date()): boolean {
+export function holdsLease(row: InvocationRecord, leaseId: string, now = new Date()): boolean {
   return row.leaseId === leaseId && row.leaseExpires !== null && row.leaseExpires > now;
 }
 
 /** Refuses a runner call made under a lease that lapsed, ended or was never granted. */
-export function requireLease(row: InvocationRow | null, leaseId: string, now = new Date()): InvocationRow {
+export function requireLease(row: InvocationRecord | null, leaseId: string, now = new Date()): InvocationRecord {
   if (!row || !holdsLease(row, leaseId, now)) throw failedPrecondition(`lease lost: lease ${quoteValue(leaseId)} has lapsed or was taken back`);
   return row;
 }
@@ -67,7 +67,7 @@ export function requireLease(row: InvocationRow | null, leaseId: string, now = n
  * Renews a lease and records the heartbeat. An invocation that has ended answers `cancelRequested`
  * instead (its lease went with it): a user cancelled it, it timed out, or another runner finished it.
  */
-export function renewLease(row: InvocationRow | null, leaseId: string, settings: LeaseSettings, now = new Date()): { cancelRequested: boolean } {
+export function renewLease(row: InvocationRecord | null, leaseId: string, settings: LeaseSettings, now = new Date()): { cancelRequested: boolean } {
   if (row && isTerminal(row.lastStatus)) return { cancelRequested: true };
   requireLease(row, leaseId, now);
   row!.leaseExpires = new Date(now.getTime() + settings.leaseMs);
@@ -76,7 +76,7 @@ export function renewLease(row: InvocationRow | null, leaseId: string, settings:
 }
 
 /** The API token an action gets: the invocation's submitter in its org, until its timeout has passed. */
-export function invocationApiKey(row: InvocationRow, internalAuthSecret: string): string {
+export function invocationApiKey(row: InvocationRecord, internalAuthSecret: string): string {
   const started = Math.floor((row.started ?? row.created).getTime() / 1000);
   return mintInvocationToken(
     { orgId: row.orgId, userId: row.createdBy, invocationId: row.invocationId, exp: started + row.timeout * 60 + API_KEY_GRACE_SECONDS },

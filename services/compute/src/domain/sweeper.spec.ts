@@ -1,4 +1,4 @@
-import type { InvocationRow } from "../store/entities";
+import type { InvocationRecord } from "./records";
 import { leaseSettings } from "./leases";
 import { sweepInvocation } from "./sweeper";
 
@@ -7,7 +7,7 @@ const at = (seconds: number) => new Date(created.getTime() + seconds * 1000);
 const settings = leaseSettings({ leaseMs: 30_000, heartbeatTimeoutMs: 120_000 });
 
 /** A Scheduled invocation claimed at second 0 by runner r1, lease until second 30, timeout 600 s. */
-function claimed(overrides: Partial<InvocationRow> = {}): InvocationRow {
+function claimed(overrides: Partial<InvocationRecord> = {}): InvocationRecord {
   return {
     invocationId: "iv_1",
     lastStatus: 1,
@@ -25,10 +25,10 @@ function claimed(overrides: Partial<InvocationRow> = {}): InvocationRow {
     leaseExpires: at(30),
     attempts: 1,
     ...overrides,
-  } as InvocationRow;
+  } as InvocationRecord;
 }
 
-const moves = (row: InvocationRow) => row.statusHistory.slice(2).map((e) => [e.status, e.detail]);
+const moves = (row: InvocationRecord) => row.statusHistory.slice(2).map((e) => [e.status, e.detail]);
 
 describe("sweepInvocation", () => {
   it("leaves an invocation whose lease holds and whose timeout is ahead", () => {

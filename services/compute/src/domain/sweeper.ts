@@ -1,9 +1,9 @@
-import { startPeriodicTask, type Logger, type Orm, type PeriodicTask } from "@hangar/shared";
-import type { InvocationRow } from "../store/entities";
-import { LeaseStore } from "../store/lease-store";
+import { startPeriodicTask, type Logger, type PeriodicTask, type UnitOfWork } from "@hangar/shared";
 import { isRunning, moveInvocation } from "./invocation-lifecycle";
 import { InvocationStatus, isTerminal } from "./invocation-status";
 import type { LeaseSettings } from "./leases";
+import type { InvocationRecord } from "./records";
+import type { SweeperRepositories } from "./repositories";
 
 /** Invocations one sweep looks at, at most; the next sweep takes the rest. */
 const SWEEP_BATCH = 100;
@@ -14,7 +14,7 @@ const SWEEP_BATCH = 100;
  * it has been claimed `maxAttempts` times, then fails it; running without a lease and without a
  * heartbeat for `heartbeatTimeoutMs` it fails.
  */
-export function sweepInvocation(row: InvocationRow, settings: LeaseSettings, now = new Date()): boolean {
+export function sweepInvocation(row: InvocationRecord, settings: LeaseSettings, now = new Date()): boolean {
   if (isTerminal(row.lastStatus)) return false;
   if (row.started && row.started.getTime() + row.timeout * 60_000 < now.getTime()) {
     moveInvocation(row, InvocationStatus.Failed, `timed out after ${row.timeout} min`, now);
@@ -32,7 +32,7 @@ export function sweepInvocation(row: InvocationRow, settings: LeaseSettings, now
   return false;
 }
 
-function requeueOrFail(row: InvocationRow, settings: LeaseSettings, now: Date): void {
+function requeueOrFail(row: InvocationRecord, settings: LeaseSettings, now: Date): void {
   if (row.attempts >= settings.maxAttempts) {
     moveInvocation(row, InvocationStatus.Failed, `lost its runner ${row.attempts} times`, now);
     return;
@@ -42,13 +42,12 @@ function requeueOrFail(row: InvocationRow, settings: LeaseSettings, now: Date): 
 }
 
 /** Applies the sweeper rules to every candidate once; each under its own row lock, so a runner's concurrent report wins or waits. */
-export async function sweepOnce(orm: Orm, settings: LeaseSettings, now = new Date()): Promise<number> {
-  const store = new LeaseStore(orm.em.fork());
-  const candidates = await store.sweepCandidates(now, new Date(now.getTime() - settings.heartbeatTimeoutMs), SWEEP_BATCH);
+export async function sweepOnce(uow: UnitOfWork<SweeperRepositories>, settings: LeaseSettings, now = new Date()): Promise<number> {
+  const candidates = await uow.repositories().leases.sweepCandidates(now, new Date(now.getTime() - settings.heartbeatTimeoutMs), SWEEP_BATCH);
   let moved = 0;
   for (const invocationId of candidates) {
-    const swept = await store.transaction(async (tx) => {
-      const row = await tx.lock({ invocationId });
+    const swept = await uow.transaction(async ({ leases }) => {
+      const row = await leases.lock({ invocationId });
       return row !== null && sweepInvocation(row, settings, now);
     });
     if (swept) moved += 1;
@@ -57,11 +56,11 @@ export async function sweepOnce(orm: Orm, settings: LeaseSettings, now = new Dat
 }
 
 /** Sweeps every `sweepIntervalMs` until stopped; a failed sweep is logged and the loop goes on. */
-export function startSweeper(options: { orm: Orm; settings: LeaseSettings; logger: Logger }): PeriodicTask {
+export function startSweeper(options: { uow: UnitOfWork<SweeperRepositories>; settings: LeaseSettings; logger: Logger }): PeriodicTask {
   return startPeriodicTask({
     name: "invocation sweep",
     intervalMs: options.settings.sweepIntervalMs,
-    run: () => sweepOnce(options.orm, options.settings),
+    run: () => sweepOnce(options.uow, options.settings),
     logger: options.logger,
   });
 }

@@ -6,13 +6,13 @@ import {
   notFound,
   parseConditionJson,
   planSearch,
-  type EntityManager,
   type QuerySpecInput,
   type SearchPlan,
   quoteValue,
 } from "@hangar/shared";
 import { checkTimeout } from "./compute-defaults";
 import { resolveInvocableAction, resolveParameterValues } from "./invoke";
+import type { ActionRepository } from "./repositories";
 
 /** The longest trigger name (the spec's limit). */
 export const MAX_TRIGGER_NAME_LENGTH = 256;
@@ -150,8 +150,8 @@ export function changesWhatRuns(changes: TriggerChanges): boolean {
  * Checks that the org may invoke the trigger's action (404 otherwise, also for a digest it never
  * had) and that the parameter values fit the action's parameters, as invoking it would.
  */
-export async function checkTriggerAction(em: EntityManager, orgId: string, settings: TriggerSettings): Promise<void> {
-  const action = await resolveInvocableAction(em, orgId, {
+export async function checkTriggerAction(actions: ActionRepository, orgId: string, settings: TriggerSettings): Promise<void> {
+  const action = await resolveInvocableAction(actions, orgId, {
     name: settings.actionName,
     ownerOrgId: settings.actionOwnerId,
     digest: settings.actionDigest ?? undefined,

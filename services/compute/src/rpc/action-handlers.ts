@@ -1,41 +1,11 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import {
-  applyFieldChanges,
-  applyTagChanges,
-  callerOf,
-  conflict,
-  notFound,
-  readableOrg,
-  requireOrg,
-  type EntityManager,
-  type Principal,
-  type SearchPlan,
-  type ServiceContext,
-  quoteValue,
-  fitPage,
-} from "@hangar/shared";
-import type { ComputeService, UpdateActionRequest } from "@hangar/shared/proto/compute";
+import { callerOf, fitPage, notFound, readableOrg, requireOrg, type Principal, type SearchPlan, type UnitOfWork } from "@hangar/shared";
+import type { ComputeService } from "@hangar/shared/proto/compute";
 import { ActionSchema } from "@hangar/shared/proto/compute";
-import {
-  actionDigest,
-  applyParameterChanges,
-  checkAccessibility,
-  checkActionName,
-  checkActionTags,
-  checkReadable,
-  composeDefinition,
-  definitionFields,
-  definitionJson,
-  EMPTY_DEFINITION,
-  publishedAt,
-  type ActionDefinitionFields,
-  type ActionReferenceDef,
-  type ParentAction,
-} from "../domain/actions";
+import { checkAccessibility, checkActionName } from "../domain/actions";
 import { planActionSearch, type ActionScope } from "../domain/action-search";
-import { resolveInvocableAction } from "../domain/invoke";
-import { ActionStore } from "../store/action-store";
-import type { ActionRow } from "../store/entities";
+import { createAction, deleteAction, getAction, listActionMetadataKeys, searchActions, setActionAccessibility, updateAction } from "../domain/manage-actions";
+import type { ActionRepositories } from "../domain/repositories";
 import {
   actionDefinitionToProto,
   actionToProto,
@@ -59,68 +29,57 @@ type ActionHandlers = Pick<
 >;
 
 /** Implements the operations on actions of hangar.compute.v1.ComputeService. */
-export function createActionHandlers(context: ServiceContext): ActionHandlers {
-  const store = () => new ActionStore(context.orm.em.fork());
-
+export function createActionHandlers(uow: UnitOfWork<ActionRepositories>): ActionHandlers {
   return {
     async createAction(req, ctx) {
       const caller = callerOf(ctx);
       const orgId = requireOrg(caller);
       const name = checkActionName(req.name);
-      const s = store();
-      const parent = req.inherits ? await resolveParent(s.em, orgId, referenceFromProto(req.inherits)) : undefined;
-      const definition = composeDefinition(EMPTY_DEFINITION, createChangesFromProto(req), parent);
-      const row = newActionRow(caller, orgId, name, definition, req.metadata ?? {}, checkActionTags(req.tags, "tags"));
-      if (!(await s.insert(row))) throw conflict(`name: an action named ${quoteValue(name)} already exists in org ${quoteValue(orgId)}`);
-      return { action: actionToProto(row) };
+      const action = await createAction(uow, caller.subject, {
+        orgId,
+        name,
+        definition: createChangesFromProto(req),
+        inherits: req.inherits ? referenceFromProto(req.inherits) : undefined,
+        metadata: req.metadata ?? {},
+        tags: req.tags,
+      });
+      return { action: actionToProto(action) };
     },
 
     async getAction(req, ctx) {
-      const s = store();
-      const row = await readAction(s, callerOf(ctx), req.name);
-      if (!req.digest || req.digest === row.digest) return { action: actionToProto(row) };
-      const version = await s.findVersion(row.orgId, row.name, req.digest);
-      if (!version) throw notFound("action digest", `${req.name}@${req.digest}`);
-      return { action: actionDefinitionToProto(row, version) };
+      const caller = callerOf(ctx);
+      // An action of the org acted in, or of the resource owner org the caller names (its own or on the Action Hub).
+      const ownerOrgId = caller.resourceOwnerId ?? requireOrg(caller);
+      const member = readableOrg(caller) === ownerOrgId;
+      const { action, version } = await getAction(uow, { ownerOrgId, member, name: req.name, digest: req.digest });
+      return { action: version ? actionDefinitionToProto(action, version) : actionToProto(action) };
     },
 
     async updateAction(req, ctx) {
       const caller = callerOf(ctx);
-      const row = await store().transaction(async (tx) => {
-        const action = await ownAction(tx, caller, req.name, true);
-        await reviseDefinition(tx, action, req);
-        if (req.metadataChangeset) {
-          // Tags are checked as sent, so an error names the index within put_tags.
-          checkActionTags(req.metadataChangeset.putTags, "metadata_changeset.put_tags");
-          action.metadata = applyFieldChanges(action.metadata, req.metadataChangeset, "metadata_changeset");
-          action.tags = applyTagChanges(action.tags, req.metadataChangeset);
-        }
-        touch(action, caller);
-        return action;
+      const orgId = changeableOrg(caller, req.name);
+      const action = await updateAction(uow, caller.subject, {
+        orgId,
+        name: req.name,
+        definition: updateChangesFromProto(req),
+        parameters: req.parameterChangeset ? parameterChangesFromProto(req.parameterChangeset) : undefined,
+        inherits: inheritsFromValue(req.inherits),
+        metadata: req.metadataChangeset,
       });
-      return { action: actionToProto(row) };
+      return { action: actionToProto(action) };
     },
 
     async deleteAction(req, ctx) {
-      const s = store();
-      s.remove(await ownAction(s, callerOf(ctx), req.name));
-      await s.flush();
+      await deleteAction(uow, changeableOrg(callerOf(ctx), req.name), req.name);
       return {};
     },
 
     async setActionAccessibility(req, ctx) {
       const caller = callerOf(ctx);
       const accessibility = checkAccessibility(req.accessibility);
-      const s = store();
-      const row = await ownAction(s, caller, req.name);
-      if (req.digest && req.digest !== row.digest && !(await s.findVersion(row.orgId, row.name, req.digest))) {
-        throw notFound("action digest", `${req.name}@${req.digest}`);
-      }
-      row.published = publishedAt(row, accessibility, new Date());
-      row.accessibility = accessibility;
-      touch(row, caller);
-      await s.flush();
-      return { action: actionToProto(row) };
+      const orgId = changeableOrg(caller, req.name);
+      const action = await setActionAccessibility(uow, caller.subject, { orgId, name: req.name, accessibility, digest: req.digest });
+      return { action: actionToProto(action) };
     },
 
     async queryActions(req, ctx) {
@@ -136,12 +95,12 @@ export function createActionHandlers(context: ServiceContext): ActionHandlers {
 
     async listActionMetadataKeys(_req, ctx) {
       const orgId = readableOrg(callerOf(ctx));
-      return { keys: orgId ? await store().metadataKeys(orgId) : [] };
+      return { keys: orgId ? await listActionMetadataKeys(uow, orgId) : [] };
     },
   };
 
   async function pageOf(plan: SearchPlan, scope: ActionScope) {
-    const { rows, hasMore, cursors, total } = await store().search(scope, plan);
+    const { rows, hasMore, cursors, total } = await searchActions(uow, scope, plan);
     // The next page starts after the last action kept: fitPage may keep fewer than were read.
     const items = fitPage(ActionSchema, rows.map(actionToProto));
     const nextToken = plan.nextToken(cursors[items.length - 1], hasMore || items.length < rows.length);
@@ -149,70 +108,9 @@ export function createActionHandlers(context: ServiceContext): ActionHandlers {
   }
 }
 
-/**
- * The action a caller may read: one of the org it acts in (or of the resource owner org it names
- * and belongs to), or another org's on the Action Hub when the caller names that org as owner.
- */
-async function readAction(s: ActionStore, caller: Principal, name: string): Promise<ActionRow> {
-  const ownerOrgId = caller.resourceOwnerId ?? requireOrg(caller);
-  return checkReadable(await s.find(ownerOrgId, name), readableOrg(caller) === ownerOrgId, name);
-}
-
-/** An action the caller may change: only in an org it belongs to; any other is not found. */
-async function ownAction(s: ActionStore, caller: Principal, name: string, lock = false): Promise<ActionRow> {
+/** The org whose action the caller may change: one it belongs to; an action of any other org is not found. */
+function changeableOrg(caller: Principal, name: string): string {
   const orgId = readableOrg(caller);
-  const row = orgId ? await s.find(orgId, name, lock) : null;
-  if (!row) throw notFound("action", name);
-  return row;
-}
-
-/** Resolves an `inherits` reference to an action the org may see (its own, or on the Action Hub). */
-async function resolveParent(em: EntityManager, orgId: string, reference: ActionReferenceDef): Promise<ParentAction> {
-  const parent = await resolveInvocableAction(em, orgId, { name: reference.name, ownerOrgId: reference.owner ?? orgId, digest: reference.digest ?? undefined });
-  return { reference: { name: parent.name, digest: parent.digest, owner: parent.orgId }, definition: definitionFields(parent.definition) };
-}
-
-/** Applies an update's definition edits; a changed definition gets a new digest, recorded as a version. */
-async function reviseDefinition(tx: ActionStore, row: ActionRow, req: UpdateActionRequest): Promise<void> {
-  const current = definitionFields(row.definition);
-  const changes = updateChangesFromProto(req);
-  if (req.parameterChangeset) changes.parameters = applyParameterChanges(current.parameters, parameterChangesFromProto(req.parameterChangeset));
-  const inherits = inheritsFromValue(req.inherits);
-  const parent = inherits ? await resolveParent(tx.em, row.orgId, inherits) : inherits;
-  const definition = composeDefinition(current, changes, parent);
-  const digest = actionDigest(row.orgId, row.name, definition);
-  if (digest === row.digest) return;
-  row.definition = definitionJson(definition);
-  row.digest = digest;
-  await tx.saveVersion(row);
-}
-
-function newActionRow(
-  caller: Principal,
-  orgId: string,
-  name: string,
-  definition: ActionDefinitionFields,
-  metadata: ActionRow["metadata"],
-  tags: string[],
-): ActionRow {
-  const now = new Date();
-  return {
-    orgId,
-    name,
-    accessibility: "organization",
-    definition: definitionJson(definition),
-    digest: actionDigest(orgId, name, definition),
-    metadata,
-    tags,
-    published: null,
-    created: now,
-    createdBy: caller.subject,
-    modified: now,
-    modifiedBy: caller.subject,
-  };
-}
-
-function touch(row: ActionRow, caller: Principal): void {
-  row.modified = new Date();
-  row.modifiedBy = caller.subject;
+  if (!orgId) throw notFound("action", name);
+  return orgId;
 }

@@ -23,14 +23,14 @@ import {
   type DefinitionChanges,
   type ParameterChanges,
 } from "../domain/actions";
-import type { ActionDefinition, ActionRow } from "../store/entities";
+import type { ActionDefinition, ActionRecord } from "../domain/records";
 import { computeRequirementsJson, containerParametersJson } from "./wire-json";
 import { computeRequirementsToProto, containerParametersToProto } from "./invocation-mappers";
 
 type ActionInit = MessageInitShape<typeof ActionSchema>;
 
 /** Action row to its wire record at its current digest. */
-export function actionToProto(row: ActionRow): ActionInit {
+export function actionToProto(row: ActionRecord): ActionInit {
   return actionDefinitionToProto(row, { digest: row.digest, definition: row.definition });
 }
 
@@ -38,7 +38,7 @@ export function actionToProto(row: ActionRow): ActionInit {
  * The action as it was at an earlier digest: that version's definition with the action's
  * bookkeeping (org, name, accessibility, metadata, tags, timestamps), which a digest does not cover.
  */
-export function actionDefinitionToProto(row: ActionRow, version: { digest: string; definition: ActionDefinition }): ActionInit {
+export function actionDefinitionToProto(row: ActionRecord, version: { digest: string; definition: ActionDefinition }): ActionInit {
   const definition = definitionFields(version.definition);
   return {
     created: timestampFromDate(row.created),

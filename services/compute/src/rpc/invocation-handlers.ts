@@ -1,20 +1,30 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { callerOf, definedOnly, notFound, parseIsoTimestamp, readableOrg, requireOrg, type Principal, type ServiceContext, fitPage } from "@hangar/shared";
+import type { ServiceImpl } from "@connectrpc/connect";
+import { callerOf, definedOnly, fitPage, notFound, parseIsoTimestamp, readableOrg, requireOrg, type Principal, type UnitOfWork } from "@hangar/shared";
 import type { ComputeService } from "@hangar/shared/proto/compute";
 import { InvocationSchema, LogRecordSchema } from "@hangar/shared/proto/compute";
-import { activityBuckets, planActivity } from "../domain/invocation-activity";
-import { checkGroupSpec } from "../domain/invocation-grouping";
-import { BULK_CANCEL_BATCH_SIZE, cancelInvocation, checkDeletable, moveInvocation, recordHeartbeat } from "../domain/invocation-lifecycle";
-import { decodeLogCursor, encodeLogCursor, LOG_PAGE_SIZE } from "../domain/invocation-log-cursor";
+import type { DatasetDirectory } from "../domain/datasets";
+import { encodeLogCursor, LOG_PAGE_SIZE } from "../domain/invocation-log-cursor";
 import { checkDataSourceType, invocationSource, objectStoreDestination, parseUploadDestination, storedUploadDestination } from "../domain/invocation-request";
-import { invocationCondition, planInvocationSearch } from "../domain/invocation-search";
-import { countByStatusName, epochWindow, isoWindow, queuedWorkSeconds, summaryLimit } from "../domain/invocation-stats";
+import { countByStatus, groupInvocations, invocationActivity, queueStatus, searchInvocations, summarizeRuns } from "../domain/invocation-reports";
+import { planInvocationSearch } from "../domain/invocation-search";
+import { epochWindow, isoWindow, summaryLimit } from "../domain/invocation-stats";
 import { checkStatus, isTerminal } from "../domain/invocation-status";
-import { createInvocation } from "../domain/invoke";
-import type { InvocationLogRow, InvocationRow } from "../store/entities";
-import { InvocationStore, type RunSummaryRow } from "../store/invocation-store";
-import { dataServiceClients } from "../data-service-clients";
+import {
+  bulkCancelInvocations,
+  cancelInvocationAs,
+  deleteInvocation,
+  getInvocation,
+  heartbeatInvocation,
+  invokeAction,
+  readLogs,
+  setInvocationImageDigest,
+  setInvocationStatus,
+  setUploadDestination,
+  type InvocationRef,
+} from "../domain/manage-invocations";
+import type { InvocationLogRecord } from "../domain/records";
+import type { InvocationRepositories, RunSummary } from "../domain/repositories";
 import { invocationToProto } from "./invocation-mappers";
 import { computeRequirementsJson, containerParametersJson, valueJson } from "./wire-json";
 
@@ -40,9 +50,6 @@ type InvocationHandlers = Pick<
   | "groupInvocations"
 >;
 
-/** The window queue_status takes the median run time over: the last 24 hours. */
-const MEDIAN_WINDOW_MS = 24 * 60 * 60 * 1000;
-
 /**
  * Implements the operations on invocations of hangar.compute.v1.ComputeService.
  *
@@ -56,28 +63,13 @@ const MEDIAN_WINDOW_MS = 24 * 60 * 60 * 1000;
  * owner named by the caller, when a member of it); another org's invocation is a 404. Statistics
  * cover the caller's acting org only.
  */
-export function createInvocationHandlers(context: ServiceContext, concurrencyLimit: number): InvocationHandlers {
-  const store = () => new InvocationStore(context.orm.em.fork());
-  const datasets = datasetChecker(context);
-
-  const load = async (caller: Principal, invocationId: string): Promise<InvocationRow> => {
-    const orgId = readableOrg(caller);
-    const row = orgId ? await store().find(orgId, invocationId) : null;
-    if (!row) throw notFound("invocation", invocationId);
-    return row;
-  };
-
-  // Read, check and write under the row lock, so two racing changes cannot both apply to the same state.
-  const update = (caller: Principal, invocationId: string, change: (row: InvocationRow, s: InvocationStore) => unknown): Promise<InvocationRow> =>
-    context.orm.em.fork().transactional(async (em) => {
-      const s = new InvocationStore(em);
-      const orgId = readableOrg(caller);
-      const row = orgId ? await s.lock(orgId, invocationId) : null;
-      if (!row) throw notFound("invocation", invocationId);
-      await change(row, s);
-      return row;
-    });
-
+export function createInvocationHandlers(deps: {
+  uow: UnitOfWork<InvocationRepositories>;
+  datasets: DatasetDirectory;
+  /** How many invocations of one org may run at once, as queue_status reports it. */
+  concurrencyLimit: number;
+}): InvocationHandlers {
+  const { uow, datasets, concurrencyLimit } = deps;
   return {
     async invokeAction(req, ctx) {
       const caller = callerOf(ctx);
@@ -85,9 +77,7 @@ export function createInvocationHandlers(context: ServiceContext, concurrencyLim
       const dataSourceType = checkDataSourceType(req.dataSourceType);
       const source = invocationSource(req.invocationSource, req.invocationSourceId, caller.subject);
       const destination = parseUploadDestination(valueJson(req.uploadDestination));
-      await datasets.require(orgId, req.dataSourceId);
-      if (destination && "datasetId" in destination) await datasets.require(orgId, destination.datasetId);
-      const { row } = await createInvocation(context.orm.em.fork(), {
+      const row = await invokeAction(uow, datasets, {
         orgId,
         submitter: caller.subject,
         // The action may belong to another org (an Action Hub action), named as the resource owner.
@@ -107,73 +97,59 @@ export function createInvocationHandlers(context: ServiceContext, concurrencyLim
     },
 
     async getInvocation(req, ctx) {
-      return { invocation: invocationToProto(await load(callerOf(ctx), req.invocationId)) };
+      return { invocation: invocationToProto(await getInvocation(uow, refOf(callerOf(ctx), req.invocationId))) };
     },
 
     async cancelInvocation(req, ctx) {
       const caller = callerOf(ctx);
-      const row = await update(caller, req.invocationId, (r) => cancelInvocation(r, caller.subject));
-      return { invocation: invocationToProto(row) };
+      return { invocation: invocationToProto(await cancelInvocationAs(uow, refOf(caller, req.invocationId), caller.subject)) };
     },
 
     async heartbeatInvocation(req, ctx) {
-      await update(callerOf(ctx), req.invocationId, (r) => recordHeartbeat(r));
+      await heartbeatInvocation(uow, refOf(callerOf(ctx), req.invocationId));
       return { result: {} };
     },
 
     async deleteInvocation(req, ctx) {
-      await update(callerOf(ctx), req.invocationId, async (row, s) => {
-        checkDeletable(row);
-        await s.remove(row.invocationId);
-      });
+      await deleteInvocation(uow, refOf(callerOf(ctx), req.invocationId));
       return {};
     },
 
     async setInvocationImageDigest(req, ctx) {
-      const row = await update(callerOf(ctx), req.invocationId, (r) => (r.containerImageDigest = req.imageDigest));
-      return { invocation: invocationToProto(row) };
+      return { invocation: invocationToProto(await setInvocationImageDigest(uow, refOf(callerOf(ctx), req.invocationId), req.imageDigest)) };
     },
 
     async setUploadDestination(req, ctx) {
       const destination = objectStoreDestination(req.bucket, req.prefix);
-      const row = await update(callerOf(ctx), req.invocationId, (r) => (r.uploadDestination = destination));
-      return { invocation: invocationToProto(row) };
+      return { invocation: invocationToProto(await setUploadDestination(uow, refOf(callerOf(ctx), req.invocationId), destination)) };
     },
 
     async setInvocationStatus(req, ctx) {
       const status = checkStatus(req.status ?? Number.NaN, "status");
-      const row = await update(callerOf(ctx), req.invocationId, (r) => moveInvocation(r, status, req.detail ?? null));
-      return { invocation: invocationToProto(row) };
+      return { invocation: invocationToProto(await setInvocationStatus(uow, refOf(callerOf(ctx), req.invocationId), status, req.detail ?? null)) };
     },
 
     async getLogs(req, ctx) {
-      const row = await load(callerOf(ctx), req.invocationId);
-      const after = decodeLogCursor(row.invocationId, req.pageToken, "page_token");
-      const s = store();
-      const [lines, total] = await Promise.all([s.logsAfter(row.invocationId, after, LOG_PAGE_SIZE + 1), s.logCount(row.invocationId)]);
+      const { invocation, lines, total } = await readLogs(uow, refOf(callerOf(ctx), req.invocationId), { cursor: req.pageToken, field: "page_token", count: true });
       const items = fitPage(LogRecordSchema, lines.slice(0, LOG_PAGE_SIZE).map(logToProto));
       const page = lines.slice(0, items.length);
       const more = lines.length > page.length;
       return {
         items,
-        ...(more ? { nextToken: encodeLogCursor(row.invocationId, Number(page.at(-1)!.seq)) } : {}),
-        totalCount: BigInt(total),
+        ...(more ? { nextToken: encodeLogCursor(invocation.invocationId, Number(page.at(-1)!.seq)) } : {}),
+        totalCount: BigInt(total ?? 0),
       };
     },
 
     async streamLogs(req, ctx) {
-      // The status is read before the lines: lines written before the invocation ended are then
-      // either in this batch or reported by has_next, never lost between the two reads.
-      const row = await load(callerOf(ctx), req.invocationId);
-      const after = decodeLogCursor(row.invocationId, req.lastRead, "last_read");
-      const lines = await store().logsAfter(row.invocationId, after, LOG_PAGE_SIZE + 1);
+      const { invocation, lines } = await readLogs(uow, refOf(callerOf(ctx), req.invocationId), { cursor: req.lastRead, field: "last_read", count: false });
       const items = fitPage(LogRecordSchema, lines.slice(0, LOG_PAGE_SIZE).map(logToProto));
       const batch = lines.slice(0, items.length);
       const unchanged = req.lastRead === "None" ? "" : (req.lastRead ?? "");
       return {
         items,
-        lastRead: batch.length > 0 ? encodeLogCursor(row.invocationId, Number(batch.at(-1)!.seq)) : unchanged,
-        hasNext: !isTerminal(row.lastStatus) || lines.length > batch.length,
+        lastRead: batch.length > 0 ? encodeLogCursor(invocation.invocationId, Number(batch.at(-1)!.seq)) : unchanged,
+        hasNext: !isTerminal(invocation.lastStatus) || lines.length > batch.length,
       };
     },
 
@@ -182,26 +158,21 @@ export function createInvocationHandlers(context: ServiceContext, concurrencyLim
       const before = req.createdBefore ? parseIsoTimestamp(req.createdBefore, "created_before") : new Date();
       const orgId = readableOrg(caller);
       if (!orgId) return { successCount: 0n, failureCount: 0n, hasMore: false };
-      const cancelled = await context.orm.em.fork().transactional(async (em) => {
-        const rows = await new InvocationStore(em).lockActiveBefore(orgId, before, BULK_CANCEL_BATCH_SIZE);
-        const now = new Date();
-        for (const row of rows) cancelInvocation(row, caller.subject, now);
-        return rows.length;
-      });
+      const { cancelled, hasMore } = await bulkCancelInvocations(uow, orgId, before, caller.subject);
       // Every locked invocation was unfinished, so none can refuse Cancelled: failures stay 0.
-      return { successCount: BigInt(cancelled), failureCount: 0n, hasMore: await store().hasActiveBefore(orgId, before) };
+      return { successCount: BigInt(cancelled), failureCount: 0n, hasMore };
     },
 
     async summarizeRunsByAction(req, ctx) {
       const orgId = requireOrg(callerOf(ctx));
-      const rows = await store().runSummaries(orgId, isoWindow(req.startTime, req.endTime));
+      const rows = await summarizeRuns(uow, orgId, isoWindow(req.startTime, req.endTime));
       return { items: rows.map(runSummaryToProto), totalCount: BigInt(rows.length) };
     },
 
     async listRunSummaries(req, ctx) {
       const orgId = requireOrg(callerOf(ctx));
       const window = epochWindow(req.startTime, req.endTime);
-      const rows = await store().runSummaries(orgId, window, summaryLimit(req.limit));
+      const rows = await summarizeRuns(uow, orgId, window, summaryLimit(req.limit));
       return { items: rows.map(runSummaryToProto) };
     },
 
@@ -209,7 +180,7 @@ export function createInvocationHandlers(context: ServiceContext, concurrencyLim
       const plan = planInvocationSearch(req.query ?? {});
       const orgId = readableOrg(callerOf(ctx));
       if (!orgId) return { items: [], totalCount: 0n };
-      const { rows, hasMore, cursors, total } = await store().search(orgId, plan);
+      const { rows, hasMore, cursors, total } = await searchInvocations(uow, orgId, plan);
       // The next page starts after the last invocation kept: fitPage may keep fewer than were read.
       const items = fitPage(InvocationSchema, rows.map((row) => invocationToProto(row)));
       const nextToken = plan.nextToken(cursors[items.length - 1], hasMore || items.length < rows.length);
@@ -218,33 +189,31 @@ export function createInvocationHandlers(context: ServiceContext, concurrencyLim
 
     async getQueueStatus(_req, ctx) {
       const orgId = requireOrg(callerOf(ctx));
-      const s = store();
-      const [counts, median] = await Promise.all([s.countByStatus(orgId), s.medianCompletedSeconds(orgId, new Date(Date.now() - MEDIAN_WINDOW_MS))]);
-      const countByStatus = countByStatusName(counts);
+      const status = await queueStatus(uow, orgId);
       return {
-        countByStatus: bigintValues(countByStatus),
+        countByStatus: bigintValues(status.countByStatus),
         orgId,
         concurrencyLimit: BigInt(concurrencyLimit),
-        ...(median !== null ? { medianDurationSeconds: median } : {}),
-        queuedWorkSeconds: queuedWorkSeconds(countByStatus.Queued ?? 0, median),
+        ...(status.medianDurationSeconds !== null ? { medianDurationSeconds: status.medianDurationSeconds } : {}),
+        queuedWorkSeconds: status.queuedWorkSeconds,
       };
     },
 
     async getLegacyQueueStatus(_req, ctx) {
       const orgId = requireOrg(callerOf(ctx));
-      const counts = await store().countByStatus(orgId);
-      return { countByStatus: bigintValues(countByStatusName(counts)), orgId, limits: { concurrencyLimit: BigInt(concurrencyLimit) } };
+      const counts = await countByStatus(uow, orgId);
+      return { countByStatus: bigintValues(counts), orgId, limits: { concurrencyLimit: BigInt(concurrencyLimit) } };
     },
 
     async activityBuckets(req, ctx) {
       const orgId = requireOrg(callerOf(ctx));
-      const plan = planActivity(isoWindow(req.startTime, req.endTime), req.period);
-      const sources = await store().activitySources(orgId, plan.window, invocationCondition(valueJson(req.condition)));
+      const window = isoWindow(req.startTime, req.endTime);
+      const { plan, buckets } = await invocationActivity(uow, orgId, { window, period: req.period, condition: valueJson(req.condition) });
       return {
         period: plan.period,
         startTime: timestampFromDate(plan.window.start),
         endTime: timestampFromDate(plan.window.end),
-        buckets: activityBuckets(sources, plan, new Date()).map((b) => ({
+        buckets: buckets.map((b) => ({
           periodStart: timestampFromDate(b.periodStart),
           peakInStatus: bigintValues(b.peakInStatus),
           peakConcurrency: BigInt(b.peakConcurrency),
@@ -256,8 +225,8 @@ export function createInvocationHandlers(context: ServiceContext, concurrencyLim
 
     async groupInvocations(req, ctx) {
       const orgId = requireOrg(callerOf(ctx));
-      const spec = checkGroupSpec(req.statuses, req.groupBy, req.limit);
-      const { groups, total } = await store().groups(orgId, spec, invocationCondition(valueJson(req.condition)));
+      const request = { statuses: req.statuses, groupBy: req.groupBy, limit: req.limit, condition: valueJson(req.condition) };
+      const { groups, total } = await groupInvocations(uow, orgId, request);
       return {
         groups: groups.map((g) => ({
           ...definedOnly({ actionOrgId: g.actionOrgId, actionName: g.actionName, sourceType: g.sourceType, sourceId: g.sourceId, triggerName: g.triggerName, submitter: g.submitter }),
@@ -269,26 +238,18 @@ export function createInvocationHandlers(context: ServiceContext, concurrencyLim
   };
 }
 
-/** Checks that a dataset exists in an org by asking the data service. */
-function datasetChecker(context: ServiceContext) {
-  const clientFor = dataServiceClients(context);
-  return {
-    async require(orgId: string, datasetId: string): Promise<void> {
-      try {
-        await clientFor(orgId).getDataset({ datasetId });
-      } catch (error) {
-        if (error instanceof ConnectError && error.code === Code.NotFound) throw notFound("dataset", datasetId);
-        throw error;
-      }
-    },
-  };
+/** The invocation an operation names, in the org the caller may read; another org's is not found. */
+function refOf(caller: Principal, invocationId: string): InvocationRef {
+  const orgId = readableOrg(caller);
+  if (!orgId) throw notFound("invocation", invocationId);
+  return { orgId, invocationId };
 }
 
 function bigintValues(record: Record<string, number>): Record<string, bigint> {
   return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, BigInt(value)]));
 }
 
-function logToProto(row: InvocationLogRow) {
+function logToProto(row: InvocationLogRecord) {
   return {
     ...(row.partialId !== null ? { partialId: row.partialId } : {}),
     log: row.log,
@@ -297,7 +258,7 @@ function logToProto(row: InvocationLogRow) {
   };
 }
 
-function runSummaryToProto(row: RunSummaryRow) {
+function runSummaryToProto(row: RunSummary) {
   return {
     actionName: row.actionName,
     actionOrgId: row.actionOrgId,

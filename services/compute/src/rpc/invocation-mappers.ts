@@ -1,12 +1,12 @@
 import { fromJson, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { ComputeRequirementsSchema, ContainerParametersSchema, InvocationSchema } from "@hangar/shared/proto/compute";
-import type { InvocationRow } from "../store/entities";
+import type { InvocationRecord } from "../domain/records";
 
 type InvocationInit = MessageInitShape<typeof InvocationSchema>;
 
 /** Invocation row to its wire record. */
-export function invocationToProto(row: InvocationRow, now = new Date()): InvocationInit {
+export function invocationToProto(row: InvocationRecord, now = new Date()): InvocationInit {
   return {
     created: timestampFromDate(row.created),
     dataSource: { dataSourceType: row.dataSourceType, dataSourceId: row.dataSourceId },
@@ -40,7 +40,7 @@ export function invocationToProto(row: InvocationRow, now = new Date()): Invocat
 }
 
 /** From creation to the final status, or to now while it runs, as an ISO 8601 duration (`PT12.5S`). */
-function isoDuration(row: InvocationRow, now: Date): string {
+function isoDuration(row: InvocationRecord, now: Date): string {
   const end = row.finished ?? now;
   const seconds = Math.max(0, end.getTime() - row.created.getTime()) / 1000;
   return `PT${Number(seconds.toFixed(3))}S`;

@@ -1,60 +1,47 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { callerOf, invalidArgument, unauthenticated, type Principal, type ServiceContext, quoteValue } from "@hangar/shared";
+import { callerOf, unauthenticated, type Principal, type UnitOfWork } from "@hangar/shared";
 import type { ComputeService, RunnerLogEntry } from "@hangar/shared/proto/compute";
-import { moveInvocation } from "../domain/invocation-lifecycle";
 import { checkStatus } from "../domain/invocation-status";
-import { checkClaim, grantLease, invocationApiKey, renewLease, requireLease, type LeaseSettings } from "../domain/leases";
-import { ActionStore } from "../store/action-store";
-import type { InvocationRow } from "../store/entities";
-import { LeaseStore, type LogLine } from "../store/lease-store";
+import { checkClaim, invocationApiKey, type LeaseSettings } from "../domain/leases";
+import type { LogLine, RunnerRepositories } from "../domain/repositories";
+import { appendRunnerLogs, claimInvocation, renewRunnerLease, reportRunnerStatus, requireLeaseId, type Claim } from "../domain/runner-protocol";
 import { actionDefinitionToProto } from "./action-mappers";
 import { invocationToProto } from "./invocation-mappers";
 
 type RunnerHandlers = Pick<ServiceImpl<typeof ComputeService>, "claimInvocation" | "renewLease" | "appendLogs" | "reportStatus">;
 
-/** Log sources a runner may write (wire-notes.md lists `firelens_log_router` too: the hosted platform's, not a runner's). */
-const LOG_PROCESSES = ["setup", "action", "output_handler", "monitor"];
+/** What the runner protocol runs on: the lease timings, the org concurrency limit and the key invocation API tokens are signed with. */
+export interface RunnerHandlerDeps {
+  uow: UnitOfWork<RunnerRepositories>;
+  settings: LeaseSettings;
+  concurrencyLimit: number;
+  internalAuthSecret: string;
+}
 
 /**
  * Implements the runner protocol of hangar.compute.v1.ComputeService: gRPC only, for platform
  * runners calling with a service principal signed with the internal key.
  */
-export function createRunnerHandlers(context: ServiceContext, settings: LeaseSettings, concurrencyLimit: number): RunnerHandlers {
-  const store = () => new LeaseStore(context.orm.em.fork());
+export function createRunnerHandlers({ uow, settings, concurrencyLimit, internalAuthSecret }: RunnerHandlerDeps): RunnerHandlers {
   return {
     async claimInvocation(req, ctx) {
       requireRunner(callerOf(ctx));
       const executors = checkClaim(req.runnerId, req.executors);
-      const now = new Date();
-      const s = store();
-      const row = await s.transaction(async (tx) => {
-        const next = await tx.lockNextClaimable({ executors, orgId: req.orgId, concurrencyLimit, now });
-        if (next) grantLease(next, req.runnerId, settings, now);
-        return next;
-      });
-      if (!row) return {};
-      return { lease: await leaseToProto(new ActionStore(s.em), row, settings, context.runtime.internalAuthSecret) };
+      const claim = await claimInvocation(uow, settings, { runnerId: req.runnerId, executors, orgId: req.orgId, concurrencyLimit });
+      return claim ? { lease: leaseToProto(claim, settings, internalAuthSecret) } : {};
     },
 
     async renewLease(req, ctx) {
       requireRunner(callerOf(ctx));
-      const leaseId = requireLeaseId(req.leaseId);
-      const now = new Date();
-      return store().transaction(async (tx) => {
-        const row = await tx.lock(req.invocationId ? { invocationId: req.invocationId } : { leaseId });
-        const { cancelRequested } = renewLease(row, leaseId, settings, now);
-        return cancelRequested ? { cancelRequested } : { cancelRequested, leaseExpires: timestampFromDate(row!.leaseExpires!) };
-      });
+      const renewal = await renewRunnerLease(uow, settings, { leaseId: requireLeaseId(req.leaseId), invocationId: req.invocationId });
+      return renewal.cancelRequested ? { cancelRequested: true } : { cancelRequested: false, leaseExpires: timestampFromDate(renewal.leaseExpires) };
     },
 
     async appendLogs(req, ctx) {
       requireRunner(callerOf(ctx));
       const leaseId = requireLeaseId(req.leaseId);
-      const lines = req.entries.map((entry, i) => logLine(entry, `entries[${i}]`));
-      const s = store();
-      const row = requireLease(await s.findByLease(leaseId), leaseId);
-      await s.appendLogs(row.invocationId, lines);
+      await appendRunnerLogs(uow, leaseId, req.entries.map(logLine));
       return {};
     },
 
@@ -62,12 +49,7 @@ export function createRunnerHandlers(context: ServiceContext, settings: LeaseSet
       requireRunner(callerOf(ctx));
       const leaseId = requireLeaseId(req.leaseId);
       const status = checkStatus(req.status, "status");
-      const row = await store().transaction(async (tx) => {
-        const leased = requireLease(await tx.lock({ leaseId }), leaseId);
-        moveInvocation(leased, status, req.detail || null);
-        return leased;
-      });
-      return { invocation: invocationToProto(row) };
+      return { invocation: invocationToProto(await reportRunnerStatus(uow, leaseId, status, req.detail || null)) };
     },
   };
 }
@@ -79,29 +61,18 @@ function requireRunner(caller: Principal): void {
   }
 }
 
-function requireLeaseId(leaseId: string): string {
-  if (leaseId.trim() === "") throw invalidArgument("lease_id", "is required");
-  return leaseId;
-}
-
-function logLine(entry: RunnerLogEntry, field: string): LogLine {
-  if (!LOG_PROCESSES.includes(entry.process)) {
-    throw invalidArgument(`${field}.process`, `must be one of ${LOG_PROCESSES.join(", ")}, got ${quoteValue(entry.process)}`);
-  }
+function logLine(entry: RunnerLogEntry): LogLine {
   return { process: entry.process, log: entry.log, timestamp: entry.timestamp ? timestampDate(entry.timestamp) : new Date() };
 }
 
 /** The lease as the runner gets it: the invocation, the action at its digest, and the invocation's API token. */
-async function leaseToProto(actions: ActionStore, row: InvocationRow, settings: LeaseSettings, internalAuthSecret: string) {
-  const action = await actions.find(row.actionOrgId, row.actionName);
-  const version = action ? await actions.findVersion(action.orgId, action.name, row.actionDigest) : null;
+function leaseToProto({ invocation, action }: Claim, settings: LeaseSettings, internalAuthSecret: string) {
   return {
-    leaseId: row.leaseId!,
-    invocation: invocationToProto(row),
-    // The action may have been deleted since: the invocation carries what the run needs anyway.
-    ...(action && version ? { action: actionDefinitionToProto(action, version) } : {}),
-    leaseExpires: timestampFromDate(row.leaseExpires!),
-    apiKey: invocationApiKey(row, internalAuthSecret),
+    leaseId: invocation.leaseId!,
+    invocation: invocationToProto(invocation),
+    ...(action ? { action: actionDefinitionToProto(action.action, action.version) } : {}),
+    leaseExpires: timestampFromDate(invocation.leaseExpires!),
+    apiKey: invocationApiKey(invocation, internalAuthSecret),
     renewIntervalMs: BigInt(Math.floor(settings.leaseMs / 3)),
   };
 }

@@ -13,12 +13,12 @@ import {
 import { nullableBoolean, nullableInteger } from "../domain/actions";
 import { resolveComputeRequirements } from "../domain/compute-defaults";
 import type { TriggerChanges } from "../domain/triggers";
-import type { TriggerEvaluationRow, TriggerRow } from "../store/trigger-entities";
+import type { TriggerEvaluationRecord, TriggerRecord } from "../domain/records";
 import { computeRequirementsToProto, containerParametersToProto } from "./invocation-mappers";
 import { computeRequirementsJson, containerParametersJson, valueJson } from "./wire-json";
 
 /** Trigger row to its wire record (the client SDK's TriggerRecord). */
-export function triggerToProto(row: TriggerRow): MessageInitShape<typeof TriggerSchema> {
+export function triggerToProto(row: TriggerRecord): MessageInitShape<typeof TriggerSchema> {
   return {
     triggerId: row.triggerId,
     name: row.name,
@@ -43,7 +43,7 @@ export function triggerToProto(row: TriggerRow): MessageInitShape<typeof Trigger
 }
 
 /** Evaluation row to its wire record (the client SDK's TriggerEvaluationRecord). */
-export function evaluationToProto(row: TriggerEvaluationRow): MessageInitShape<typeof TriggerEvaluationSchema> {
+export function evaluationToProto(row: TriggerEvaluationRecord): MessageInitShape<typeof TriggerEvaluationSchema> {
   return {
     triggerEvaluationId: BigInt(row.triggerEvaluationId),
     triggerId: row.triggerId,

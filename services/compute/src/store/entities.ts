@@ -1,103 +1,9 @@
 import { EntitySchema } from "@mikro-orm/core";
-import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import type { ActionRecord, ActionVersionRecord, InvocationLogRecord, InvocationRecord } from "../domain/records";
 import { triggerEntities } from "./trigger-entities";
 
-/**
- * An action's definition as the wire shows it (the JSON of hangar.compute.v1.Action minus the
- * bookkeeping fields). Kept as JSON so that a definition snapshotted under an old digest reads
- * back exactly as it was.
- */
-export type ActionDefinition = JsonObject;
-
-/** An action: the current definition of a name in its org. */
-export interface ActionRow {
-  orgId: string;
-  name: string;
-  /** `organization` or `action_hub`. */
-  accessibility: string;
-  definition: ActionDefinition;
-  digest: string;
-  metadata: JsonObject;
-  tags: string[];
-  published: Date | null;
-  created: Date;
-  createdBy: string;
-  modified: Date;
-  modifiedBy: string;
-}
-
-/** Every definition an action has had, by digest, so earlier digests stay invocable. */
-export interface ActionVersionRow {
-  orgId: string;
-  name: string;
-  digest: string;
-  definition: ActionDefinition;
-  created: Date;
-}
-
-/** One entry of an invocation's status history. */
-export interface StatusEntry {
-  status: number;
-  detail: string | null;
-  /** ISO 8601. */
-  timestamp: string;
-}
-
-/** An invocation: one run of an action (at a digest) on a data source. */
-export interface InvocationRow {
-  invocationId: string;
-  orgId: string;
-  actionOrgId: string;
-  actionName: string;
-  actionDigest: string;
-  dataSourceType: string;
-  dataSourceId: string;
-  inputData: string[];
-  richInputData: JsonValue | null;
-  /** `{bucket, prefix}`. */
-  uploadDestination: JsonObject | null;
-  idempotencyId: string | null;
-  /** The effective requirements and parameters: the action's, with the overrides applied. */
-  computeRequirements: JsonObject;
-  containerParameters: JsonObject;
-  parameterValues: JsonObject;
-  /** `Trigger` or `Manual`. */
-  sourceType: string;
-  /** The trigger id, or the invoking user. */
-  sourceId: string;
-  /** The user who submitted it (for a trigger, its service user). */
-  createdBy: string;
-  containerImageUri: string | null;
-  containerImageDigest: string | null;
-  /** Seconds. */
-  timeout: number;
-  lastStatus: number;
-  statusHistory: StatusEntry[];
-  lastHeartbeat: Date | null;
-  created: Date;
-  /** When it entered a final status (Completed, Cancelled, Failed, Deadly). */
-  finished: Date | null;
-  /** When a runner first claimed it: the timeout runs from here. */
-  started: Date | null;
-  /** The runner lease, while one holds it. */
-  leaseId: string | null;
-  leaseRunner: string | null;
-  leaseExpires: Date | null;
-  /** How many times a runner has claimed it. */
-  attempts: number;
-}
-
-/** One log line of an invocation; `seq` orders lines and is the paging cursor. */
-export interface InvocationLogRow {
-  seq: string;
-  invocationId: string;
-  process: string;
-  log: string;
-  partialId: string | null;
-  timestamp: Date;
-}
-
-export const Action = new EntitySchema<ActionRow>({
+/** The `actions` table. */
+export const Action = new EntitySchema<ActionRecord>({
   name: "Action",
   tableName: "actions",
   properties: {
@@ -116,7 +22,8 @@ export const Action = new EntitySchema<ActionRow>({
   },
 });
 
-export const ActionVersion = new EntitySchema<ActionVersionRow>({
+/** The `action_versions` table. */
+export const ActionVersion = new EntitySchema<ActionVersionRecord>({
   name: "ActionVersion",
   tableName: "action_versions",
   properties: {
@@ -128,7 +35,8 @@ export const ActionVersion = new EntitySchema<ActionVersionRow>({
   },
 });
 
-export const Invocation = new EntitySchema<InvocationRow>({
+/** The `invocations` table. */
+export const Invocation = new EntitySchema<InvocationRecord>({
   name: "Invocation",
   tableName: "invocations",
   properties: {
@@ -165,7 +73,8 @@ export const Invocation = new EntitySchema<InvocationRow>({
   },
 });
 
-export const InvocationLog = new EntitySchema<InvocationLogRow>({
+/** The `invocation_logs` table. */
+export const InvocationLog = new EntitySchema<InvocationLogRecord>({
   name: "InvocationLog",
   tableName: "invocation_logs",
   properties: {
@@ -178,4 +87,5 @@ export const InvocationLog = new EntitySchema<InvocationLogRow>({
   },
 });
 
+/** Every entity of the compute service. */
 export const computeEntities = [Action, ActionVersion, Invocation, InvocationLog, ...triggerEntities];

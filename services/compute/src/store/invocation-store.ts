@@ -1,30 +1,12 @@
 import { LockMode } from "@mikro-orm/core";
-import { countUpTo, keysetPageRows, keysetPageSql, rawSql, sql, type EntityManager, type KeysetPageRows, type SearchPlan, type SqlFragment } from "@hangar/shared";
+import { countUpTo, keysetPageRows, keysetPageSql, rawSql, sql, textArrayLiteral, type EntityManager, type SearchPlan, type SqlFragment } from "@hangar/shared";
 import type { ActivitySource } from "../domain/invocation-activity";
 import type { GroupDimension, GroupSpec } from "../domain/invocation-grouping";
 import { InvocationStatus } from "../domain/invocation-status";
 import type { TimeWindow } from "../domain/invocation-stats";
-import { Invocation, InvocationLog, type InvocationLogRow, type InvocationRow } from "./entities";
-
-/** An action's run counts in a time window. */
-export interface RunSummaryRow {
-  actionOrgId: string;
-  actionName: string;
-  completed: number;
-  failed: number;
-  queued: number;
-}
-
-/** One group of group_invocations; the columns of dimensions not grouped by are null. */
-export interface InvocationGroupRow {
-  actionOrgId: string | null;
-  actionName: string | null;
-  sourceType: string | null;
-  sourceId: string | null;
-  triggerName: string | null;
-  submitter: string | null;
-  count: number;
-}
+import type { InvocationLogRecord, InvocationRecord } from "../domain/records";
+import type { InvocationGroup, InvocationRepository, RunSummary, SearchPage } from "../domain/repositories";
+import { Invocation, InvocationLog } from "./entities";
 
 const TERMINAL = [InvocationStatus.Completed, InvocationStatus.Cancelled, InvocationStatus.Failed, InvocationStatus.Deadly];
 
@@ -34,18 +16,34 @@ const GROUP_COLUMNS: Record<GroupDimension, string[]> = {
   submitter: [`i.created_by`],
 };
 
-/** Reads and writes of invocations and their logs; the RPC layer never touches the ORM directly. */
-export class InvocationStore {
-  constructor(readonly em: EntityManager) {}
+/** The invocations repository over MikroORM and prepared SQL. */
+export class InvocationStore implements InvocationRepository {
+  constructor(private readonly em: EntityManager) {}
 
   /** An invocation of the org, tracked so that the next flush writes changes to it. */
-  find(orgId: string, invocationId: string): Promise<InvocationRow | null> {
+  find(orgId: string, invocationId: string): Promise<InvocationRecord | null> {
     return this.em.findOne(Invocation, { invocationId, orgId });
   }
 
   /** Like `find`, holding the row lock until the transaction ends, so racing status moves apply one after the other. */
-  lock(orgId: string, invocationId: string): Promise<InvocationRow | null> {
+  lock(orgId: string, invocationId: string): Promise<InvocationRecord | null> {
     return this.em.findOne(Invocation, { invocationId, orgId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  }
+
+  findByIdempotencyId(orgId: string, idempotencyId: string): Promise<InvocationRecord | null> {
+    return this.em.findOne(Invocation, { orgId, idempotencyId });
+  }
+
+  /** One insert on conflict do nothing (the idempotency id's unique index), then the row read back as stored. */
+  async insert(record: InvocationRecord): Promise<InvocationRecord | null> {
+    const inserted = await this.em.getConnection().execute<{ invocation_id: string }[]>(
+      `insert into invocations (${INSERT_COLUMNS.join(", ")}) values (${INSERT_COLUMNS.map((c) => (c === "input_data" ? "?::text[]" : "?")).join(", ")})
+       on conflict (org_id, idempotency_id) where idempotency_id is not null do nothing
+       returning invocation_id`,
+      insertValues(record),
+    );
+    if (inserted.length === 0) return null;
+    return this.em.findOneOrFail(Invocation, { invocationId: record.invocationId }, { refresh: true });
   }
 
   /** Deletes an invocation; its log lines go with it (foreign key cascade). */
@@ -53,8 +51,14 @@ export class InvocationStore {
     await this.em.nativeDelete(Invocation, { invocationId });
   }
 
+  async invokedIdempotencyIds(orgId: string, idempotencyIds: string[]): Promise<Set<string>> {
+    if (idempotencyIds.length === 0) return new Set();
+    const rows = await this.em.find(Invocation, { orgId, idempotencyId: { $in: idempotencyIds } }, { fields: ["idempotencyId"] });
+    return new Set(rows.map((row) => row.idempotencyId!));
+  }
+
   /** Up to `limit` log lines after line `afterSeq`, in order. */
-  logsAfter(invocationId: string, afterSeq: number, limit: number): Promise<InvocationLogRow[]> {
+  logsAfter(invocationId: string, afterSeq: number, limit: number): Promise<InvocationLogRecord[]> {
     return this.em.find(InvocationLog, { invocationId, seq: { $gt: String(afterSeq) } }, { orderBy: { seq: "asc" }, limit });
   }
 
@@ -67,7 +71,7 @@ export class InvocationStore {
    * Rows another transaction holds are skipped (left for the next batch), so a bulk cancel never
    * waits on a runner's status report.
    */
-  lockActiveBefore(orgId: string, before: Date, limit: number): Promise<InvocationRow[]> {
+  lockActiveBefore(orgId: string, before: Date, limit: number): Promise<InvocationRecord[]> {
     return this.em.find(
       Invocation,
       { orgId, lastStatus: { $nin: TERMINAL }, created: { $lt: before } },
@@ -81,7 +85,7 @@ export class InvocationStore {
   }
 
   /** Per action, the org's invocations created in the window by outcome, ordered by action name. */
-  async runSummaries(orgId: string, window: TimeWindow, limit?: number): Promise<RunSummaryRow[]> {
+  async runSummaries(orgId: string, window: TimeWindow, limit?: number): Promise<RunSummary[]> {
     const query = sql`
       select action_org_id, action_name,
         count(*) filter (where last_status = ${InvocationStatus.Completed}) as completed,
@@ -97,14 +101,13 @@ export class InvocationStore {
   }
 
   /** Runs a search in the org: one keyset page of rows and the number of matches (undefined above COUNT_CAP). */
-  async search(orgId: string, search: SearchPlan): Promise<KeysetPageRows<InvocationRow> & { total: number | undefined }> {
+  async search(orgId: string, search: SearchPlan): Promise<SearchPage<InvocationRecord>> {
     const where = sql`i.org_id = ${orgId} and (${search.where})`;
     const from = rawSql("invocations i");
     const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
     const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("i.*"), from, where, search)), countUpTo(execute, from, where, search.orderBy)]);
     return { ...keysetPageRows(rows, search.limit, (row) => this.em.map(Invocation, row)), total };
   }
-
 
   /** How many of the org's invocations are in each status (statuses without any are absent). */
   async countByStatus(orgId: string): Promise<Map<number, number>> {
@@ -141,7 +144,7 @@ export class InvocationStore {
    * dimensions, largest groups first; `total` is the number of groups. A trigger source is named
    * by the trigger's current name (null once the trigger is deleted).
    */
-  async groups(orgId: string, spec: GroupSpec, where: SqlFragment): Promise<{ groups: InvocationGroupRow[]; total: number }> {
+  async groups(orgId: string, spec: GroupSpec, where: SqlFragment): Promise<{ groups: InvocationGroup[]; total: number }> {
     const columns = rawSql(spec.dimensions.flatMap((d) => GROUP_COLUMNS[d]).join(", "));
     const bySource = spec.dimensions.includes("source");
     const rows = await this.execute<Record<string, string | null>>(sql`
@@ -155,16 +158,12 @@ export class InvocationStore {
     return { groups: rows.map(groupOf), total: Number(rows[0]?.total ?? 0) };
   }
 
-  flush(): Promise<void> {
-    return this.em.flush();
-  }
-
   private execute<T = Record<string, unknown>>(query: SqlFragment): Promise<T[]> {
     return this.em.execute<T[]>(query.sql, [...query.params]);
   }
 }
 
-function groupOf(row: Record<string, string | null>): InvocationGroupRow {
+function groupOf(row: Record<string, string | null>): InvocationGroup {
   return {
     actionOrgId: row.action_org_id ?? null,
     actionName: row.action_name ?? null,
@@ -174,4 +173,21 @@ function groupOf(row: Record<string, string | null>): InvocationGroupRow {
     submitter: row.created_by ?? null,
     count: Number(row.count),
   };
+}
+
+const INSERT_COLUMNS = [
+  "invocation_id", "org_id", "action_org_id", "action_name", "action_digest", "data_source_type", "data_source_id",
+  "input_data", "rich_input_data", "upload_destination", "idempotency_id", "compute_requirements", "container_parameters",
+  "parameter_values", "source_type", "source_id", "created_by", "container_image_uri", "container_image_digest", "timeout",
+  "last_status", "status_history", "created", "attempts",
+];
+
+function insertValues(row: InvocationRecord): unknown[] {
+  const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
+  return [
+    row.invocationId, row.orgId, row.actionOrgId, row.actionName, row.actionDigest, row.dataSourceType, row.dataSourceId,
+    textArrayLiteral(row.inputData), json(row.richInputData), json(row.uploadDestination), row.idempotencyId, json(row.computeRequirements),
+    json(row.containerParameters), json(row.parameterValues), row.sourceType, row.sourceId, row.createdBy,
+    row.containerImageUri, row.containerImageDigest, row.timeout, row.lastStatus, json(row.statusHistory), row.created, row.attempts,
+  ];
 }

@@ -1,22 +1,9 @@
 import { LockMode } from "@mikro-orm/core";
 import type { EntityManager } from "@hangar/shared";
 import type { Executor } from "../domain/leases";
-import { Invocation, type InvocationRow } from "./entities";
-
-/** What a runner may claim: invocations its executors can run, in orgs with room under their concurrency limit. */
-export interface ClaimFilter {
-  executors: Executor[];
-  orgId?: string | undefined;
-  concurrencyLimit: number;
-  now: Date;
-}
-
-/** One log line a runner sends. */
-export interface LogLine {
-  process: string;
-  log: string;
-  timestamp: Date;
-}
+import type { InvocationRecord } from "../domain/records";
+import type { ClaimFilter, LeaseRepository, LogLine } from "../domain/repositories";
+import { Invocation } from "./entities";
 
 /**
  * Which invocations each executor runs. A container runner needs the action's image; a process
@@ -30,16 +17,16 @@ const EXECUTOR_SQL: Record<Executor, string> = {
     or i.container_image_uri is null)`,
 };
 
-/** The invocation rows of the runner protocol: claims, leases, logs and what the sweeper looks at. */
-export class LeaseStore {
-  constructor(readonly em: EntityManager) {}
+/** The runner protocol's repository over the invocation rows, in prepared SQL. */
+export class LeaseStore implements LeaseRepository {
+  constructor(private readonly em: EntityManager) {}
 
   /**
    * Locks the oldest claimable invocation (inside a transaction). Claims take one advisory lock
    * first, so two runners never both see an org one below its limit; rows another writer holds
    * are skipped rather than waited for.
    */
-  async lockNextClaimable(filter: ClaimFilter): Promise<InvocationRow | null> {
+  async lockNextClaimable(filter: ClaimFilter): Promise<InvocationRecord | null> {
     await this.em.execute("select pg_advisory_xact_lock(hashtextextended('hangar-compute:claim', 0))");
     const rows = await this.em.execute<{ invocation_id: string }[]>(
       `with busy as (
@@ -59,11 +46,11 @@ export class LeaseStore {
   }
 
   /** Locks an invocation (inside a transaction) by its id, or by its current lease when no id is given. */
-  lock(by: { invocationId: string } | { leaseId: string }): Promise<InvocationRow | null> {
+  lock(by: { invocationId: string } | { leaseId: string }): Promise<InvocationRecord | null> {
     return this.em.findOne(Invocation, by, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   }
 
-  findByLease(leaseId: string): Promise<InvocationRow | null> {
+  findByLease(leaseId: string): Promise<InvocationRecord | null> {
     return this.em.findOne(Invocation, { leaseId });
   }
 
@@ -94,10 +81,5 @@ export class LeaseStore {
       [now, now, silentSince, limit],
     );
     return rows.map((r) => r.invocation_id);
-  }
-
-  /** Runs `work` in a transaction with a store bound to it; tracked changes are written at the end. */
-  transaction<T>(work: (store: LeaseStore) => Promise<T>): Promise<T> {
-    return this.em.transactional((em) => work(new LeaseStore(em)));
   }
 }

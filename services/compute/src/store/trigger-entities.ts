@@ -1,41 +1,8 @@
 import { EntitySchema } from "@mikro-orm/core";
-import type { TriggerSettings } from "../domain/triggers";
-
-/** A trigger: invokes an action when new data of its org satisfies its inputs and condition. */
-export interface TriggerRow extends TriggerSettings {
-  triggerId: string;
-  orgId: string;
-  /** Unique in the org. */
-  name: string;
-  created: Date;
-  createdBy: string;
-  modified: Date;
-  modifiedBy: string;
-  /** Who last named the service user: evaluation checks that they still may have it run as that user. */
-  serviceUserGrantedBy: string;
-}
-
-/** One evaluation of a trigger against a data source, from `pending` to `evaluated` or `failed`. */
-export interface TriggerEvaluationRow {
-  /** A bigserial: a string here, an integer on the wire. */
-  triggerEvaluationId: string;
-  triggerId: string;
-  orgId: string;
-  dataSourceType: string;
-  dataSourceId: string;
-  /** The upload the evaluation considered; one evaluation per trigger and upload. */
-  transactionId: string | null;
-  evaluationStart: Date;
-  evaluationEnd: Date | null;
-  status: string;
-  statusDetail: string | null;
-  outcome: string | null;
-  outcomeReason: string | null;
-  cause: string | null;
-}
+import type { TriggerEvaluationRecord, TriggerRecord } from "../domain/records";
 
 /** The `triggers` table. */
-export const Trigger = new EntitySchema<TriggerRow>({
+export const Trigger = new EntitySchema<TriggerRecord>({
   name: "Trigger",
   tableName: "triggers",
   properties: {
@@ -65,7 +32,7 @@ export const Trigger = new EntitySchema<TriggerRow>({
 });
 
 /** The `trigger_evaluations` table: `status` goes from `pending` to `evaluated` (with an outcome) or `failed` (with a detail). */
-export const TriggerEvaluation = new EntitySchema<TriggerEvaluationRow>({
+export const TriggerEvaluation = new EntitySchema<TriggerEvaluationRecord>({
   name: "TriggerEvaluation",
   tableName: "trigger_evaluations",
   properties: {

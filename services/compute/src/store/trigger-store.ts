@@ -1,23 +1,21 @@
 import { LockMode, UniqueConstraintViolationException } from "@mikro-orm/core";
-import { countUpTo, keysetPageRows, keysetPageSql, rawSql, sql, type EntityManager, type KeysetPage, type KeysetPageRows, type SearchPlan, type SqlFragment } from "@hangar/shared";
+import { countUpTo, keysetPageRows, keysetPageSql, rawSql, sql, type EntityManager, type KeysetPage, type SearchPlan, type SqlFragment } from "@hangar/shared";
 import { FILE_UPLOAD_CAUSE, occasionKey, type EvaluationOccasion, type EvaluationOutcome } from "../domain/trigger-evaluation";
-import { Invocation } from "./entities";
-import { Trigger, TriggerEvaluation, type TriggerEvaluationRow, type TriggerRow } from "./trigger-entities";
+import type { TriggerEvaluationRecord, TriggerRecord } from "../domain/records";
+import type { EvaluationScope, SearchPage, TriggerRepository } from "../domain/repositories";
+import { Trigger, TriggerEvaluation } from "./trigger-entities";
 
-/** Whose evaluations a listing shows: one trigger's, or those made for one dataset of an org. */
-export type EvaluationScope = { triggerId: string } | { orgId: string; datasetId: string };
-
-/** Reads and writes of triggers and their evaluations; the RPC layer never touches the ORM directly. */
-export class TriggerStore {
-  constructor(readonly em: EntityManager) {}
+/** The triggers repository over MikroORM and prepared SQL. */
+export class TriggerStore implements TriggerRepository {
+  constructor(private readonly em: EntityManager) {}
 
   /** A trigger of the org by name; with `lock`, locked for update (in a transaction). */
-  find(orgId: string, name: string, lock = false): Promise<TriggerRow | null> {
+  find(orgId: string, name: string, lock = false): Promise<TriggerRecord | null> {
     return this.em.findOne(Trigger, { orgId, name }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   }
 
   /** Inserts a trigger; false, writing nothing, when the org already has one of that name. */
-  async insert(row: TriggerRow): Promise<boolean> {
+  async insert(row: TriggerRecord): Promise<boolean> {
     try {
       await this.em.insert(Trigger, row);
       return true;
@@ -27,16 +25,12 @@ export class TriggerStore {
     }
   }
 
-  remove(row: TriggerRow): void {
+  remove(row: TriggerRecord): void {
     this.em.remove(row);
   }
 
-  flush(): Promise<void> {
-    return this.em.flush();
-  }
-
   /** Runs a search in the org: one keyset page of rows and the number of matches (undefined above COUNT_CAP). */
-  async search(orgId: string, search: SearchPlan): Promise<KeysetPageRows<TriggerRow> & { total: number | undefined }> {
+  async search(orgId: string, search: SearchPlan): Promise<SearchPage<TriggerRecord>> {
     const where = sql`t.org_id = ${orgId} and (${search.where})`;
     const from = rawSql("triggers t");
     const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
@@ -44,15 +38,14 @@ export class TriggerStore {
     return { ...keysetPageRows(rows, search.limit, (row) => this.em.map(Trigger, row)), total };
   }
 
-
   /** The org's triggers that react to `cause`, enabled or not, oldest first. */
-  async reactingTo(orgId: string, cause: string): Promise<TriggerRow[]> {
+  async reactingTo(orgId: string, cause: string): Promise<TriggerRecord[]> {
     const rows = await this.em.execute("select * from triggers where org_id = ? and ? = any(causes) order by created, trigger_id", [orgId, cause]);
     return rows.map((row) => this.em.map(Trigger, row));
   }
 
   /** A page of evaluations, newest first, whether more follow, and how many the scope holds. */
-  async evaluations(scope: EvaluationScope, page: Pick<KeysetPage, "limit" | "before">): Promise<{ rows: TriggerEvaluationRow[]; hasMore: boolean; total: number }> {
+  async evaluations(scope: EvaluationScope, page: Pick<KeysetPage, "limit" | "before">): Promise<{ rows: TriggerEvaluationRecord[]; hasMore: boolean; total: number }> {
     const where = "triggerId" in scope ? sql`trigger_id = ${scope.triggerId}` : sql`org_id = ${scope.orgId} and data_source_id = ${scope.datasetId}`;
     const after: SqlFragment = page.before === undefined ? rawSql("true") : sql`trigger_evaluation_id < ${page.before}::bigint`;
     const list = sql`select * from trigger_evaluations where ${where} and ${after} order by trigger_evaluation_id desc limit ${page.limit + 1}`;
@@ -63,13 +56,6 @@ export class TriggerStore {
     ]);
     const mapped = rows.slice(0, page.limit).map((row) => this.em.map(TriggerEvaluation, row));
     return { rows: mapped, hasMore: rows.length > page.limit, total: Number(counts[0]!.total) };
-  }
-
-  /** The ids among `idempotencyIds` that already name an invocation of the org. */
-  async invokedIdempotencyIds(orgId: string, idempotencyIds: string[]): Promise<Set<string>> {
-    if (idempotencyIds.length === 0) return new Set();
-    const rows = await this.em.find(Invocation, { orgId, idempotencyId: { $in: idempotencyIds } }, { fields: ["idempotencyId"] });
-    return new Set(rows.map((row) => row.idempotencyId!));
   }
 
   /**
