@@ -8,6 +8,9 @@ import { isDatabaseUnavailable } from "../db";
 import { capMessage } from "../errors";
 import { enforceLimits } from "../limits";
 import { extractTraceContext, tracer, type Logger } from "../telemetry";
+import { Health } from "../gen/grpc/health/v1/health_pb";
+import { registerGrpcHealth } from "./grpc-health";
+import { registerGrpcReflection } from "./grpc-reflection";
 import { MAX_REQUEST_BYTES, recordingRouter, serveUnaryGrpc, type UnaryMethods } from "./unary-grpc";
 import { serveUniversal, type UniversalHandlers } from "./universal-stream";
 
@@ -48,6 +51,11 @@ export interface RpcServerOptions {
    * handler serves every call: for comparing the two (unary-grpc-parity.spec.ts), not for production.
    */
   unaryFastPath?: boolean;
+  /**
+   * Whether the service can do its work now, for the gRPC health protocol (`grpc.health.v1`);
+   * default always. runService passes its database check.
+   */
+  serving?: () => Promise<boolean>;
 }
 
 /** A running RPC server. */
@@ -64,6 +72,8 @@ export interface RpcServer {
  * a verified principal and fields within their declared limits, and fails only with ConnectErrors
  * whose messages are capped in length: a database outage is `unavailable` (retryable), anything
  * else is logged with its cause and answered as a bare `internal` error, so internals never leak.
+ * The same port answers the gRPC health protocol and server reflection without a principal
+ * (`openRoutes`), so that probes, `grpc-health-probe`, `grpcurl` and `buf curl` work.
  */
 export async function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
   const interceptors = [traceCalls(options.name), normalizeErrors(options.logger), verifyCaller(options.internalAuthSecret), enforceLimits()];
@@ -71,7 +81,9 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
   // The same request size limit on both paths (Connect's own default is 4 GiB).
   const router = createConnectRouter({ interceptors, acceptCompression: [compressionGzip, compressionBrotli], readMaxBytes: MAX_REQUEST_BYTES });
   options.routes(recordingRouter(router, unary));
-  const handlers: UniversalHandlers = new Map(router.handlers.map((handler) => [handler.requestPath, handler]));
+  const handlers: UniversalHandlers = new Map(
+    [...router.handlers, ...openRoutes(options, router).handlers].map((handler) => [handler.requestPath, handler]),
+  );
   const server = http2.createServer(TRUSTED_PEER_LIMITS);
   // Plain unary gRPC calls take the fast path; everything else goes to Connect's handlers.
   const fastPath = options.unaryFastPath ?? true;
@@ -99,6 +111,18 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Health and reflection, on a router of their own without the principal check: a probe or an
+ * operator's `grpcurl` has no signed principal, and neither answer reveals more than the public protos.
+ */
+function openRoutes(options: RpcServerOptions, served: ConnectRouter): ConnectRouter {
+  const router = createConnectRouter({ interceptors: [traceCalls(options.name), normalizeErrors(options.logger)] });
+  const services = [...new Map(served.handlers.map((handler) => [handler.service.typeName, handler.service])).values()];
+  registerGrpcHealth(router, { services: services.map((service) => service.typeName), serving: options.serving ?? (async () => true) });
+  registerGrpcReflection(router, [...services, Health]);
+  return router;
 }
 
 function verifyCaller(secret: string): Interceptor {
