@@ -47,13 +47,15 @@ export const READINESS_COMPONENTS = ["database", "events", "rpc"] as const;
 export function healthEndpoints(options: HealthOptions): Map<string, HealthEndpoint> {
   return new Map<string, HealthEndpoint>([
     ["/healthz", async (res) => writeJson(res, 200, JSON.stringify({ data: { status: "ok" } }))],
-    ["/readyz", async (res, traceContext, query) => {
-      const excluded = query.getAll("exclude");
-      const unknown = excluded.find((name) => !(READINESS_COMPONENTS as readonly string[]).includes(name));
-      if (unknown !== undefined) return writeJson(res, 400, errorEnvelope(400, `exclude: must be one of ${READINESS_COMPONENTS.join(", ")}`, ""));
-      writeReadiness(res, await checkReadiness(options, traceContext), new Set(excluded));
-    }],
+    ["/readyz", (res, traceContext, query) => answerReadiness(options, res, traceContext, query.getAll("exclude"))],
   ]);
+}
+
+async function answerReadiness(options: HealthOptions, res: ServerResponse, traceContext: Context, excluded: string[]): Promise<void> {
+  if (!excluded.every((name) => (READINESS_COMPONENTS as readonly string[]).includes(name))) {
+    return writeJson(res, 400, errorEnvelope(400, `exclude: must be one of ${READINESS_COMPONENTS.join(", ")}`));
+  }
+  writeReadiness(res, await checkReadiness(options, traceContext), new Set(excluded));
 }
 
 /** Every service's components; a service that does not answer has one component, `rpc`, saying why. */
