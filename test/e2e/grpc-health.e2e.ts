@@ -1,3 +1,6 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
 import * as grpc from "@grpc/grpc-js";
 import { create, fromBinary, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
@@ -71,6 +74,13 @@ function reflect<Req extends DescMessage, Res extends DescMessage>(client: grpc.
   });
 }
 
+/** `buf curl` (the npm package's binary) in the gRPC protocol over h2c; resolves with its output. */
+async function bufCurl(args: string[], url: string): Promise<string> {
+  const buf = path.resolve(__dirname, "../../node_modules/.bin/buf");
+  const { stdout } = await promisify(execFile)(buf, ["curl", "--protocol", "grpc", "--http2-prior-knowledge", ...args, url], { timeout: 30_000 });
+  return stdout;
+}
+
 const v1 = (messageRequest: ServerReflectionRequest["messageRequest"]) => create(ServerReflectionRequestSchema, { messageRequest });
 
 describe("a platform with its database up", () => {
@@ -109,6 +119,13 @@ describe("a platform with its database up", () => {
     expect(sent).toContain("google/api/annotations.proto");
 
     expect(missing!.messageResponse).toMatchObject({ case: "errorResponse", value: { errorCode: grpc.status.NOT_FOUND } });
+  });
+
+  test("buf curl lists the services and calls Health/Check through reflection alone, with no protos of its own", async () => {
+    const listed = await bufCurl(["--list-services"], t.platform.services.data.url);
+    expect(listed.trim().split("\n")).toEqual(expect.arrayContaining([SERVICES.data, "grpc.health.v1.Health"]));
+    const checked = await bufCurl(["--data", '{"service":"process"}'], `${t.platform.services.admin.url}/grpc.health.v1.Health/Check`);
+    expect(JSON.parse(checked)).toEqual({ status: "SERVING" });
   });
 
   test("reflection v1alpha answers the same questions", async () => {
