@@ -3,11 +3,14 @@
 # One image for every Hangar component; the command chooses which one runs:
 #   node services/admin/dist/main.js      (also data, compute, assistant, registry: gRPC on RPC_PORT, 50051)
 #   node gateway/dist/main.js             (HTTP JSON API on PORT, 8080)
-#   node runner/dist/main.js              (a runner: claims invocations from compute, runs them)
+#   node services/object-store/dist/main.js   (the S3-compatible object store, on OBJECT_STORE_PORT, 9000)
+#   node runner/dist/main.js              (a runner: claims invocations from compute, runs them;
+#                                          the `runner` target adds Python 3 and the roboto SDK for actions)
 # Configuration comes from the environment (DATABASE_URL, KAFKA_BROKERS, INTERNAL_AUTH_SECRET, ...),
 # see deploy/README.md.
 #
 #   docker build -t hangar:dev .
+#   docker build --target runner -t hangar-runner:dev .
 #   docker run --rm -e DATABASE_URL=... -e KAFKA_BROKERS=... -e INTERNAL_AUTH_SECRET=... \
 #     hangar:dev node services/data/dist/main.js
 #
@@ -95,5 +98,27 @@ COPY scripts/hangarctl.mjs scripts/
 # The image's files stay owned by root and read-only to the process: it runs as the `node` user
 # (uid 1000), numeric so that Kubernetes' runAsNonRoot can check it.
 USER 1000:1000
-EXPOSE 50051 8080
+EXPOSE 50051 8080 9000
 CMD ["node", "gateway/dist/main.js"]
+
+# ---- runner: the runtime plus what actions run as local processes need ----
+# The process executor runs an action's command inside this container, so an action written for the
+# client SDK's action runtime (`python3 -m ...` importing roboto.action_runtime) needs Python 3 and
+# the `roboto` package here: Debian's python3, and roboto (pinned as scripts/install-python-sdk.sh
+# pins it) in a virtualenv first on PATH. Container actions need a container runtime instead: see
+# deploy/README.md, "Runners and actions". Built with `--target runner`.
+FROM runtime AS runner
+ARG ROBOTO_VERSION=0.53.0
+USER root
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 python3-venv ca-certificates \
+ && rm -rf /var/lib/apt/lists/* \
+ && python3 -m venv /opt/roboto \
+ && /opt/roboto/bin/pip install --no-cache-dir --disable-pip-version-check "roboto==${ROBOTO_VERSION}" \
+ && /opt/roboto/bin/python -c "import roboto.action_runtime"
+ENV PATH=/opt/roboto/bin:$PATH
+USER 1000:1000
+CMD ["node", "runner/dist/main.js"]
+
+# The default target stays the plain image every other component runs from.
+FROM runtime

@@ -134,7 +134,7 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
   const health = req.method === "GET" ? deps.health.get(rawPath) : undefined;
   if (health) {
     span.updateName(`GET ${rawPath}`);
-    return health(res, traceContext);
+    return health(res, traceContext, query);
   }
   const match = deps.router.match(req.method ?? "GET", rawPath);
   if ("error" in match) {

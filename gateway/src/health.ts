@@ -26,7 +26,13 @@ export interface HealthOptions {
 }
 
 /** Answers one health request. */
-export type HealthEndpoint = (res: ServerResponse, traceContext: Context) => Promise<void>;
+export type HealthEndpoint = (res: ServerResponse, traceContext: Context, query: URLSearchParams) => Promise<void>;
+
+/**
+ * The components `/readyz?exclude=` may leave out of the verdict (as Kubernetes' own `/readyz` does):
+ * the services' `database` and `events`, shared by every replica, and `rpc` (a service unreachable).
+ */
+export const READINESS_COMPONENTS = ["database", "events", "rpc"] as const;
 
 /**
  * The gateway's GET endpoints that need no token, by path, answered before route matching:
@@ -34,13 +40,22 @@ export type HealthEndpoint = (res: ServerResponse, traceContext: Context) => Pro
  * `/readyz` asks every service's CheckHealth in parallel and is 200
  * `{"data":{"status":"ready","services":{...}}}` when every component is ready, else 503 with the
  * error envelope naming each component that is not (`not ready: data.events connecting; ...`) and
- * the same `data` beside it, with status `not_ready`.
+ * the same `data` beside it, with status `not_ready`. Each `exclude=<component>` leaves that component
+ * out of the verdict (not out of `data`): the gateway's readiness probe asks
+ * `/readyz?exclude=database&exclude=events`, ready while every service answers (deploy/README.md).
  */
 export function healthEndpoints(options: HealthOptions): Map<string, HealthEndpoint> {
   return new Map<string, HealthEndpoint>([
     ["/healthz", async (res) => writeJson(res, 200, JSON.stringify({ data: { status: "ok" } }))],
-    ["/readyz", async (res, traceContext) => writeReadiness(res, await checkReadiness(options, traceContext))],
+    ["/readyz", (res, traceContext, query) => answerReadiness(options, res, traceContext, query.getAll("exclude"))],
   ]);
+}
+
+async function answerReadiness(options: HealthOptions, res: ServerResponse, traceContext: Context, excluded: string[]): Promise<void> {
+  if (!excluded.every((name) => (READINESS_COMPONENTS as readonly string[]).includes(name))) {
+    return writeJson(res, 400, errorEnvelope(400, `exclude: must be one of ${READINESS_COMPONENTS.join(", ")}`));
+  }
+  writeReadiness(res, await checkReadiness(options, traceContext), new Set(excluded));
 }
 
 /** Every service's components; a service that does not answer has one component, `rpc`, saying why. */
@@ -60,10 +75,10 @@ async function checkReadiness(options: HealthOptions, traceContext: Context): Pr
   return Object.fromEntries(entries) as Readiness;
 }
 
-function writeReadiness(res: ServerResponse, services: Readiness): void {
+function writeReadiness(res: ServerResponse, services: Readiness, excluded: ReadonlySet<string>): void {
   const notReady = Object.entries(services).flatMap(([service, components]) =>
     Object.entries(components)
-      .filter(([, state]) => state !== COMPONENT_READY)
+      .filter(([component, state]) => state !== COMPONENT_READY && !excluded.has(component))
       .map(([component, state]) => `${service}.${component} ${state}`),
   );
   if (notReady.length === 0) return writeJson(res, 200, JSON.stringify({ data: { status: "ready", services } }));

@@ -49,6 +49,11 @@ describe("a platform with everything up", () => {
     expect({ status: answer.status, body: answer.body }).toEqual({ status: 200, body: { data: { status: "ready", services: ALL_READY } } });
   });
 
+  test("an exclude that names no component is a 400 naming the parameter", async () => {
+    const answer = await anonymous(t).get("/readyz?exclude=kafka");
+    expect({ status: answer.status, message: answer.body.error.message }).toEqual({ status: 400, message: "exclude: must be one of database, events, rpc" });
+  });
+
   test("only GET is a probe: another method on the path is no operation", async () => {
     expect((await anonymous(t).post("/readyz", {})).status).toBe(404);
   });
@@ -76,6 +81,10 @@ describe("a platform whose Kafka broker is away", () => {
     expect(answer.body.data.status).toBe("not_ready");
     for (const name of SERVICES) expect(answer.body.data.services[name]).toEqual({ database: "ready", events: "connecting" });
     expect((await anonymous(t).get("/healthz")).status).toBe(200);
+    // The gateway's readiness probe leaves the shared broker out: every replica stays in service.
+    const probe = await anonymous(t).get("/readyz?exclude=database&exclude=events");
+    expect({ status: probe.status, state: probe.body.data.status }).toEqual({ status: 200, state: "ready" });
+    expect(probe.body.data.services.data).toEqual({ database: "ready", events: "connecting" });
 
     const datasetId = await createDataset(alice.client, "while-away");
     await uploadFiles(alice.client, datasetId, { "run.bag": "bag" });
@@ -104,8 +113,26 @@ describe("a platform whose PostgreSQL is halted", () => {
     expect(answer.body.error.message).toMatch(/^not ready: admin\.database /);
     for (const name of SERVICES) expect(answer.body.data.services[name].database).not.toBe("ready");
     expect((await anonymous(t).get("/healthz")).status).toBe(200);
+    expect((await anonymous(t).get("/readyz?exclude=database&exclude=events")).status).toBe(200);
 
     await pg.call("resume");
     await readyzUntil(t, 200);
   }, 120_000);
+});
+
+describe("a platform one of whose services is unreachable", () => {
+  let t: TestPlatform;
+  beforeAll(async () => {
+    t = await startTestPlatform();
+  });
+  afterAll(async () => t?.close());
+
+  test("the gateway's readiness probe is 503 naming the service's rpc, with the other services' detail beside it", async () => {
+    await t.platform.services.registry.close();
+    const answer = await anonymous(t).get("/readyz?exclude=database&exclude=events");
+    expect(answer.status).toBe(503);
+    expect(answer.body.error.message).toMatch(/^not ready: registry\.rpc /);
+    expect(answer.body.data.services.data).toEqual({ database: "ready", events: "ready" });
+    expect((await anonymous(t).get("/healthz")).status).toBe(200);
+  });
 });

@@ -44,8 +44,8 @@ export interface TestPlatformOptions {
    * yet. The platform is then returned without waiting for its consumers to join their groups.
    */
   kafkaBrokers?: string;
-  /** Keep file bytes in the test S3 server (moto) instead of the embedded store. */
-  s3?: boolean;
+  /** Keep file bytes in the test S3 server (moto), or in the S3-compatible store given, instead of the embedded store. */
+  s3?: boolean | S3Config;
   /** Run on this database (a PostgreSQL server of the test's own) instead of a fresh one on the shared server. */
   databaseUrl?: string;
   /** Reuse an existing database and Kafka namespace (and with `s3`, its bucket): a restart of an earlier platform. */
@@ -74,7 +74,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
   const adminToken = previous?.adminToken ?? `hgr_test_${randomBytes(16).toString("hex")}`;
   const internalAuthSecret = previous?.internalAuthSecret ?? randomBytes(32).toString("hex");
   const dataDir = await mkdtemp(path.join(tmpdir(), "hangar-test-"));
-  const s3 = options.s3 ? (previous?.s3 ?? testS3Config()) : undefined;
+  const s3 = typeof options.s3 === "object" ? options.s3 : options.s3 ? (previous?.s3 ?? testS3Config()) : undefined;
   const objectStore: ObjectStore = await openObjectStore({ s3, dataDir, port: 0 });
   const platform = await startPlatform({
     objectStore,

@@ -20,6 +20,15 @@ export interface AuthenticatedRequest {
   signing: ChunkSigning;
 }
 
+/**
+ * What a request must be signed for: S3 by default; STS calls (`service: "sts"`) come with the hash of
+ * the body already read, since STS clients sign the body without declaring its hash in a header.
+ */
+export interface SignedFor {
+  service: "s3" | "sts";
+  payloadHash?: string;
+}
+
 /** What {@link authenticateRequest} checks against. */
 export interface AuthenticationContext {
   credentials: CredentialStore;
@@ -38,6 +47,7 @@ export async function authenticateRequest(
   req: IncomingMessage,
   target: RequestTarget,
   context: AuthenticationContext,
+  signed: SignedFor = { service: "s3" },
 ): Promise<AuthenticatedRequest> {
   const checkCredential = (accessKeyId: string, token: string | undefined): StoredCredential => {
     const credential = context.credentials.find(accessKeyId);
@@ -54,11 +64,11 @@ export async function authenticateRequest(
   };
   if (isSigV2Query(req, target)) return authenticateSigV2Query(req, target, context, checkCredential);
   const fields = parseSignature(req.headers, target.query);
-  const requestTime = checkScope(fields, context.region);
+  const requestTime = checkScope(fields, context.region, signed.service);
   const credential = checkCredential(fields.accessKeyId, fields.securityToken);
   checkTime(fields, requestTime, context.now());
   const contentSha256 = req.headers["x-amz-content-sha256"];
-  const payloadHash = signedPayloadHash(fields, typeof contentSha256 === "string" ? contentSha256 : undefined);
+  const payloadHash = signed.payloadHash ?? signedPayloadHash(fields, typeof contentSha256 === "string" ? contentSha256 : undefined);
   const headerValues = collectHeaders(req.rawHeaders);
   let firstAttempt: ComputedSignature | undefined;
   for (const path of candidatePaths(target.rawPath)) {
@@ -79,7 +89,7 @@ export async function authenticateRequest(
   );
 }
 
-function checkScope(fields: SignatureFields, region: string): Date {
+function checkScope(fields: SignatureFields, region: string, service: string): Date {
   const requestTime = fields.amzDate === undefined ? undefined : parseAmzDate(fields.amzDate);
   if (requestTime === undefined) {
     throw new S3Error("AccessDenied", "AWS authentication requires a valid x-amz-date header or X-Amz-Date parameter.");
@@ -91,8 +101,8 @@ function checkScope(fields: SignatureFields, region: string): Date {
   if (fields.scope.region !== region) {
     throw new S3Error(code, `The region '${fields.scope.region}' is wrong; expecting '${region}'.`, { Region: region });
   }
-  if (fields.scope.service !== "s3") {
-    throw new S3Error(code, `The service '${fields.scope.service}' is wrong; expecting 's3'.`);
+  if (fields.scope.service !== service) {
+    throw new S3Error(code, `The service '${fields.scope.service.slice(0, 64)}' is wrong; expecting '${service}'.`);
   }
   return requestTime;
 }

@@ -28,6 +28,8 @@ export interface CredentialStoreOptions {
   /** The JSON file (mode 0600) that keeps credentials across restarts, so open uploads keep working. */
   file: string;
   now: () => Date;
+  /** The internal credential to use instead of the generated one kept in `file` (never written there). */
+  root?: { accessKeyId: string; secretAccessKey: string };
 }
 
 /** How long an expired credential is still known, so that clients hear ExpiredToken rather than an unknown key. */
@@ -38,7 +40,8 @@ const ALPHANUMERIC = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 /** Loads (or creates) the credentials file and returns the store over it. */
 export async function createCredentialStore(options: CredentialStoreOptions): Promise<CredentialStore> {
   const loaded = await loadCredentials(options.file);
-  const internal = loaded?.internal ?? newCredential("HGRI", "", "ReadWrite", undefined, false);
+  const generated = loaded?.internal ?? newCredential("HGRI", "", "ReadWrite", undefined, false);
+  const internal: StoredCredential = options.root ? { ...generated, ...options.root } : generated;
   const issued = new Map((loaded?.issued ?? []).map((credential) => [credential.accessKeyId, credential]));
   let writes: Promise<void> = Promise.resolve();
 
@@ -50,7 +53,7 @@ export async function createCredentialStore(options: CredentialStoreOptions): Pr
   };
   // Writes are chained so that the last snapshot always lands last.
   const persist = (): Promise<void> => {
-    const snapshot = JSON.stringify({ version: 1, internal, issued: [...issued.values()] });
+    const snapshot = JSON.stringify({ version: 1, internal: generated, issued: [...issued.values()] });
     writes = writes.catch(() => undefined).then(() => writeAtomically(options.file, snapshot));
     return writes;
   };

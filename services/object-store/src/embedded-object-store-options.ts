@@ -20,6 +20,12 @@ export interface EmbeddedObjectStoreOptions {
   region?: string;
   /** The endpoint URL clients are told (for example behind a proxy); default the listening URL. Origin only, no path. */
   publicUrl?: string;
+  /**
+   * The store's root credential: it signs the presigned URLs and may call STS AssumeRole for scoped
+   * session credentials. Default a random one kept in `object-credentials.json` and never handed out;
+   * give one when another process uses the store as an S3 client (the standalone server, `main.ts`).
+   */
+  rootCredential?: { accessKeyId: string; secretAccessKey: string };
   /** The clock, for credential expiry, request time checks and presigning; tests move it. Default the system clock. */
   now?: () => Date;
   /** Where unexpected failures are reported; default stderr. */
@@ -27,7 +33,8 @@ export interface EmbeddedObjectStoreOptions {
 }
 
 /** The options with their defaults applied. */
-export type ResolvedEmbeddedObjectStoreOptions = Required<Omit<EmbeddedObjectStoreOptions, "publicUrl">> & { publicUrl: string | undefined };
+export type ResolvedEmbeddedObjectStoreOptions = Required<Omit<EmbeddedObjectStoreOptions, "publicUrl" | "rootCredential">> &
+  Pick<EmbeddedObjectStoreOptions, "rootCredential"> & { publicUrl: string | undefined };
 
 /** Checks the options once at start-up and applies the defaults; throws a TypeError naming every bad option. */
 export function validateEmbeddedObjectStoreOptions(options: EmbeddedObjectStoreOptions): ResolvedEmbeddedObjectStoreOptions {
@@ -47,6 +54,11 @@ export function validateEmbeddedObjectStoreOptions(options: EmbeddedObjectStoreO
       problems.push(`publicUrl must be an http(s) origin without a path, not '${options.publicUrl}'`);
     }
   }
+  const root = options.rootCredential;
+  // As AWS's own limits: keys of 16-128 characters, secrets of at least 16 (AWS's are 40).
+  if (root !== undefined && (!/^[A-Za-z0-9]{16,128}$/.test(root.accessKeyId) || root.secretAccessKey.length < 16)) {
+    problems.push("rootCredential needs an access key id of 16-128 letters and digits and a secret of at least 16 characters");
+  }
   if (problems.length > 0) throw new TypeError(`invalid embedded object store options: ${problems.join("; ")}`);
   return {
     dataDir: options.dataDir,
@@ -55,6 +67,7 @@ export function validateEmbeddedObjectStoreOptions(options: EmbeddedObjectStoreO
     bucket,
     region: options.region ?? "us-east-1",
     publicUrl,
+    rootCredential: root,
     now: options.now ?? (() => new Date()),
     logger: options.logger ?? { error: (details, message) => console.error(message, details) },
   };

@@ -44,8 +44,8 @@ export const IDLE_KEEP_ALIVE_MS = 65_000;
  * directly. `close()` stops the endpoint.
  */
 export async function createEmbeddedObjectStore(options: EmbeddedObjectStoreOptions): Promise<EmbeddedObjectStore> {
-  const { dataDir, port, host, bucket, region, publicUrl, now, logger } = validateEmbeddedObjectStoreOptions(options);
-  const credentials = await createCredentialStore({ file: join(dataDir, "object-credentials.json"), now });
+  const { dataDir, port, host, bucket, region, publicUrl, rootCredential, now, logger } = validateEmbeddedObjectStoreOptions(options);
+  const credentials = await createCredentialStore({ file: join(dataDir, "object-credentials.json"), now, ...(rootCredential && { root: rootCredential }) });
   const disk = await createDiskStore({ dataDir, bucket });
   const multipart = await createMultipartStore({ dataDir, disk, now });
   const handle = createS3RequestHandler({

@@ -22,6 +22,11 @@ const statusByCode = {
   InvalidPart: 400,
   InvalidPartOrder: 400,
   MalformedXML: 400,
+  // STS's, for AssumeRole (sts-assume-role.ts).
+  MalformedPolicyDocument: 400,
+  MissingParameter: 400,
+  InvalidParameterValue: 400,
+  InvalidAction: 400,
   NoSuchKey: 404,
   NoSuchUpload: 404,
   NoSuchBucket: 404,

@@ -11,6 +11,7 @@ import { parseRequestTarget, type RequestTarget } from "./request-target";
 import { routeOperation } from "./route-operation";
 import type { S3Context } from "./s3-operation";
 import { sendError, toS3Error } from "./s3-response";
+import { isStsRequest, serveAssumeRole } from "./sts-assume-role";
 
 /** What {@link createS3RequestHandler} serves. */
 export interface S3RequestHandlerOptions {
@@ -29,7 +30,7 @@ export type S3RequestHandler = (req: IncomingMessage, res: ServerResponse, await
 
 /**
  * The S3 REST endpoint, path-style: authenticate (SigV4), route, check the credential's scope, then run the
- * operation. Nothing is read from a body, let alone written, before the first three pass; every failure
+ * operation; STS AssumeRole calls (`POST /` with a form) go to serveAssumeRole. Nothing is read from a body, let alone written, before the first three pass; every failure
  * is answered as an S3 XML error.
  */
 export function createS3RequestHandler(options: S3RequestHandlerOptions): S3RequestHandler {
@@ -45,6 +46,7 @@ export function createS3RequestHandler(options: S3RequestHandlerOptions): S3Requ
     };
     try {
       target = parseRequestTarget(req.url ?? "/");
+      if (isStsRequest(req, target)) return await serveAssumeRole(req, res, target, options);
       const auth = await authenticateRequest(req, target, options);
       const operation = routeOperation(req.method ?? "GET", target, req.headers, options.bucket);
       checkAccess(auth.credential, operation.access);

@@ -4,9 +4,13 @@ export type XmlElement = readonly [name: string, content: string | number | bool
 /** The namespace S3 puts on its response documents. */
 const S3_NAMESPACE = "http://s3.amazonaws.com/doc/2006-03-01/";
 
-/** An S3 response document: the XML declaration, then `root` (in S3's namespace unless told otherwise) and its children. */
-export function xmlDocument(root: string, children: readonly XmlElement[], options: { namespace?: boolean } = {}): string {
-  const attributes = options.namespace === false ? "" : ` xmlns="${S3_NAMESPACE}"`;
+/**
+ * An S3 response document: the XML declaration, then `root` and its children, in S3's namespace unless
+ * told another (`namespace`: a URI) or none (`false`).
+ */
+export function xmlDocument(root: string, children: readonly XmlElement[], options: { namespace?: boolean | string } = {}): string {
+  const namespace = options.namespace === false ? undefined : typeof options.namespace === "string" ? options.namespace : S3_NAMESPACE;
+  const attributes = namespace === undefined ? "" : ` xmlns="${namespace}"`;
   return `<?xml version="1.0" encoding="UTF-8"?>\n<${root}${attributes}>${children.map(render).join("")}</${root}>`;
 }
 

@@ -1,4 +1,4 @@
-import { loadConfig, loadRunnerConfig } from "./config";
+import { loadConfig, loadObjectStoreServerConfig, loadRunnerConfig } from "./config";
 
 test("the embedded platform's variables have documented defaults", () => {
   expect(loadConfig({})).toMatchObject({ embeddedPostgresPort: 54329, host: "127.0.0.1", runner: "process" });
@@ -46,5 +46,22 @@ test("a standalone runner's variables are read, and every missing or bad one is 
   });
   expect(() => loadRunnerConfig({ GATEWAY_URL: "http://gateway:8080", RUNNER_EXECUTORS: "vm", RUNNER_CONCURRENCY: "many" })).toThrow(
     "invalid configuration:\n  RUNNER_EXECUTORS must be one of process, container, got 'vm'\n  COMPUTE_SERVICE_URL is required\n  INTERNAL_AUTH_SECRET is required\n  RUNNER_CONCURRENCY must be an integer from 1 to 1024, got 'many'",
+  );
+});
+
+test("the standalone object store's variables have defaults but for its root credential, which is required", () => {
+  const keys = { OBJECT_STORE_ACCESS_KEY_ID: "HANGARDEVROOTKEY01", OBJECT_STORE_SECRET_ACCESS_KEY: "s".repeat(40) };
+  expect(loadObjectStoreServerConfig(keys)).toEqual({
+    host: "127.0.0.1",
+    port: 9000,
+    dataDir: "./.data",
+    bucket: "hangar",
+    region: "us-east-1",
+    rootCredential: { accessKeyId: "HANGARDEVROOTKEY01", secretAccessKey: "s".repeat(40) },
+  });
+  const env = { ...keys, OBJECT_STORE_HOST: "0.0.0.0", OBJECT_STORE_PORT: "9100", DATA_DIR: "/data", OBJECT_STORE_BUCKET: "files", OBJECT_STORE_REGION: "eu-west-1" };
+  expect(loadObjectStoreServerConfig(env)).toMatchObject({ host: "0.0.0.0", port: 9100, dataDir: "/data", bucket: "files", region: "eu-west-1" });
+  expect(() => loadObjectStoreServerConfig({ OBJECT_STORE_PORT: "s3" })).toThrow(
+    "invalid configuration:\n  OBJECT_STORE_PORT must be an integer from 0 to 65535, got 's3'\n  OBJECT_STORE_ACCESS_KEY_ID is required\n  OBJECT_STORE_SECRET_ACCESS_KEY is required",
   );
 });

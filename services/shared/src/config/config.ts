@@ -210,3 +210,40 @@ export function loadRunnerConfig(env: Env = process.env): RunnerConfig {
   fail();
   return config;
 }
+
+/** The standalone object store's configuration (`node services/object-store/dist/main.js`). */
+export interface ObjectStoreServerConfig {
+  /** `OBJECT_STORE_HOST`: the interface it listens on (default 127.0.0.1; `0.0.0.0` in a container). */
+  host: string;
+  /** `OBJECT_STORE_PORT` (default 9000). */
+  port: number;
+  /** `DATA_DIR`: objects, their metadata and the issued credentials (default `./.data`). */
+  dataDir: string;
+  /** `OBJECT_STORE_BUCKET` (default `hangar`) and `OBJECT_STORE_REGION` (default us-east-1), as the data service signs for them. */
+  bucket: string;
+  region: string;
+  /**
+   * `OBJECT_STORE_ACCESS_KEY_ID` and `OBJECT_STORE_SECRET_ACCESS_KEY`, required: the root credential
+   * the data service uses for its own reads and writes, its presigned URLs and STS AssumeRole.
+   */
+  rootCredential: { accessKeyId: string; secretAccessKey: string };
+}
+
+/**
+ * Reads the standalone object store's configuration: the same `OBJECT_STORE_*` names the data
+ * service reads, so one ConfigMap and one Secret configure both sides. Throws one error listing
+ * every bad or missing variable.
+ */
+export function loadObjectStoreServerConfig(env: Env = process.env): ObjectStoreServerConfig {
+  const { int, required, fail } = envReader(env);
+  const config: ObjectStoreServerConfig = {
+    host: env.OBJECT_STORE_HOST || "127.0.0.1",
+    port: int("OBJECT_STORE_PORT", 9000),
+    dataDir: env.DATA_DIR || "./.data",
+    bucket: env.OBJECT_STORE_BUCKET || "hangar",
+    region: env.OBJECT_STORE_REGION || "us-east-1",
+    rootCredential: { accessKeyId: required("OBJECT_STORE_ACCESS_KEY_ID"), secretAccessKey: required("OBJECT_STORE_SECRET_ACCESS_KEY") },
+  };
+  fail();
+  return config;
+}

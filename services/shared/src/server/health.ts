@@ -15,7 +15,8 @@ export const DATABASE_CHECK_TIMEOUT_MS = 1_000;
 
 /** What the health check looks at. */
 export interface HealthDependencies {
-  orm: Orm;
+  /** The service's database check (`createDatabaseCheck`). */
+  checkDatabase: () => Promise<string>;
   transport: EventTransport;
 }
 
@@ -25,12 +26,20 @@ export interface HealthDependencies {
  * runService registers it for every service, so the gateway's `/readyz` can ask each of them.
  */
 export function registerHealth(router: ConnectRouter, dependencies: HealthDependencies): void {
-  const selectOne = shared(() => dependencies.orm.em.getConnection().execute("select 1"));
   router.service(HealthService, {
     async checkHealth() {
-      return create(CheckHealthResponseSchema, { components: { database: await checkDatabase(selectOne), events: dependencies.transport.status() } });
+      return create(CheckHealthResponseSchema, { components: { database: await dependencies.checkDatabase(), events: dependencies.transport.status() } });
     },
   });
+}
+
+/**
+ * The one database check of a service, COMPONENT_READY or why not: what CheckHealth reports as
+ * `database` and what the gRPC health protocol's SERVING means. Concurrent checks share one query.
+ */
+export function createDatabaseCheck(orm: Orm): () => Promise<string> {
+  const selectOne = shared(() => orm.em.getConnection().execute("select 1"));
+  return () => checkDatabase(selectOne);
 }
 
 async function checkDatabase(selectOne: () => Promise<unknown>): Promise<string> {

@@ -6,3 +6,5 @@ export * from "./periodic-task";
 export * from "./grpc-message";
 export * from "./startup-failure";
 export * from "./health";
+export * from "./grpc-health";
+export * from "./grpc-reflection";

@@ -8,6 +8,9 @@ import { isDatabaseUnavailable } from "../db";
 import { capMessage } from "../errors";
 import { enforceLimits } from "../limits";
 import { extractTraceContext, tracer, type Logger } from "../telemetry";
+import { Health } from "../gen/grpc/health/v1/health_pb";
+import { registerGrpcHealth } from "./grpc-health";
+import { registerGrpcReflection } from "./grpc-reflection";
 import { MAX_REQUEST_BYTES, recordingRouter, serveUnaryGrpc, type UnaryMethods } from "./unary-grpc";
 import { serveUniversal, type UniversalHandlers } from "./universal-stream";
 
@@ -55,6 +58,11 @@ export interface RpcServerOptions {
   verifyCallers?: boolean;
   /** Largest request message accepted, on both paths (default `MAX_REQUEST_BYTES`, 4 MiB). */
   readMaxBytes?: number;
+  /**
+   * Whether the service can do its work now, for the gRPC health protocol (`grpc.health.v1`);
+   * default always. runService passes its database check.
+   */
+  serving?: () => Promise<boolean>;
 }
 
 /** A running RPC server. */
@@ -71,6 +79,8 @@ export interface RpcServer {
  * a verified principal and fields within their declared limits, and fails only with ConnectErrors
  * whose messages are capped in length: a database outage is `unavailable` (retryable), anything
  * else is logged with its cause and answered as a bare `internal` error, so internals never leak.
+ * The same port answers the gRPC health protocol and server reflection without a principal
+ * (`openRoutes`), so that probes, `grpc-health-probe`, `grpcurl` and `buf curl` work.
  */
 export async function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
   const verify = options.verifyCallers === false ? [] : [verifyCaller(options.internalAuthSecret)];
@@ -80,7 +90,9 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
   const readMaxBytes = options.readMaxBytes ?? MAX_REQUEST_BYTES;
   const router = createConnectRouter({ interceptors, acceptCompression: [compressionGzip, compressionBrotli], readMaxBytes });
   options.routes(recordingRouter(router, unary));
-  const handlers: UniversalHandlers = new Map(router.handlers.map((handler) => [handler.requestPath, handler]));
+  const handlers: UniversalHandlers = new Map(
+    [...router.handlers, ...openRoutes(options, router).handlers].map((handler) => [handler.requestPath, handler]),
+  );
   const server = http2.createServer(TRUSTED_PEER_LIMITS);
   // Plain unary gRPC calls take the fast path; everything else goes to Connect's handlers.
   const fastPath = options.unaryFastPath ?? true;
@@ -108,6 +120,18 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Health and reflection, on a router of their own without the principal check: a probe or an
+ * operator's `grpcurl` has no signed principal, and neither answer reveals more than the public protos.
+ */
+function openRoutes(options: RpcServerOptions, served: ConnectRouter): ConnectRouter {
+  const router = createConnectRouter({ interceptors: [traceCalls(options.name), normalizeErrors(options.logger)] });
+  const services = [...new Map(served.handlers.map((handler) => [handler.service.typeName, handler.service])).values()];
+  registerGrpcHealth(router, { services: services.map((service) => service.typeName), serving: options.serving ?? (async () => true) });
+  registerGrpcReflection(router, [...services, Health]);
+  return router;
 }
 
 function verifyCaller(secret: string): Interceptor {

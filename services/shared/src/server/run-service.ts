@@ -4,7 +4,7 @@ import type { ServiceName } from "../config";
 import { openDatabase, type Orm } from "../db";
 import { eventEntities, eventTablesMigration, startConsumer, startOutboxRelay, type EventHandler, type EventTransport, type OutboxRelay, type RunningConsumer } from "../events";
 import type { Logger } from "../telemetry";
-import { registerHealth } from "./health";
+import { COMPONENT_READY, createDatabaseCheck, registerHealth } from "./health";
 import { startRpcServer } from "./rpc-server";
 import type { ServiceLocator } from "./service-client";
 
@@ -62,7 +62,8 @@ export interface RunningService {
 
 /**
  * Starts one service: opens its schema and applies migrations, starts its outbox relay and
- * consumers, then serves its RPCs (and the internal HealthService every service answers) on its own port. Used alike by the per-service processes of a
+ * consumers, then serves its RPCs on its own port, with the internal HealthService, the gRPC health
+ * protocol (SERVING while its database answers) and server reflection. Used alike by the per-service processes of a
  * distributed deployment and by the embedded single-process platform.
  */
 export async function runService(definition: ServiceDefinition, runtime: ServiceRuntime): Promise<RunningService> {
@@ -81,14 +82,17 @@ export async function runService(definition: ServiceDefinition, runtime: Service
   for (const consumer of definition.consumers?.(context) ?? []) {
     consumers.push(await startConsumer({ ...consumer, orm, transport: runtime.transport, logger }));
   }
+  const checkDatabase = createDatabaseCheck(orm);
   const server = await startRpcServer({
     name: definition.name,
     port: runtime.port,
     ...(runtime.host ? { host: runtime.host } : {}),
     routes: (router) => {
       definition.routes(router, context);
-      registerHealth(router, { orm, transport: runtime.transport });
+      registerHealth(router, { checkDatabase, transport: runtime.transport });
     },
+    // Kafka is left out: a service serves without its broker (events wait in the outbox).
+    serving: async () => (await checkDatabase()) === COMPONENT_READY,
     internalAuthSecret: runtime.internalAuthSecret,
     logger,
   });
