@@ -14,8 +14,8 @@ import { httpJson, startPlatformProcess, stopPlatformProcess } from "./lib.mjs";
  * users). Event delivery is in-process and the runner is `process` unless `env` says otherwise
  * (`KAFKA_BROKERS`, `RUNNER`); variables this shell exports for the tests (`DATABASE_URL`,
  * `KAFKA_BROKERS`, `OBJECT_STORE_*`) are not passed on. Resolves with the gateway URL, the
- * bootstrap admin token, the PostgreSQL URL (for seeding with SQL), the child process, an `api`
- * (method, route, body, headers) as that admin and `stop()`, which also removes the data directory.
+ * bootstrap admin token and its org, the PostgreSQL URL (for seeding with SQL), the child process, an `api`
+ * (method, route, body, headers) as that admin in that org and `stop()`, which also removes the data directory.
  */
 export async function startBenchPlatform(env = {}) {
   const dataDir = await mkdtemp(path.join(tmpdir(), "hangar-bench-"));
@@ -39,12 +39,15 @@ export async function startBenchPlatform(env = {}) {
   });
   const gateway = `http://127.0.0.1:${port}`;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  // Named on every call: the admin belongs to every org a benchmark creates as well.
+  const orgId = (await httpJson(agent, "GET", `${gateway}/v1/orgs/caller`, token)).data[0].org_id;
   return {
     gateway,
     token,
+    orgId,
     pgUrl: `postgres://hangar:hangar@127.0.0.1:${postgresPort}/hangar`,
     child: platform.child,
-    api: (method, route, body, headers) => httpJson(agent, method, `${gateway}${route}`, token, body, headers),
+    api: (method, route, body, headers) => httpJson(agent, method, `${gateway}${route}`, token, body, { "X-Service-Org-Id": orgId, ...headers }),
     /** A client acting with another token (another org's member). */
     apiAs: (otherToken) => (method, route, body, headers) => httpJson(agent, method, `${gateway}${route}`, otherToken, body, headers),
     async stop() {
