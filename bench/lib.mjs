@@ -12,7 +12,8 @@ const { S3Client } = require("@aws-sdk/client-s3");
  * Starts `services/embedded/dist/main.js` with `env` and resolves once its gateway is up, with the
  * child and the services' RPC URLs (read from the "services listening" log line, which needs
  * LOG_LEVEL info or lower; undefined otherwise). `BENCH_NODE_ARGS` adds Node flags to the platform
- * process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the gateway and services threads.
+ * process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the gateway and services threads;
+ * `BENCH_PLATFORM_LOG=1` echoes the platform's log lines to stderr.
  */
 export function startPlatformProcess(env) {
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
@@ -28,6 +29,7 @@ export function startPlatformProcess(env) {
     child.stdout.on("data", (chunk) => {
       buffer += chunk;
       for (const line of buffer.split("\n").slice(0, -1)) {
+        if (process.env.BENCH_PLATFORM_LOG === "1") console.error(line);
         if (line.includes('"services listening"')) services = JSON.parse(line).services;
         if (line.startsWith("Hangar is running")) running = true;
       }
