@@ -139,8 +139,9 @@ async function benchInvocationQueries(api, anchorMs) {
     const query = (after) => api("POST", "/v1/actions/invocations/query", { limit: 100, ...(condition ? { condition } : {}), ...(after ? { after } : {}) });
     const first = await sequential(() => query(), sized(100, 20));
     const walk = await walkPages(query, 55);
-    report.add(`query_invocations at ${rows} rows, ${name}, page 100: first page p50`, first.p50, "ms", { goal: { max: 50 }, anchor: { name: "Node+pg p50", value: anchorMs } });
-    report.add(`the same, pages 51-55 ÷ pages 1-5 by next_token`, walk.last / walk.first, "×", { goal: { max: 2 } });
+    const label = `query_invocations at ${rows} rows, ${name}, page 100`;
+    report.add(`${label}: first page p50`, first.p50, "ms", { goal: { max: 50 }, anchor: { name: "Node+pg p50", value: anchorMs } });
+    report.add(`${label}: pages 51-55 ÷ pages 1-5 by next_token`, walk.last / walk.first, "×", { goal: { max: 2 } });
   }
   const oneDataset = await sequential(() => api("POST", "/v1/actions/invocations/query", { limit: 100, condition: { field: "data_source.data_source_id", comparator: "EQUALS", value: "ds_hist_7" } }), sized(20, 5));
   report.add(`query_invocations at ${rows} rows, one dataset's (1 in 1,000), page 100: p50`, oneDataset.p50, "ms", { goal: { max: 50 }, anchor: { name: "Node+pg p50", value: anchorMs } });

@@ -148,8 +148,9 @@ function searchCases() {
 async function benchBigDataset(anchorMs) {
   const query = (after) => platform.api("POST", "/v1/files/query", { limit: 100, condition: { field: "dataset_id", comparator: "EQUALS", value: "ds_bench_0" }, ...(after ? { after } : {}) });
   const walk = await walkPages(query);
-  report.add(`query_files, the old ${BIG_DATASET_FILES.toLocaleString("en-US")}-file dataset newest first, page 100: first pages (median of 5)`, walk.first, "ms", { goal: { max: GOAL_P50_MS }, anchor: { name: "Node+pg p50", value: anchorMs } });
-  report.add(`the same, pages ${walk.pages - 4}-${walk.pages} ÷ pages 1-5`, walk.last / walk.first, "×", { goal: { max: 2 } });
+  const label = `query_files, the old ${BIG_DATASET_FILES.toLocaleString("en-US")}-file dataset newest first, page 100`;
+  report.add(`${label}: pages 1-5 (median)`, walk.first, "ms", { goal: { max: GOAL_P50_MS }, anchor: { name: "Node+pg p50", value: anchorMs } });
+  report.add(`${label}: pages ${walk.pages - 4}-${walk.pages} ÷ pages 1-5 by next_token`, walk.last / walk.first, "×", { goal: { max: 2 } });
 }
 
 /** The bench org's whole file list, newest first, paged through with next_token at `limit` per page. */
