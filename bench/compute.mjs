@@ -47,10 +47,10 @@ try {
   reportAnchors(report, anchors);
   const history = await createTenant(platform.api, "compute-history");
   await seedInvocations(history.orgId);
-  await benchUploadToInvocation(clients, anchors.pg.p50);
-  await benchInvocationQueries(platform.apiAs(history.token), anchors.pg.p50);
-  await benchInvocationRate(clients, anchors.pg.rps);
-  await benchRunnerThroughput();
+  await report.attempt("upload to invocation", () => benchUploadToInvocation(clients, anchors.pg.p50));
+  await report.attempt("query_invocations", () => benchInvocationQueries(platform.apiAs(history.token), anchors.pg.p50));
+  await report.attempt("invoke_action", () => benchInvocationRate(clients, anchors.pg.rps));
+  await report.attempt("the runner", () => benchRunnerThroughput());
   await reportMemoryAfterLoad(report, platform.child.pid, idle);
 } finally {
   await db.end();

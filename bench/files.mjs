@@ -41,12 +41,12 @@ try {
   const anchors = await measureAnchors(platform.pgUrl);
   reportAnchors(report, anchors);
   const cases = searchCases();
-  for (const c of cases) addLatency(c.name, await sequential(c.call, c.requests ?? REQUESTS), anchors.pg.p50, c.context ? undefined : GOAL_P50_MS);
-  await benchBigDataset(anchors.pg.p50);
-  await benchWholeResult(1000);
-  await benchWholeResult(100);
-  await benchConcurrent(cases, tenants[0], anchors.pg.rps);
-  await withoutIndexes(cases);
+  for (const c of cases) await report.attempt(c.name, async () => addLatency(c.name, await sequential(c.call, c.requests ?? REQUESTS), anchors.pg.p50, c.context ? undefined : GOAL_P50_MS));
+  await report.attempt("the old big dataset", () => benchBigDataset(anchors.pg.p50));
+  await report.attempt("whole result, page 1,000", () => benchWholeResult(1000));
+  await report.attempt("whole result, page 100", () => benchWholeResult(100));
+  await report.attempt("concurrent searches", () => benchConcurrent(cases, tenants[0], anchors.pg.rps));
+  await report.attempt("without indexes", () => withoutIndexes(cases));
   await reportMemoryAfterLoad(report, platform.child.pid, idle);
 } finally {
   await db.end();

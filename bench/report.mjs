@@ -24,7 +24,8 @@ export function loadAverage() {
  * `anchor` is `{ name, value }`, a figure of an anchor measured in the same run with the same
  * client, printed as the ratio value/anchor. `print()` prints the table with the load average at
  * the start and end of the run and, when `BENCH_RESULTS` names a file (as `npm run bench` does),
- * appends the rows there as JSON lines for the summary.
+ * appends the rows there as JSON lines for the summary. `attempt(phase, run)` keeps a failed phase
+ * from losing the others' figures.
  */
 export function createReport(bench) {
   const rows = [];
@@ -32,6 +33,19 @@ export function createReport(bench) {
   return {
     add(figure, value, unit, { goal, anchor } = {}) {
       rows.push({ bench, figure, value, unit, goal, anchor, pass: goal ? passes(value, goal) : undefined });
+    },
+    /**
+     * Runs one phase of the benchmark; when it fails (a 5xx, a timeout), records a FAIL row naming
+     * the phase and the error (its first 160 characters) and lets the run go on to the next phase.
+     */
+    async attempt(phase, run) {
+      try {
+        await run();
+      } catch (error) {
+        console.error(`${bench}: ${phase} failed:`, error);
+        const message = String(error?.message ?? error).slice(0, 160).replaceAll("|", "/");
+        rows.push({ bench, figure: `${phase}: FAILED (${message})`, value: NaN, unit: "", goal: { max: 0 }, pass: false });
+      }
     },
     print() {
       const load = `${loadAtStart} at the start, ${loadAverage()} at the end`;

@@ -33,10 +33,10 @@ try {
   report.add("platform RSS, idle after start", memorySnapshot(platform.child.pid).platformRss, "MiB");
   await beginUpload(platform.api, await newDataset(platform.api), manifestOf(50)); // warm-up: JIT, connections, prepared plans
   const perFile = [];
-  for (const size of SIZES) perFile.push({ size, ...(await benchSize(size, anchors.pg.p50)) });
+  for (const size of SIZES) await report.attempt(`${size.toLocaleString("en-US")} files`, async () => perFile.push({ size, ...(await benchSize(size, anchors.pg.p50)) }));
   reportGrowth(perFile);
-  await benchEndToEnd(anchors.pg.p50);
-  await benchSideBySide();
+  await report.attempt("one upload end to end", () => benchEndToEnd(anchors.pg.p50));
+  await report.attempt("uploads at once", () => benchSideBySide());
   report.add("platform RSS, after the uploads", memorySnapshot(platform.child.pid).platformRss, "MiB");
 } finally {
   await platform.stop();
