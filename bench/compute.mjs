@@ -1,5 +1,6 @@
 // Benchmark: compute, with the runner claiming invocations. Run with `npm run build && npm run
-// bench:compute`. About 8 minutes on 2 cores (BENCH_QUICK=1: about two).
+// bench:compute`. About 25 minutes on 2 cores at a load average of 15 (seeding 4); BENCH_QUICK=1:
+// a few.
 //
 // The platform runs as `npm start` runs it (one process, its embedded PostgreSQL with the default
 // durability, in-process event delivery or, with BENCH_KAFKA=1, a real Kafka broker, and the

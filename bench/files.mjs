@@ -1,5 +1,6 @@
 // Benchmark: file search at scale, through the gateway. Run with `npm run build && npm run
-// bench:files`. About 15 minutes on 2 cores (BENCH_QUICK=1: about two).
+// bench:files`. About 80 minutes on 2 cores at a load average of 20 (seeding 9, the page-100 walk
+// about 25); BENCH_QUICK=1: a few.
 //
 // Seed (SQL, into the platform's own PostgreSQL): 100,000 datasets (BENCH_DATASETS) arriving one
 // after another over a year, each with its files created with it (grouped in time, as real uploads

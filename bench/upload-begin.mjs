@@ -1,6 +1,6 @@
 // Benchmark: the cost of a batch upload's begin and complete as the manifest grows, and whole
-// uploads alone and side by side. Run with `npm run build && npm run bench:upload-begin`. About 4
-// minutes on 2 cores (BENCH_QUICK=1: under one).
+// uploads alone and side by side. Run with `npm run build && npm run bench:upload-begin`. About 5
+// minutes on 2 cores at a load average of 10 (BENCH_QUICK=1: a few).
 //
 // For 100, 1,000 and 10,000 files (BENCH_UPLOAD_SIZES), each into a fresh dataset:
 // - begin_batch_upload (POST /v1/files/upload) alone, BENCH_UPLOAD_REPEATS times (median);
