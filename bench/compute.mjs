@@ -1,117 +1,181 @@
-// Benchmark: compute. Run with `npm run bench:compute` after `npm run build`. About 2 minutes on 2 cores.
+// Benchmark: compute, with the runner claiming invocations. Run with `npm run build && npm run
+// bench:compute`. About 25 minutes on 2 cores at a load average of 15 (seeding 4); BENCH_QUICK=1:
+// a few.
 //
-// 1. Trigger latency: 200 uploads, each to a fresh dataset, as the client SDK uploads (begin a batch
-//    transaction, PUT the object to the embedded S3-compatible store, complete). A trigger with
-//    for_each=dataset watches `*.bin`; the clock runs from sending complete_upload until
-//    query_invocations shows the trigger's Queued invocation for that dataset (polled back to
-//    back). The upload-completed event travels through a real Kafka broker. Prints p50 and p99.
-// 2. Invocations per second: invoke_action (Manual) at concurrency 16 for 10 seconds.
+// The platform runs as `npm start` runs it (one process, its embedded PostgreSQL with the default
+// durability, in-process event delivery or, with BENCH_KAFKA=1, a real Kafka broker, and the
+// embedded `process` runner executing each invocation: claim, workspace, input download, `true`,
+// status reports). Two orgs, each with its own token, an action and a `for_each: dataset` trigger
+// on `*.bin`; a third org holds 1,000,000 finished invocations (BENCH_INVOCATIONS) seeded with SQL.
 //
-// The platform runs as `npm start` runs it (one process), with KAFKA_BROKERS set and no runner, so
-// invocations stay Queued; this process only generates load. Targets on 2 cores: p99 under 500 ms,
-// at least 200 invocations per second. Environment: BENCH_UPLOADS (default 200),
-// BENCH_DURATION_MS (default 10000), BENCH_CONCURRENCY (default 16).
-import http from "node:http";
-import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { createRequire } from "node:module";
+// 1. Upload to invocation, one upload at a time: from sending complete_upload until
+//    query_invocations lists the trigger's invocation for that dataset (any status: the runner may
+//    have claimed it already), and until it is Completed.
+// 2. The same while 16 uploads run at once (8 per org).
+// 3. query_invocations at 1M rows: the first pages and the pages after 50 pages of next_token.
+// 4. invoke_action from 16 callers in two orgs for 10 s while the runner claims; then the runner's
+//    completions per second with its queue full.
+// 5. The platform's memory idle, after the load and after a quiet minute. The anchors run against
+//    the same PostgreSQL in the same run.
+import pgModule from "pg";
+import { measureAnchors, reportAnchors } from "./anchor-figures.mjs";
 import { startKafka } from "../test/src/kafka.mjs";
-import { startPostgres } from "../test/src/postgres.mjs";
-import { freePort } from "../test/src/ports.mjs";
-import { httpJson, percentile, s3ClientFor, startPlatformProcess, stopPlatformProcess } from "./lib.mjs";
+import { closedLoop, cpuSnapshot, cpuSpent, memorySnapshot, percentile } from "./lib.mjs";
+import { reportMemoryAfterLoad, sequential, walkPages } from "./measure.mjs";
+import { createTenant, startBenchPlatform } from "./platform.mjs";
+import { createReport, sized } from "./report.mjs";
+import { beginUpload, completeUpload, putObjects } from "./upload.mjs";
 
-const require = createRequire(import.meta.url);
-const { PutObjectCommand } = require("@aws-sdk/client-s3");
+const UPLOADS = Number(process.env.BENCH_UPLOADS ?? sized(100, 10));
+const CONCURRENT_UPLOADS = sized(16, 8);
+const INVOCATIONS = Number(process.env.BENCH_INVOCATIONS ?? sized(1_000_000, 20_000));
+const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? sized(10_000, 3_000));
+const RUNNER_WINDOW_MS = sized(30_000, 5_000);
+const CONCURRENCY = 16;
+const COMPLETED = 5;
 
-const UPLOADS = Number(process.env.BENCH_UPLOADS ?? 200);
-const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 10_000);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-
-const pg = await startPostgres();
-const kafka = await startKafka();
-const dataDir = await mkdtemp(path.join(tmpdir(), "hangar-bench-"));
-const token = `hgr_bench_${randomBytes(16).toString("hex")}`;
-const port = await freePort();
-const platform = await startPlatformProcess({
-  DATABASE_URL: pg.url,
-  KAFKA_BROKERS: kafka.brokers,
-  PORT: String(port),
-  BOOTSTRAP_TOKEN: token,
-  LOG_LEVEL: "warn",
-  DATA_DIR: dataDir,
-  OBJECT_STORE_PORT: String(await freePort()),
-  RUNNER: "none",
-});
-const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY + 2 });
-const api = (method, route, body) => httpJson(agent, method, `http://127.0.0.1:${port}${route}`, token, body);
+const report = createReport("compute");
+const kafka = process.env.BENCH_KAFKA === "1" ? await startKafka() : undefined;
+const platform = await startBenchPlatform(kafka ? { KAFKA_BROKERS: kafka.brokers } : {});
+const db = new pgModule.Client({ connectionString: platform.pgUrl });
+await db.connect();
 try {
+  const idle = memorySnapshot(platform.child.pid);
+  const tenants = [await createTenant(platform.api, "compute-a"), await createTenant(platform.api, "compute-b")];
+  const clients = tenants.map((tenant) => platform.apiAs(tenant.token));
+  for (const api of clients) await setUpOrg(api);
+  const anchors = await measureAnchors(platform.pgUrl);
+  reportAnchors(report, anchors);
+  const history = await createTenant(platform.api, "compute-history");
+  await seedInvocations(history.orgId);
+  await report.attempt("upload to invocation", () => benchUploadToInvocation(clients, anchors.pg.p50));
+  await report.attempt("query_invocations", () => benchInvocationQueries(platform.apiAs(history.token), anchors.pg.p50));
+  await report.attempt("invoke_action", () => benchInvocationRate(clients, anchors.pg.rps));
+  await report.attempt("the runner", () => benchRunnerThroughput());
+  await reportMemoryAfterLoad(report, platform.child.pid, idle);
+} finally {
+  await db.end();
+  await platform.stop();
+  await kafka?.stop();
+}
+report.print();
+
+/** The org's action (runs `true`) and its trigger: once per dataset with a `*.bin` file. */
+async function setUpOrg(api) {
   await api("POST", "/v1/actions", { name: "bench-action", container_parameters: { command: ["true"] } });
   await api("POST", "/v1/triggers", { name: "bench-trigger", action_name: "bench-action", for_each: "dataset", required_inputs: ["*.bin"] });
-  await benchTriggerLatency();
-  await benchInvocationRate();
-} finally {
-  agent.destroy();
-  await stopPlatformProcess(platform);
-  await kafka.stop();
-  await pg.stop();
-  await rm(dataDir, { recursive: true, force: true });
 }
 
-async function benchTriggerLatency() {
-  const latencies = [];
-  for (let i = 0; i < UPLOADS; i++) latencies.push(await uploadAndWaitForInvocation(i));
-  latencies.sort((a, b) => a - b);
-  console.log(
-    `complete_upload -> trigger invocation Queued, over ${UPLOADS} uploads through Kafka:` +
-      ` p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies.at(-1).toFixed(1)} ms (target: p99 under 500 ms)`,
+/** INVOCATIONS finished invocations of 50 actions over 1,000 datasets, one in 100 Cancelled, as a busy org's history. */
+async function seedInvocations(orgId) {
+  const started = performance.now();
+  await db.query(
+    `insert into compute.invocations (invocation_id, org_id, action_org_id, action_name, action_digest, data_source_type, data_source_id,
+       compute_requirements, container_parameters, source_type, source_id, created_by, timeout, last_status, status_history, created, started, finished)
+     select 'iv_hist_' || lpad(i::text, 7, '0'), $1, $1, 'act_' || (i % 50), 'd', 'Dataset', 'ds_hist_' || (i % 1000),
+       '{"vCPU": 512, "memory": 1024, "gpu": false, "storage": 21}', '{"command": ["true"]}', 'Manual', 'u', 'u', 30, case when i % 100 = 0 then 997 else 5 end, '[]',
+       t, t + interval '1 second', t + interval '1 minute'
+     from (select i, timestamptz '2026-01-01 00:00:00+00' + i * interval '10 second' as t from generate_series(1, $2::int) i) s`,
+    [orgId, INVOCATIONS],
   );
+  await db.query("analyze compute.invocations");
+  console.log(`seed: ${INVOCATIONS} invocations in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
-/** One upload to a fresh dataset; returns milliseconds from sending complete until the invocation shows. */
-async function uploadAndWaitForInvocation(i) {
-  const dataset = (await api("POST", "/v1/datasets", { name: `latency-${i}` })).data;
-  const begun = (await api("POST", "/v1/files/upload", { association: { association_id: dataset.dataset_id, association_type: "dataset" }, origination: "bench", resource_manifest: { "log.bin": 16 } })).data;
-  const creds = (await api("GET", `/v1/files/upload/${begun.transaction_id}/credentials`)).data[0];
-  const s3 = s3ClientFor(creds);
-  await s3.send(new PutObjectCommand({ Bucket: creds.bucket, Key: begun.upload_mappings["log.bin"].replace(/^s3:\/\/[^/]+\//, ""), Body: randomBytes(16) }));
-  s3.destroy();
+/** Phases 1 and 2: upload-to-invocation latency alone and with CONCURRENT_UPLOADS at once. */
+async function benchUploadToInvocation(clients, anchorMs) {
+  const anchor = { name: "Node+pg p50", value: anchorMs };
+  const alone = [];
+  for (let i = 0; i < UPLOADS; i++) alone.push(await uploadAndWait(clients[i % 2], true));
+  const listed = alone.map((r) => r.listed).sort((a, b) => a - b);
+  const completed = alone.map((r) => r.completed).sort((a, b) => a - b);
+  report.add("complete_upload sent -> trigger's invocation listed, one upload at a time: p50", percentile(listed, 50), "ms", { anchor });
+  report.add("complete_upload sent -> trigger's invocation listed, one upload at a time: p99", percentile(listed, 99), "ms", { goal: { max: 500 } });
+  report.add("complete_upload sent -> invocation Completed by the runner, one at a time: p50", percentile(completed, 50), "ms");
+  report.add("complete_upload sent -> invocation Completed by the runner, one at a time: p99", percentile(completed, 99), "ms");
+  const together = [];
+  let next = 0;
+  const uploader = async (api) => {
+    while (next++ < sized(200, 16)) together.push((await uploadAndWait(api, false)).listed);
+  };
+  await Promise.all(Array.from({ length: CONCURRENT_UPLOADS }, (_, i) => uploader(clients[i % 2])));
+  together.sort((a, b) => a - b);
+  report.add(`complete_upload sent -> invocation listed, ${CONCURRENT_UPLOADS} uploads at once from 2 orgs: p50`, percentile(together, 50), "ms", { anchor });
+  report.add(`complete_upload sent -> invocation listed, ${CONCURRENT_UPLOADS} uploads at once from 2 orgs: p99`, percentile(together, 99), "ms", { goal: { max: 500 } });
+}
+
+/**
+ * One upload of one `.bin` file into a fresh dataset; resolves the ms from sending complete until
+ * query_invocations lists the trigger's invocation (polled back to back) and, when
+ * `untilCompleted`, until it is Completed (polled every 20 ms).
+ */
+async function uploadAndWait(api, untilCompleted) {
+  const dataset = (await api("POST", "/v1/datasets", { name: "trigger-latency" })).data;
+  const manifest = { "log.bin": 16 };
+  const { begun } = await beginUpload(api, { association_id: dataset.dataset_id, association_type: "dataset" }, manifest);
+  await putObjects(api, begun, manifest, 1);
   const query = { condition: { field: "data_source.data_source_id", comparator: "EQUALS", value: dataset.dataset_id }, limit: 1 };
   const started = performance.now();
-  await api("PUT", `/v1/files/upload/${begun.transaction_id}/complete`);
+  await completeUpload(api, begun);
+  let listed;
   for (;;) {
-    const page = (await api("POST", "/v1/actions/invocations/query", query)).data;
-    if (page.items.length > 0) {
-      if (page.items[0].last_status !== 0) throw new Error(`expected a Queued invocation, got status ${page.items[0].last_status}`);
-      return performance.now() - started;
-    }
-    if (performance.now() - started > 30_000) throw new Error(`no invocation for ${dataset.dataset_id} after 30 s`);
+    const invocation = (await api("POST", "/v1/actions/invocations/query", query)).data.items[0];
+    listed ??= invocation ? performance.now() - started : undefined;
+    if (invocation && (!untilCompleted || invocation.last_status === COMPLETED)) return { listed, completed: performance.now() - started };
+    if (invocation?.last_status >= 997) throw new Error(`invocation ${invocation.invocation_id} ended in status ${invocation.last_status}`);
+    if (performance.now() - started > 60_000) throw new Error(`no ${listed ? "completed " : ""}invocation for ${dataset.dataset_id} after 60 s`);
+    if (listed !== undefined) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
-async function benchInvocationRate() {
-  const dataset = (await api("POST", "/v1/datasets", { name: "rate" })).data;
-  const body = { data_source_id: dataset.dataset_id, data_source_type: "Dataset", input_data: ["*.bin"], invocation_source: "Manual" };
-  const invoke = () => api("POST", "/v1/actions/bench-action/invoke", body);
-  for (let i = 0; i < 50; i++) await invoke();
-  let count = 0;
-  const latencies = [];
-  const deadline = performance.now() + DURATION_MS;
-  const worker = async () => {
-    while (performance.now() < deadline) {
-      const start = performance.now();
-      await invoke();
-      latencies.push(performance.now() - start);
-      count += 1;
-    }
+/** Phase 3: query_invocations of the org with INVOCATIONS rows, first pages and pages 51-55 by next_token. */
+async function benchInvocationQueries(api, anchorMs) {
+  const rows = INVOCATIONS.toLocaleString("en-US");
+  const cases = [
+    ["newest first", undefined],
+    ["one action's (1 in 50), newest first", { field: "provenance.action.name", comparator: "EQUALS", value: "act_7" }],
+    ["a rare status (Cancelled, 1 in 100), newest first", { field: "last_status", comparator: "EQUALS", value: 997 }],
+  ];
+  for (const [name, condition] of cases) {
+    const query = (after) => api("POST", "/v1/actions/invocations/query", { limit: 100, ...(condition ? { condition } : {}), ...(after ? { after } : {}) });
+    const first = await sequential(() => query(), sized(100, 20));
+    const walk = await walkPages(query, 55);
+    const label = `query_invocations at ${rows} rows, ${name}, page 100`;
+    report.add(`${label}: first page p50`, first.p50, "ms", { goal: { max: 50 }, anchor: { name: "Node+pg p50", value: anchorMs } });
+    report.add(`${label}: pages 51-55 ÷ pages 1-5 by next_token`, walk.last / walk.first, "×", { goal: { max: 2 } });
+  }
+  const oneDataset = await sequential(() => api("POST", "/v1/actions/invocations/query", { limit: 100, condition: { field: "data_source.data_source_id", comparator: "EQUALS", value: "ds_hist_7" } }), sized(20, 5));
+  report.add(`query_invocations at ${rows} rows, one dataset's (1 in 1,000), page 100: p50`, oneDataset.p50, "ms", { goal: { max: 50 }, anchor: { name: "Node+pg p50", value: anchorMs } });
+}
+
+/** Phase 4: invoke_action from CONCURRENCY callers in two orgs, back to back, while the runner claims. */
+async function benchInvocationRate(clients, anchorRps) {
+  const datasets = await Promise.all(clients.map(async (api) => (await api("POST", "/v1/datasets", { name: "rate" })).data.dataset_id));
+  const body = (i) => ({ data_source_id: datasets[i], data_source_type: "Dataset", input_data: ["*.bin"], invocation_source: "Manual" });
+  let turn = 0;
+  const invoke = () => {
+    const i = turn++ % 2;
+    return clients[i]("POST", "/v1/actions/bench-action/invoke", body(i));
   };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  console.log(
-    `invoke_action: ${(count / seconds).toFixed(0)} invocations/s at concurrency ${CONCURRENCY} for ${seconds.toFixed(1)} s` +
-      ` (p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms; target: at least 200/s)`,
-  );
+  for (let i = 0; i < 20; i++) await invoke();
+  const before = cpuSnapshot(platform.child.pid);
+  const loop = await closedLoop(invoke, DURATION_MS, CONCURRENCY);
+  const cpu = cpuSpent(before, cpuSnapshot(platform.child.pid), loop.latencies.length);
+  const label = `invoke_action from ${CONCURRENCY} callers in 2 orgs, runner claiming`;
+  report.add(`${label}: invocations created per second`, (loop.latencies.length * 1000) / loop.elapsed, "/s", { goal: { min: 200 }, anchor: { name: "Node+pg req/s", value: anchorRps } });
+  report.add(`${label}: p50`, percentile(loop.latencies, 50), "ms");
+  report.add(`${label}: p99`, percentile(loop.latencies, 99), "ms");
+  if (loop.errors > 0) report.add(`${label}: failed requests`, loop.errors, "requests", { goal: { max: 0 } });
+  report.add(`${label}: CPU per invocation, platform process (gateway, services, runner)`, cpu.gateway + cpu.services + cpu.helpers, "µs");
+  report.add(`${label}: CPU per invocation, its PostgreSQL`, cpu.postgres, "µs");
+}
+
+/** Phase 5: the embedded runner's completions per second while its queue stays full, and any failures. */
+async function benchRunnerThroughput() {
+  const count = async (statuses) => Number((await db.query("select count(*) from compute.invocations where last_status = any($1) and invocation_id not like 'iv_hist_%'", [statuses])).rows[0].count);
+  const before = await count([COMPLETED]);
+  await new Promise((resolve) => setTimeout(resolve, RUNNER_WINDOW_MS));
+  const done = await count([COMPLETED]) - before;
+  report.add(`the embedded runner (RUNNER=process, 2 at a time), queue full: invocations Completed per second over ${RUNNER_WINDOW_MS / 1000} s`, (done * 1000) / RUNNER_WINDOW_MS, "/s");
+  report.add("invocations Failed or Deadly in the whole run", await count([998, 999]), "invocations", { goal: { max: 0 } });
 }

@@ -1,243 +1,206 @@
-// Benchmark: files at scale, through the gateway. Run with `node bench/files.mjs` after `npm run build`
-// (`npx node bench/files.mjs` runs it on the repository's Node 24). About 4 minutes on 2 cores.
+// Benchmark: file search at scale, through the gateway. Run with `npm run build && npm run
+// bench:files`. About 80 minutes on 2 cores at a load average of 20 (seeding 9, the page-100 walk
+// about 25); BENCH_QUICK=1: a few.
 //
-// 1. Upload: 1,000 small files in one batch transaction as the client SDK does it (begin, credentials,
-//    PUT each object to the embedded S3-compatible store at concurrency 16, complete); prints files/s.
-// 2. Search: 1,000,000 file records inserted with SQL (100 datasets of the bench org, 3 other orgs
-//    holding a tenth), then p50/p99 of query_files (filtered, sorted first pages), count_files and
-//    query_dataset_files, one request at a time. Finally the same queries once more without the
-//    file-search indexes (migration 0003), to show what they buy.
+// Seed (SQL, into the platform's own PostgreSQL): 100,000 datasets (BENCH_DATASETS) arriving one
+// after another over a year, each with its files created with it (grouped in time, as real uploads
+// are): 1 to 19 files each, about 1,000,000 (BENCH_FILES_PER_DATASET sets the mean), plus one old
+// dataset of 20,000 files that every newer file follows. Nine datasets in ten belong to the bench
+// org, the rest to three other orgs created through the API, each with its own token. Metadata
+// with a robot's cardinalities: `robot` (50 values, one per dataset), `run` (one per dataset),
+// `sensor.model` (5), `quality`, `calibrated`; a tenth of the files tagged; one in 997 pending.
 //
-// The platform runs as `npm start` runs it (one process, embedded default) against a real
-// PostgreSQL; this process only generates load. Environment: BENCH_FILES (default 1000000),
-// BENCH_REQUESTS (default 200 per case).
-import http from "node:http";
-import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { createRequire } from "node:module";
-import { startPostgres } from "../test/src/postgres.mjs";
-import { freePort } from "../test/src/ports.mjs";
-import { httpJson, percentile, s3ClientFor, startPlatformProcess, stopPlatformProcess } from "./lib.mjs";
+// Then, through the gateway: p50/p99 of file searches one request at a time (page 100); "files of
+// one dataset, newest first"; a whole result paged through with `next_token` at page 1,000 (the
+// client SDK's default) and 100, first pages against the last; 16 concurrent callers from two
+// orgs; the same searches without the indexes of migrations 0008 and 0003, to show what they buy;
+// the platform's memory idle, after the load and after a quiet minute. The anchors (bare Node HTTP,
+// Node+pg) run against the same PostgreSQL in the same run.
+import pgModule from "pg";
+import { measureAnchors, reportAnchors } from "./anchor-figures.mjs";
+import { closedLoop, cpuSnapshot, cpuSpent, memorySnapshot, percentile } from "./lib.mjs";
+import { reportMemoryAfterLoad, sequential, walkPages } from "./measure.mjs";
+import { createTenant, startBenchPlatform } from "./platform.mjs";
+import { createReport, sized } from "./report.mjs";
 
-const require = createRequire(import.meta.url);
-const { PutObjectCommand } = require("@aws-sdk/client-s3");
-const { Client } = require("pg");
+const DATASETS = Number(process.env.BENCH_DATASETS ?? sized(100_000, 2_000));
+const FILES_PER_DATASET = Number(process.env.BENCH_FILES_PER_DATASET ?? 10);
+const BIG_DATASET_FILES = sized(20_000, 2_000);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? sized(200, 30));
+const CONCURRENCY = 16;
+const LOOP_MS = sized(10_000, 3_000);
+const GOAL_P50_MS = 50;
 
-const FILES = Number(process.env.BENCH_FILES ?? 1_000_000);
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
-const UPLOAD_FILES = 1000;
-const UPLOAD_CONCURRENCY = 16;
-const DATASETS = 100;
-// count_files counts every match (hundreds of milliseconds for the broad cases): fewer requests.
-const SLOW_REQUESTS = Math.min(REQUESTS, 50);
-
-const pg = await startPostgres();
-const dataDir = await mkdtemp(path.join(tmpdir(), "hangar-bench-"));
-const token = `hgr_bench_${randomBytes(16).toString("hex")}`;
-const port = await freePort();
-const env = { DATABASE_URL: pg.url, PORT: String(port), BOOTSTRAP_TOKEN: token, LOG_LEVEL: "warn", DATA_DIR: dataDir, OBJECT_STORE_PORT: String(await freePort()) };
-const platform = await startPlatformProcess(env);
-const db = new Client({ connectionString: pg.url });
+const report = createReport("files");
+const platform = await startBenchPlatform();
+const db = new pgModule.Client({ connectionString: platform.pgUrl });
 await db.connect();
-const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-const api = (method, route, body) => httpJson(agent, method, `http://127.0.0.1:${port}${route}`, token, body);
 try {
-  const orgId = (await api("GET", "/v1/orgs/caller")).data[0].org_id;
-  await benchUpload();
-  await seedFiles(orgId);
+  const idle = memorySnapshot(platform.child.pid);
+  const tenants = [await createTenant(platform.api, "files-a"), await createTenant(platform.api, "files-b"), await createTenant(platform.api, "files-c")];
+  await seed(platform.orgId, tenants.map((tenant) => tenant.orgId));
+  const anchors = await measureAnchors(platform.pgUrl);
+  reportAnchors(report, anchors);
   const cases = searchCases();
-  console.log(`\nsearch at ${(FILES / 1e6).toFixed(2)}M file records (${REQUESTS} requests per case, one at a time, limit 100; target: p50 under 50 ms for query_files):`);
-  for (const c of cases) report(c.name, await measure(c.call, c.requests ?? REQUESTS));
-  await explainCount(orgId);
-  await benchPaging();
-  console.log("\nthe same without the file-search indexes of migration 0003 (metadata GIN, tags GIN, path trigram):");
-  await db.query("drop index if exists data.fs_nodes_metadata_idx, data.fs_nodes_tags_idx, data.fs_nodes_path_trgm_idx");
-  for (const c of cases.filter((c) => c.indexed)) report(c.name, await measure(c.call, Math.min(REQUESTS, 20)));
+  for (const c of cases) await report.attempt(c.name, async () => addLatency(c.name, await sequential(c.call, c.requests ?? REQUESTS), anchors.pg.p50, c.context ? undefined : GOAL_P50_MS));
+  await report.attempt("the old big dataset", () => benchBigDataset(anchors.pg.p50));
+  await report.attempt("whole result, page 1,000", () => benchWholeResult(1000));
+  await report.attempt("whole result, page 100", () => benchWholeResult(100));
+  await report.attempt("concurrent searches", () => benchConcurrent(cases, tenants[0], anchors.pg.rps));
+  await report.attempt("without indexes", () => withoutIndexes(cases));
+  await reportMemoryAfterLoad(report, platform.child.pid, idle);
 } finally {
-  agent.destroy();
   await db.end();
-  await stopPlatformProcess(platform);
-  await pg.stop();
-  await rm(dataDir, { recursive: true, force: true });
+  await platform.stop();
 }
+report.print();
 
-/** Part 1: one batch transaction of UPLOAD_FILES small files, end to end. */
-async function benchUpload() {
-  const dataset = (await api("POST", "/v1/datasets", { name: "upload-bench" })).data;
-  const manifest = Object.fromEntries(Array.from({ length: UPLOAD_FILES }, (_, i) => [`run/cam${i % 4}/frame_${String(i).padStart(4, "0")}.bin`, 256 + (i % 64)]));
-  const started = performance.now();
-  const begun = (await api("POST", "/v1/files/upload", { association: { association_id: dataset.dataset_id, association_type: "dataset" }, origination: "bench", resource_manifest: manifest })).data;
-  const creds = (await api("GET", `/v1/files/upload/${begun.transaction_id}/credentials`)).data[0];
-  const s3 = s3ClientFor(creds);
-  const queue = Object.entries(manifest);
-  const put = async () => {
-    for (let next = queue.pop(); next; next = queue.pop()) {
-      const [filePath, size] = next;
-      const key = begun.upload_mappings[filePath].replace(/^s3:\/\/[^/]+\//, "");
-      await s3.send(new PutObjectCommand({ Bucket: creds.bucket, Key: key, Body: randomBytes(size) }));
-    }
-  };
-  await Promise.all(Array.from({ length: UPLOAD_CONCURRENCY }, put));
-  const uploaded = performance.now();
-  await api("PUT", `/v1/files/upload/${begun.transaction_id}/complete`);
-  const seconds = (performance.now() - started) / 1000;
-  s3.destroy();
-  const listed = (await api("POST", `/v1/datasets/${dataset.dataset_id}/files/query`, { limit: 1 })).data.total_count;
-  if (listed !== UPLOAD_FILES) throw new Error(`expected ${UPLOAD_FILES} uploaded files, found ${listed}`);
-  console.log(
-    `upload: ${UPLOAD_FILES} files in one transaction in ${seconds.toFixed(2)} s (target: under 10 s) = ${(UPLOAD_FILES / seconds).toFixed(0)} files/s` +
-      ` (PUTs ${((uploaded - started) / 1000).toFixed(2)} s at concurrency ${UPLOAD_CONCURRENCY}, complete ${((performance.now() - uploaded) / 1000).toFixed(2)} s)`,
-  );
+/** One latency figure: p50 against the goal and the Node+pg anchor, p99 beside it. */
+function addLatency(name, result, anchorMs, goalMs) {
+  report.add(`${name}: p50`, result.p50, "ms", { goal: goalMs === undefined ? undefined : { max: goalMs }, anchor: { name: "Node+pg p50", value: anchorMs } });
+  report.add(`${name}: p99`, result.p99, "ms");
 }
 
 /**
- * Part 2's data: DATASETS datasets of the bench org and two for each of three other orgs, then
- * FILES file records. Nine in ten belong to the bench org, in runs of nine per dataset; paths
- * follow a robot's layout (camera frames, logs, bags, lidar sweeps, run metadata), `created`
- * spreads over a year in insertion order, a third of the files carry metadata (robot, run,
- * quality, calibration or a sensor model), a tenth carry tags, and one in 997 is still pending.
+ * The seed described at the top, in two statements. Dataset k is created at hour-ish k of the
+ * year and its files in the seconds after it, so one dataset's files are a thin slice of the org's
+ * (org, created) order, as with real uploads.
  */
-async function seedFiles(orgId) {
-  let started = performance.now();
+async function seed(orgId, otherOrgIds) {
+  const started = performance.now();
   await db.query(
     `insert into data.datasets (dataset_id, org_id, name, description, device_id, metadata, tags, created, created_by, modified, modified_by)
-     select 'ds_bench_' || lpad(k::text, 3, '0'), case when k < $2 then $1 else 'org_other_' || ((k - $2) / 2) end,
+     select 'ds_bench_' || k, case when k % 10 = 0 and k > 0 then ($2::text[])[(k / 10) % 3 + 1] else $1 end,
             'bench-' || k, 'benchmark dataset ' || k, 'robot-' || (k % 50),
-            jsonb_build_object('site', (array['lab-north', 'lab-south', 'field', 'warehouse'])[k % 4 + 1], 'vehicle', 'v' || (k % 10)),
+            jsonb_build_object('site', (array['lab-north', 'lab-south', 'field', 'warehouse'])[k % 4 + 1], 'vehicle', 'v' || (k % 10), 'robot', 'r-' || (k % 50)),
             case when k % 5 = 0 then array['outdoor'] else array['indoor'] end,
-            timestamptz '2025-01-01' + k * interval '1 hour', 'bench', timestamptz '2025-01-01' + k * interval '1 hour', 'bench'
-     from generate_series(0, $2 + 5) k`,
-    [orgId, DATASETS],
+            timestamptz '2025-01-01' + k * (interval '1 year' / $3::int), 'bench', timestamptz '2025-01-01' + k * (interval '1 year' / $3::int), 'bench'
+     from generate_series(0, $3::int) k`,
+    [orgId, otherOrgIds, DATASETS],
   );
   await db.query(
     `insert into data.fs_nodes (node_id, org_id, association_id, association_type, fs_type, name, relative_path, status, size, uri,
                                 device_id, metadata, tags, origination, created, created_by, modified, modified_by)
-     select 'fl_' || lpad(to_hex(i), 8, '0'), org_id, ds, 'dataset', 'file', split_part(path, '/', -1), path,
-            case when i % 997 = 0 then 'pending' else 'available' end,
-            abs(h) % 50000000, 's3://bench/' || ds || '/' || path, 'robot-' || (i / 7) % 50,
-            case i % 3
-              when 0 then jsonb_build_object('robot', 'r-' || (i / 7) % 50, 'run', i / 1000, 'quality', (abs(h) % 100) / 100.0, 'calibrated', (abs(h) / 131) % 2 = 0)
-              when 1 then jsonb_build_object('robot', 'r-' || (i / 7) % 50, 'sensor', jsonb_build_object('model', 'm' || i % 5))
+     select 'fl_' || k || '_' || j, d.org_id, d.dataset_id, 'dataset', 'file', split_part(path, '/', -1), path,
+            case when (k * 31 + j) % 997 = 0 then 'pending' else 'available' end,
+            abs(h) % 50000000, 's3://bench/' || d.dataset_id || '/' || path, d.device_id,
+            case j % 3
+              when 0 then jsonb_build_object('robot', 'r-' || (k % 50), 'run', k, 'quality', (abs(h) % 100) / 100.0, 'calibrated', (abs(h) / 131) % 2 = 0)
+              when 1 then jsonb_build_object('robot', 'r-' || (k % 50), 'run', k, 'sensor', jsonb_build_object('model', 'm' || (abs(h) / 7) % 5))
               else '{}'::jsonb end,
-            case (abs(h) / 7) % 20 when 0 then array['reviewed'] when 1 then array['anomaly', 'reviewed'] when 2 then array['training'] else array[]::text[] end,
-            'bench', created, 'bench', created, 'bench'
-     from (
-       select i, h,
-              case when i % 10 = 0 then 'org_other_' || (i / 10) % 3 else $1 end as org_id,
-              case when i % 10 = 0 then 'ds_bench_' || ($3::int + ((i / 10) % 3) * 2 + (i / 30) % 2)
-                   else 'ds_bench_' || lpad(((i / 10) % $3::int)::text, 3, '0') end as ds,
-              timestamptz '2025-01-01' + i * (interval '1 year' / $2::int) + (abs(h) % 600) * interval '1 second' as created,
-              case i % 7
-                when 0 then 'logs/run_' || lpad((i / 1000)::text, 4, '0') || '/telemetry_' || i || '.csv'
-                when 1 then 'bags/run_' || lpad((i / 1000)::text, 4, '0') || '/session_' || i || '.mcap'
-                when 5 then 'lidar/run_' || lpad((i / 1000)::text, 4, '0') || '/sweep_' || i || '.parquet'
-                when 6 then 'meta/run_' || lpad((i / 1000)::text, 4, '0') || '/info_' || i || '.json'
-                else 'camera/front/run_' || lpad((i / 1000)::text, 4, '0') || '/frame_' || lpad(i::text, 7, '0') || '.jpg'
+            case (abs(h) / 7) % 20 when 0 then array['reviewed'] when 1 then array['anomaly', 'reviewed'] else array[]::text[] end,
+            'bench', d.created + j * interval '1 second', 'bench', d.created + j * interval '1 second', 'bench'
+     from (select d.*, substr(d.dataset_id, 10)::int as k from data.datasets d where d.dataset_id like 'ds_bench_%') d
+     cross join lateral (
+       select j, hashint4(j * 100003 + d.k) as h,
+              case j % 7
+                when 0 then 'logs/run_' || d.k || '/telemetry_' || j || '.csv'
+                when 1 then 'bags/run_' || d.k || '/session_' || j || '.mcap'
+                when 5 then 'lidar/run_' || d.k || '/sweep_' || lpad(j::text, 5, '0') || '.parquet'
+                when 6 then 'meta/run_' || d.k || '/info_' || j || '.json'
+                else 'camera/front/run_' || d.k || '/frame_' || lpad(j::text, 5, '0') || '.jpg'
               end as path
-       from (select i, hashint4(i) as h from generate_series(1, $2::int) i) s
-     ) g`,
-    [orgId, FILES, DATASETS],
+       from generate_series(1, case when d.k = 0 then $1::int else 1 + abs(hashint4(d.k)) % (2 * $2::int - 1) end) j
+     ) f`,
+    [BIG_DATASET_FILES, FILES_PER_DATASET],
   );
-  const inserted = (performance.now() - started) / 1000;
-  started = performance.now();
+  const files = Number((await db.query("select count(*) from data.fs_nodes")).rows[0].count);
   await db.query("analyze data.datasets");
   await db.query("analyze data.fs_nodes");
-  console.log(`seed: ${FILES} file records inserted in ${inserted.toFixed(1)} s (with every index maintained), analyzed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`seed: ${DATASETS + 1} datasets, ${files} files (every index maintained, durability as npm start) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  report.add("seeded file records (all orgs)", files, "files");
+  report.add("seeded datasets (all orgs)", DATASETS + 1, "datasets");
 }
 
-/** The measured requests; `indexed` marks the ones that are measured again without the 0003 indexes. */
-function searchCases() {
-  let n = 0;
-  const next = () => n++;
-  const query = (spec) => api("POST", "/v1/files/query", { limit: 100, ...spec });
-  const cond = (field, comparator, value) => ({ field, comparator, value });
-  return [
-    { name: "query_files  no condition, created DESC", call: () => query({}) },
-    { name: "query_files  metadata.robot = r-N, created DESC", indexed: true, call: () => query({ condition: cond("metadata.robot", "EQUALS", `r-${next() % 50}`) }) },
-    { name: "query_files  metadata.run = N (rare), created DESC", indexed: true, call: () => query({ condition: cond("metadata.run", "EQUALS", (next() * 37) % 1000) }) },
-    { name: "query_files  path LIKE %.mcap, created DESC", indexed: true, call: () => query({ condition: cond("path", "LIKE", "%.mcap") }) },
-    { name: "query_files  path CONTAINS run_NNNN/ (rare)", indexed: true, call: () => query({ condition: cond("relative_path", "CONTAINS", `run_${String((next() * 37) % 1000).padStart(4, "0")}/`) }) },
-    {
-      name: "query_files  tags CONTAINS reviewed AND metadata.calibrated = true",
-      indexed: true,
-      call: () => query({ condition: { operator: "AND", conditions: [cond("tags", "CONTAINS", "reviewed"), cond("metadata.calibrated", "EQUALS", true)] } }),
-    },
-    { name: "query_files  dataset.name = bench-N, created DESC", call: () => query({ condition: cond("dataset.name", "EQUALS", `bench-${next() % DATASETS}`) }) },
-    { name: "query_files  dataset.metadata.site = field AND metadata.robot = r-N", indexed: true, call: () => query({ condition: { operator: "AND", conditions: [cond("dataset.metadata.site", "EQUALS", "field"), cond("metadata.robot", "EQUALS", `r-${next() % 50}`)] } }) },
-    { name: "query_files  metadata.robot = r-N, sort name ASC", indexed: true, call: () => query({ condition: cond("metadata.robot", "EQUALS", `r-${next() % 50}`), sort_by: "name", sort_direction: "ASC" }) },
-    { name: "count_files  metadata.robot = r-N (exact)", indexed: true, requests: SLOW_REQUESTS, call: () => api("POST", "/v1/files/query/count", { condition: cond("metadata.robot", "EQUALS", `r-${next() % 50}`) }) },
-    { name: "count_files  path LIKE %.mcap (exact)", requests: SLOW_REQUESTS, call: () => api("POST", "/v1/files/query/count", { condition: cond("path", "LIKE", "%.mcap") }) },
-    { name: "count_files  no condition (exact)", requests: SLOW_REQUESTS, call: () => api("POST", "/v1/files/query/count", {}) },
-    {
-      name: "query_dataset_files  include *.csv, path ASC",
-      call: () => api("POST", `/v1/datasets/ds_bench_${String(next() % DATASETS).padStart(3, "0")}/files/query`, { include_patterns: ["*.csv"], limit: 100 }),
-    },
-    {
-      name: "query_dataset_files  include logs/**, exclude *.json",
-      call: () => api("POST", `/v1/datasets/ds_bench_${String(next() % DATASETS).padStart(3, "0")}/files/query`, { include_patterns: ["logs/**"], exclude_patterns: ["*.json"], limit: 100 }),
-    },
-  ];
-}
-
-/** What an uncapped total_count would cost against the bounded steps: the broad `.mcap` condition, in the database alone. */
-async function explainCount(orgId) {
-  const where = "f.org_id = $1 and f.status = 'available' and f.fs_type = 'file' and f.relative_path like '%.mcap'";
-  const time = async (sqlText) => {
-    const plan = await db.query(`explain (analyze, format json) ${sqlText}`, [orgId]);
-    return plan.rows[0]["QUERY PLAN"][0]["Execution Time"];
-  };
-  const exact = await time(`select count(*) from data.fs_nodes f where ${where}`);
-  const capped = await time(`select f.node_id from data.fs_nodes f where ${where} limit 1001`);
-  const started = performance.now();
-  await db.query(`explain (format json) select 1 from data.fs_nodes f where ${where}`, [orgId]);
-  const estimate = performance.now() - started;
-  console.log(`total_count of path LIKE %.mcap in PostgreSQL alone: exact count(*) ${exact.toFixed(1)} ms; ids up to 1,001 ${capped.toFixed(1)} ms;` +
-    ` the planner's estimate query_files now asks first (a broad condition is then not counted) ${estimate.toFixed(1)} ms round trip`);
+/** A dataset of the bench org other than the big one (k % 10 != 0), spread over the year. */
+function benchDataset(n) {
+  const k = 1 + ((n * 7919) % (DATASETS - 1));
+  return `ds_bench_${k % 10 === 0 ? k + 1 : k}`;
 }
 
 /**
- * Deep paging: follows next_token through query_files (100 pages of 1,000, no condition; 30 pages
- * of 100 with a metadata condition) and prints the latency of the first pages against the last.
- * Keyset tokens make them alike; offsets made each page cost more than the one before.
+ * The searches measured one request at a time. `indexed` and `without` mark those measured again
+ * without migration 0003's and 0008's indexes; `context` marks figures without a goal (exact counts).
  */
-async function benchPaging() {
-  console.log("\npaging query_files with next_token (keyset), latency of early and late pages:");
-  const cases = [
-    { name: "no condition, 1,000 per page, pages 1-5 vs 96-100", spec: { limit: 1000 }, pages: 100 },
-    { name: "metadata.robot = r-1, 100 per page, pages 1-5 vs 26-30", spec: { limit: 100, condition: { field: "metadata.robot", comparator: "EQUALS", value: "r-1" } }, pages: 30 },
+function searchCases() {
+  let n = 0;
+  const next = () => n++;
+  const query = (spec) => platform.api("POST", "/v1/files/query", { limit: 100, ...spec });
+  const cond = (field, comparator, value) => ({ field, comparator, value });
+  const slow = Math.min(REQUESTS, 50);
+  return [
+    { name: "query_files, files of one dataset, newest first (dataset_id = ds_N)", without: "0008", call: () => query({ condition: cond("dataset_id", "EQUALS", benchDataset(next())) }) },
+    { name: "query_files, no condition, newest first", call: () => query({}) },
+    { name: "query_files, metadata.robot = r-N (1 in 50), newest first", indexed: true, call: () => query({ condition: cond("metadata.robot", "EQUALS", `r-${next() % 50}`) }) },
+    { name: "query_files, metadata.run = N (one dataset's), newest first", indexed: true, call: () => query({ condition: cond("metadata.run", "EQUALS", Number(benchDataset(next()).slice(9))) }) },
+    { name: "query_files, path LIKE %.mcap, newest first", indexed: true, call: () => query({ condition: cond("path", "LIKE", "%.mcap") }) },
+    { name: "query_files, path CONTAINS run_N/ (one dataset's)", indexed: true, call: () => query({ condition: cond("relative_path", "CONTAINS", `run_${benchDataset(next()).slice(9)}/`) }) },
+    { name: "query_files, tags CONTAINS reviewed AND metadata.calibrated = true", indexed: true, call: () => query({ condition: { operator: "AND", conditions: [cond("tags", "CONTAINS", "reviewed"), cond("metadata.calibrated", "EQUALS", true)] } }) },
+    { name: "query_files, dataset.name = bench-N, newest first", call: () => query({ condition: cond("dataset.name", "EQUALS", `bench-${benchDataset(next()).slice(9)}`) }) },
+    { name: "query_files, dataset.metadata.site = field AND metadata.robot = r-N", indexed: true, call: () => query({ condition: { operator: "AND", conditions: [cond("dataset.metadata.site", "EQUALS", "field"), cond("metadata.robot", "EQUALS", `r-${next() % 50}`)] } }) },
+    { name: "query_files, metadata.robot = r-N, name ascending", indexed: true, call: () => query({ condition: cond("metadata.robot", "EQUALS", `r-${next() % 50}`), sort_by: "name", sort_direction: "ASC" }) },
+    { name: "query_dataset_files, include *.csv, path ascending", call: () => platform.api("POST", `/v1/datasets/${benchDataset(next())}/files/query`, { include_patterns: ["*.csv"], limit: 100 }) },
+    { name: "count_files, metadata.robot = r-N (exact count)", indexed: true, context: true, requests: slow, call: () => platform.api("POST", "/v1/files/query/count", { condition: cond("metadata.robot", "EQUALS", `r-${next() % 50}`) }) },
+    { name: "count_files, no condition (exact count)", context: true, requests: slow, call: () => platform.api("POST", "/v1/files/query/count", {}) },
   ];
-  for (const c of cases) {
-    const latencies = [];
-    let after;
-    for (let page = 0; page < c.pages; page++) {
-      const start = performance.now();
-      const body = await api("POST", "/v1/files/query", { ...c.spec, ...(after ? { after } : {}) });
-      latencies.push(performance.now() - start);
-      after = body.data.next_token;
-      if (!after) break;
-    }
-    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    console.log(`  ${c.name.padEnd(60)} first ${median(latencies.slice(0, 5)).toFixed(1).padStart(7)} ms   last ${median(latencies.slice(-5)).toFixed(1).padStart(7)} ms   (${latencies.length} pages)`);
-  }
 }
 
-/** Runs `call` `count` times one after the other, after a short warm-up; returns latency percentiles. */
-async function measure(call, count) {
-  for (let i = 0; i < Math.min(10, count); i++) await call();
-  const latencies = [];
-  let items = 0;
-  for (let i = 0; i < count; i++) {
-    const start = performance.now();
-    const body = await call();
-    latencies.push(performance.now() - start);
-    items += Array.isArray(body.data?.items) ? body.data.items.length : 0;
-  }
-  latencies.sort((a, b) => a - b);
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), n: count, items: items / count };
+/** The old 20,000-file dataset that every newer file follows: its newest page, and a page deep into it. */
+async function benchBigDataset(anchorMs) {
+  const query = (after) => platform.api("POST", "/v1/files/query", { limit: 100, condition: { field: "dataset_id", comparator: "EQUALS", value: "ds_bench_0" }, ...(after ? { after } : {}) });
+  const walk = await walkPages(query);
+  const label = `query_files, the old ${BIG_DATASET_FILES.toLocaleString("en-US")}-file dataset newest first, page 100`;
+  report.add(`${label}: pages 1-5 (median)`, walk.first, "ms", { goal: { max: GOAL_P50_MS }, anchor: { name: "Node+pg p50", value: anchorMs } });
+  report.add(`${label}: pages ${walk.pages - 4}-${walk.pages} ÷ pages 1-5 by next_token`, walk.last / walk.first, "×", { goal: { max: 2 } });
 }
 
-function report(name, r) {
-  console.log(`  ${name.padEnd(72)} p50 ${r.p50.toFixed(1).padStart(7)} ms   p99 ${r.p99.toFixed(1).padStart(7)} ms   (${r.n} requests, ${r.items.toFixed(0)} items/page)`);
+/** The bench org's whole file list, newest first, paged through with next_token at `limit` per page. */
+async function benchWholeResult(limit) {
+  const walk = await walkPages((after) => platform.api("POST", "/v1/files/query", { limit, ...(after ? { after } : {}) }));
+  const label = `query_files, whole result (${walk.rows.toLocaleString("en-US")} files) by next_token, page ${limit.toLocaleString("en-US")}`;
+  report.add(`${label}: pages 1-5 (median)`, walk.first, "ms");
+  report.add(`${label}: pages ${walk.pages - 4}-${walk.pages} (median)`, walk.last, "ms");
+  report.add(`${label}: last pages ÷ first pages`, walk.last / walk.first, "×", { goal: { max: 2 } });
+  report.add(`${label}: the whole walk, files/s`, (walk.rows * 1000) / walk.ms, "files/s");
+}
+
+/**
+ * CONCURRENCY callers back to back for LOOP_MS, half as the bench org's admin and half as another
+ * org's member with its own token, each cycling through the page-100 searches; with the CPU each
+ * part of the benchmark (only its own processes) spent per request.
+ */
+async function benchConcurrent(cases, tenant, anchorRps) {
+  const searches = cases.filter((c) => !c.context);
+  const other = platform.apiAs(tenant.token);
+  let n = 0;
+  const calls = [
+    () => searches[n++ % searches.length].call(),
+    () => other("POST", "/v1/files/query", { limit: 100, condition: { field: "metadata.robot", comparator: "EQUALS", value: `r-${n++ % 50}` } }),
+  ];
+  let turn = 0;
+  const before = cpuSnapshot(platform.child.pid);
+  const loop = await closedLoop(() => calls[turn++ % 2](), LOOP_MS, CONCURRENCY);
+  const cpu = cpuSpent(before, cpuSnapshot(platform.child.pid), loop.latencies.length);
+  const rps = (loop.latencies.length * 1000) / loop.elapsed;
+  const label = `searches from ${CONCURRENCY} callers in 2 orgs with their own tokens`;
+  report.add(`${label}: throughput`, rps, "req/s", { anchor: { name: "Node+pg req/s", value: anchorRps } });
+  report.add(`${label}: p50`, percentile(loop.latencies, 50), "ms");
+  report.add(`${label}: p99`, percentile(loop.latencies, 99), "ms");
+  if (loop.errors > 0) report.add(`${label}: failed requests`, loop.errors, "requests", { goal: { max: 0 } });
+  report.add(`${label}: CPU per request, platform process (gateway + services + helper threads)`, cpu.gateway + cpu.services + cpu.helpers, "µs");
+  report.add(`${label}: CPU per request, its PostgreSQL`, cpu.postgres, "µs");
+  report.add(`${label}: CPU per request, the load generator`, cpu.client, "µs");
+}
+
+/**
+ * What the indexes buy: "files of one dataset" without migration 0008's (association, created)
+ * index, then the metadata, tags and path searches without migration 0003's GIN and trigram
+ * indexes. Context, not goals (a handful of requests each).
+ */
+async function withoutIndexes(cases) {
+  const few = Math.min(REQUESTS, 10);
+  await db.query("drop index data.fs_nodes_assoc_created_idx");
+  for (const c of cases.filter((c) => c.without === "0008")) report.add(`without migration 0008's index: ${c.name}: p50`, (await sequential(c.call, few)).p50, "ms");
+  await db.query("drop index if exists data.fs_nodes_metadata_idx, data.fs_nodes_tags_idx, data.fs_nodes_path_trgm_idx");
+  for (const c of cases.filter((c) => c.indexed)) report.add(`without migration 0003's indexes: ${c.name}: p50`, (await sequential(c.call, few)).p50, "ms");
 }

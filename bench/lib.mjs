@@ -12,11 +12,14 @@ const { S3Client } = require("@aws-sdk/client-s3");
  * Starts `services/embedded/dist/main.js` with `env` and resolves once its gateway is up, with the
  * child and the services' RPC URLs (read from the "services listening" log line, which needs
  * LOG_LEVEL info or lower; undefined otherwise). `BENCH_NODE_ARGS` adds Node flags to the platform
- * process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the gateway and services threads.
+ * process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the gateway and services threads;
+ * `BENCH_PLATFORM_LOG=1` echoes the platform's log lines to stderr.
  */
 export function startPlatformProcess(env) {
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, "services/embedded/dist/main.js"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+  // A variable set to undefined in `env` is left out, so a benchmark can drop one this shell exports.
+  const childEnv = Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, value]) => value !== undefined));
+  const child = spawn(process.execPath, [...nodeArgs, "services/embedded/dist/main.js"], { env: childEnv, stdio: ["ignore", "pipe", "inherit"] });
   const wantsServices = !["warn", "error", "fatal", "silent"].includes(env.LOG_LEVEL ?? "info");
   return new Promise((resolve, reject) => {
     let services;
@@ -26,6 +29,7 @@ export function startPlatformProcess(env) {
     child.stdout.on("data", (chunk) => {
       buffer += chunk;
       for (const line of buffer.split("\n").slice(0, -1)) {
+        if (process.env.BENCH_PLATFORM_LOG === "1") console.error(line);
         if (line.includes('"services listening"')) services = JSON.parse(line).services;
         if (line.startsWith("Hangar is running")) running = true;
       }
@@ -42,11 +46,11 @@ export async function stopPlatformProcess(platform) {
   await new Promise((resolve) => platform.child.once("exit", resolve));
 }
 
-/** One JSON request with a bearer token; resolves the parsed body of a 200, rejects anything else. */
-export function httpJson(agent, method, url, token, body) {
+/** One JSON request with a bearer token (and `extraHeaders`); resolves the parsed body of a 200, rejects anything else. */
+export function httpJson(agent, method, url, token, body, extraHeaders = {}) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const headers = { authorization: `Bearer ${token}`, ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}) };
+    const headers = { authorization: `Bearer ${token}`, ...extraHeaders, ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}) };
     const req = http.request(url, { method, agent, headers }, (res) => {
       const chunks = [];
       res.on("data", (c) => chunks.push(c));
@@ -81,8 +85,10 @@ const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
 /**
  * CPU time (ms) consumed so far, split by who spent it: the platform process's gateway thread
  * (MainThread), services thread (WorkerThread) and helper threads (V8's GC and compiler workers,
- * libuv's pool), every PostgreSQL process, and this process (the load generator) with its
- * waited-for children (wrk). Linux only: read from /proc. Subtract two snapshots with `cpuSpent`.
+ * libuv's pool), the benchmark's own PostgreSQL processes (those descending from this process: the
+ * platform's embedded server, or one the benchmark started; never another run's on a shared
+ * machine), and this process (the load generator) with its waited-for children (wrk). Linux only:
+ * read from /proc. Subtract two snapshots with `cpuSpent`.
  */
 export function cpuSnapshot(platformPid) {
   const split = { gateway: 0, services: 0, helpers: 0, postgres: 0, client: 0 };
@@ -91,7 +97,7 @@ export function cpuSnapshot(platformPid) {
     const part = name === "MainThread" ? "gateway" : name === "WorkerThread" ? "services" : "helpers";
     split[part] += ticks;
   }
-  for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
+  for (const pid of descendantPids(process.pid)) {
     const stat = readStat(`/proc/${pid}/stat`);
     if (stat?.name === "postgres") split.postgres += stat.ticks;
   }
@@ -111,14 +117,52 @@ export function processCpuMs(pid) {
   return (readStat(`/proc/${pid}/stat`).ticks * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
+/** Every live process below `root` in the process tree (children, their children, ...); Linux only. */
+export function descendantPids(root) {
+  const children = new Map();
+  for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
+    const text = readText(`/proc/${pid}/stat`);
+    if (text === undefined) continue;
+    const parent = Number(text.slice(text.lastIndexOf(")") + 2).split(" ")[1]);
+    children.set(parent, [...(children.get(parent) ?? []), Number(pid)]);
+  }
+  const found = [];
+  for (let queue = [root]; queue.length > 0; ) {
+    const next = children.get(queue.pop()) ?? [];
+    found.push(...next);
+    queue.push(...next);
+  }
+  return found;
+}
+
+/**
+ * Memory (MiB) of the benchmark's platform: the platform process's resident set (VmRSS, what `ps`
+ * and the issue report) and the proportional set (Pss) of its PostgreSQL processes, whose shared
+ * buffers would be counted once per backend in a sum of their RSS.
+ */
+export function memorySnapshot(platformPid) {
+  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readText(`/proc/${platformPid}/status`) ?? "")?.[1] ?? NaN);
+  let postgresPssKb = 0;
+  for (const pid of descendantPids(process.pid)) {
+    if (readStat(`/proc/${pid}/stat`)?.name !== "postgres") continue;
+    postgresPssKb += Number(/^Pss:\s+(\d+)/m.exec(readText(`/proc/${pid}/smaps_rollup`) ?? "")?.[1] ?? 0);
+  }
+  return { platformRss: rssKb / 1024, postgresPss: postgresPssKb / 1024 };
+}
+
+/** A file's text, or undefined when it vanished (a process that ended between listing and reading). */
+function readText(path) {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
 /** Name and utime+stime ticks from a /proc stat file (with waited-for children's when asked). */
 function readStat(path, withChildren = false) {
-  let text;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    return undefined; // the process or thread ended between listing and reading
-  }
+  const text = readText(path);
+  if (text === undefined) return undefined;
   const name = text.slice(text.indexOf("(") + 1, text.lastIndexOf(")"));
   const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
   // fields[0] is field 3 (state): utime, stime, cutime, cstime are fields 14 to 17.

@@ -1,0 +1,57 @@
+// The anchors' figures, measured the way each benchmark measures its own, in the same run.
+import http from "node:http";
+import { closedLoop, httpJson, percentile } from "./lib.mjs";
+import { sized } from "./report.mjs";
+
+/**
+ * Starts the bare Node HTTP and Node+pg anchors against `databaseUrl` (the platform's own
+ * PostgreSQL), measures each with the client the benchmarks use for their figures (Node's http
+ * agent, JSON parsed): p50 of one request at a time and requests/s from `concurrency` callers back
+ * to back; stops them and resolves `{ http, pg }`, each `{ p50, rps }`. A benchmark's ratio to them
+ * says what the platform costs above one round trip (http) or one indexed row (pg).
+ */
+export async function measureAnchors(databaseUrl, { requests = sized(500, 100), concurrency = 16, ms = sized(3_000, 1_000) } = {}) {
+  const { startAnchors } = await loadAnchors();
+  const anchors = await startAnchors({ databaseUrl });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  try {
+    return { http: await measureUrl(agent, anchors.httpUrl, requests, concurrency, ms), pg: await measureUrl(agent, anchors.pgUrl, requests, concurrency, ms) };
+  } finally {
+    agent.destroy();
+    await anchors.stop();
+  }
+}
+
+/** Adds the anchors' own figures to `report` as context rows. */
+export function reportAnchors(report, anchors, concurrency = 16) {
+  report.add("anchor: bare Node HTTP, p50 one request at a time", anchors.http.p50, "ms");
+  report.add("anchor: Node+pg primary-key SELECT, p50 one request at a time", anchors.pg.p50, "ms");
+  report.add(`anchor: Node+pg primary-key SELECT, ${concurrency} callers`, anchors.pg.rps, "req/s");
+}
+
+/**
+ * `bench/anchors.mjs` (the perf benchmark's anchors) when present, else the stand-in with the same
+ * interface, `startAnchors({ databaseUrl })` -> `{ httpUrl, pgUrl, stop() }`.
+ */
+async function loadAnchors() {
+  try {
+    return await import("./anchors.mjs");
+  } catch (error) {
+    if (error?.code !== "ERR_MODULE_NOT_FOUND" || !String(error.message).includes("anchors.mjs")) throw error;
+    return import("./anchors-stand-in.mjs");
+  }
+}
+
+async function measureUrl(agent, url, requests, concurrency, ms) {
+  const call = () => httpJson(agent, "GET", url, "anchor");
+  for (let i = 0; i < 50; i++) await call();
+  const latencies = [];
+  for (let i = 0; i < requests; i++) {
+    const started = performance.now();
+    await call();
+    latencies.push(performance.now() - started);
+  }
+  latencies.sort((a, b) => a - b);
+  const loop = await closedLoop(call, ms, concurrency);
+  return { p50: percentile(latencies, 50), rps: (loop.latencies.length * 1000) / loop.elapsed };
+}
