@@ -1,6 +1,7 @@
 import { conflict, invalidArgument, notFound, quoteValue, rawSql, type UnitOfWork } from "@hangar/shared";
 import type { FsNodeRow } from "./file-records";
-import type { DatasetLookup, FileRepository } from "./file-repositories";
+import type { DatasetLookup, TreeRepository } from "./file-repositories";
+import { isRootParent, planMoves, type NodeMove } from "./move-plan";
 import { baseName, checkRelativePath } from "./paths";
 import { pathPatternFilter } from "./path-filter";
 import type { DataRepositories } from "./repositories";
@@ -18,56 +19,55 @@ async function datasetOf(datasets: DatasetLookup, orgId: string | undefined, dat
   return dataset;
 }
 
-/** One move of a move_nodes batch as requested: the node, its expected type, and its new parent and name (each kept when omitted). */
-export interface NodeMove {
-  nodeId: string;
-  fsType: string;
-  newParentId?: string | undefined;
-  newName?: string | undefined;
-}
-
-/** move_nodes: applies moves in order, all or nothing; returns the files moved, directly or below a moved directory. */
+/**
+ * move_nodes: applies moves in order, all or nothing, as if one by one (each sees the moves before
+ * it); returns the files moved, directly or below a moved directory. The cost does not grow with
+ * the batch beyond its rows: the moved nodes and their parents, then everything below the moved
+ * directories, are read with a query each, the moves are worked out in memory, every destination
+ * is checked with one query, and the new places are written with one statement.
+ */
 export async function moveNodes(uow: UnitOfWork<MoveRepositories>, orgId: string | undefined, datasetId: string, moves: NodeMove[], actor: string): Promise<FsNodeRow[]> {
   if (moves.length === 0) throw invalidArgument("operations", "must list at least one move");
   return uow.transaction(async ({ files, tree, datasets }) => {
     const dataset = await datasetOf(datasets, orgId, datasetId);
     await files.lockAssociation(dataset.datasetId);
-    const moved: FsNodeRow[] = [];
-    for (const [i, op] of moves.entries()) {
-      moved.push(...(await moveOne({ files, tree }, dataset.datasetId, dataset.orgId, op, `operations[${i}]`, actor)));
-    }
-    const ids = [...new Set(moved.filter((n) => n.fsType === "file").map((n) => n.nodeId))];
-    const found = await files.nodesByIds(dataset.orgId, ids);
-    return ids.flatMap((id) => found.get(id) ?? []);
+    const loaded = await loadMoveBatch(tree, dataset, moves);
+    const plan = planMoves(dataset.datasetId, moves, loaded.values());
+    const taken = await files.availableAtPaths(dataset.datasetId, plan.destinations);
+    // Nodes the batch did not load keep their paths, so the store's answer holds for every move.
+    const clash = plan.destinations.find((path) => {
+      const node = taken.get(path);
+      return node !== undefined && !loaded.has(node.nodeId);
+    });
+    if (clash !== undefined) throw conflict(`${quoteValue(clash)} already exists`);
+    if (plan.refusal !== undefined) throw plan.refusal;
+    await tree.relocate(plan.places, actor);
+    const moved = new Map((await tree.byIds(dataset.orgId, plan.fileIds)).map((file) => [file.nodeId, file]));
+    return plan.fileIds.flatMap((id) => moved.get(id) ?? []);
   });
 }
 
-/** Applies one move; returns the moved node and, for a directory, everything below it. */
-async function moveOne({ files, tree }: Pick<MoveRepositories, "files" | "tree">, associationId: string, orgId: string, op: NodeMove, field: string, actor: string): Promise<FsNodeRow[]> {
-  const node = await files.findNode(orgId, op.nodeId);
-  if (!node || node.associationId !== associationId || node.status !== "available") throw invalidArgument(`${field}.node_id`, `node ${quoteValue(op.nodeId)} not found in the dataset`);
-  if (op.fsType && op.fsType !== node.fsType) throw invalidArgument(`${field}.fs_type`, `node ${quoteValue(op.nodeId)} is a ${node.fsType}`);
-  const parent = await newParent(files, orgId, associationId, node, op, field);
-  const name = op.newName === undefined ? node.name : checkRelativePath(op.newName, `${field}.new_name`);
-  if (name.includes("/")) throw invalidArgument(`${field}.new_name`, "must be a single name");
-  const to = parent ? `${parent.relativePath}/${name}` : name;
-  if (to === node.relativePath) return [node];
-  if (node.fsType === "directory" && to.startsWith(`${node.relativePath}/`)) throw invalidArgument(`${field}.new_parent_id`, "cannot move a directory below itself");
-  if (await files.findAvailableAtPath(associationId, to)) throw conflict(`${quoteValue(to)} already exists`);
-  const below = node.fsType === "directory" ? await tree.below(associationId, node.relativePath) : [];
-  if (node.fsType === "directory") await tree.movePrefix(associationId, node.relativePath, to, actor);
-  Object.assign(node, { relativePath: to, name, parentId: parent?.nodeId ?? null, modified: new Date(), modifiedBy: actor });
-  return [node, ...below];
+/**
+ * Reads what a batch of moves needs, a query per kind whatever the batch size: the moved nodes and
+ * the directories named as new parents, the current parents of nodes that keep theirs, and
+ * everything below the moved directories. By id.
+ */
+async function loadMoveBatch(tree: TreeRepository, dataset: { datasetId: string; orgId: string }, moves: NodeMove[]): Promise<Map<string, FsNodeRow>> {
+  const named = moves.flatMap((move) => (move.newParentId === undefined || isRootParent(move.newParentId) ? [move.nodeId] : [move.nodeId, move.newParentId]));
+  const loaded = byId(await tree.byIds(dataset.orgId, [...new Set(named)]));
+  const parentIds = moves.flatMap((move) => (move.newParentId === undefined ? (loaded.get(move.nodeId)?.parentId ?? []) : []));
+  const missing = [...new Set(parentIds)].filter((id) => !loaded.has(id));
+  for (const node of await tree.byIds(dataset.orgId, missing)) loaded.set(node.nodeId, node);
+  const directories = moves.flatMap((move) => {
+    const node = loaded.get(move.nodeId);
+    return node?.fsType === "directory" && node.associationId === dataset.datasetId && node.status === "available" ? [node.relativePath] : [];
+  });
+  for (const node of await tree.subtrees(dataset.datasetId, [...new Set(directories)])) if (!loaded.has(node.nodeId)) loaded.set(node.nodeId, node);
+  return loaded;
 }
 
-async function newParent(files: FileRepository, orgId: string, associationId: string, node: FsNodeRow, op: NodeMove, field: string): Promise<FsNodeRow | null> {
-  if (op.newParentId === undefined) return node.parentId ? files.findNode(orgId, node.parentId) : null;
-  if (op.newParentId === "" || op.newParentId === "/") return null;
-  const parent = await files.findNode(orgId, op.newParentId);
-  if (!parent || parent.associationId !== associationId || parent.fsType !== "directory" || parent.status !== "available") {
-    throw invalidArgument(`${field}.new_parent_id`, `directory ${quoteValue(op.newParentId)} not found in the dataset`);
-  }
-  return parent;
+function byId(nodes: FsNodeRow[]): Map<string, FsNodeRow> {
+  return new Map(nodes.map((node) => [node.nodeId, node]));
 }
 
 /**
