@@ -113,3 +113,17 @@ export interface DatasetLookup {
   /** Which of `datasetIds` are datasets of the org (one query). */
   existingIds(orgId: string, datasetIds: readonly string[]): Promise<Set<string>>;
 }
+
+/** What owns files being deleted (a dataset, device or device type), and who deleted it. */
+export interface RetiredAssociation {
+  associationId: string;
+  associationType: string;
+  orgId: string;
+  requestedBy: string;
+}
+
+/** The deletion record of a files' owner, as the file operations use it (the association deletion repository provides it). */
+export interface AssociationRetirement {
+  /** In the caller's transaction: aborts the owner's open uploads and records its deletion, which hides its files on commit. */
+  retire(association: RetiredAssociation): Promise<void>;
+}

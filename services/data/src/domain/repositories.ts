@@ -1,5 +1,5 @@
 import type { NewEvent } from "@hangar/shared";
-import type { DatasetLookup, FileRepository, FileSearchRepository, TreeRepository, UploadRepository } from "./file-repositories";
+import type { AssociationRetirement, DatasetLookup, FileRepository, FileSearchRepository, TreeRepository, UploadRepository } from "./file-repositories";
 
 /** The outbox: an event recorded here is published after the unit of work commits, never if it rolls back. */
 export interface EventRepository {
@@ -18,4 +18,6 @@ export interface DataRepositories {
   /** The dataset reads of the file operations; the dataset repository satisfies it. */
   datasets: DatasetLookup;
   events: EventRepository;
+  /** The deletion record of the files' owners; the association deletion repository satisfies it. */
+  associationDeletions: AssociationRetirement;
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from "@hangar/shared";
 import type { DataRepositories } from "../domain/repositories";
+import { AssociationDeletionStore } from "./association-deletion-store";
 import { DatasetStore } from "./dataset-store";
 import { EventStore } from "./event-store";
 import { FileSearchStore } from "./file-search-store";
@@ -17,5 +18,6 @@ export function bindDataRepositories(em: EntityManager): DataRepositories {
     fileSearch: new FileSearchStore(em),
     datasets: new DatasetStore(em),
     events: new EventStore(em),
+    associationDeletions: new AssociationDeletionStore(em),
   };
 }
