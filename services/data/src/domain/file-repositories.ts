@@ -88,7 +88,9 @@ export interface UploadRepository {
   items(transactionId: string): Promise<UploadItemRow[]>;
   /** The items of several transactions (one query). */
   itemsOfAll(transactionIds: readonly string[]): Promise<UploadItemRow[]>;
+  /** Adds a transaction, written when the unit of work commits. */
   addTransaction(row: UploadTransactionRow): void;
+  /** Adds a manifest item, written when the unit of work commits. */
   addItem(row: UploadItemRow): void;
 }
 
