@@ -211,6 +211,33 @@ describe("moves", () => {
     expect(await paths(alice.client, ds)).toEqual(["dst/l.txt", "dst/src/a.txt", "dst/src/inner/b.txt"]);
     expectBadRequest(await alice.client.put(`/v1/datasets/${ds}/files/move`, { operations: [{ node_id: dst, new_parent_id: src }] }), "operations[0].new_parent_id");
   });
+
+  test("move_nodes applies its moves in order: a path an earlier move freed can be taken, and a moved directory carries later moves", async () => {
+    const ds = await createDataset(alice.client);
+    await uploadFiles(alice.client, ds, { "a.txt": "a", "b.txt": "b", "src/c.txt": "c", "taken/x.txt": "x" });
+    const dst = (await alice.client.put(`/v1/datasets/${ds}/directory`, { name: "dst" })).body.data.directory_id;
+    const src = (await listing(alice.client, ds, "/")).directories.find((d) => d.name === "src")!.directory_id;
+    const id = async (path: string) => (await alice.client.get(`/v1/files/record/path/${q(path)}/association/${ds}`)).body.data.file_id;
+    const [a, b, c] = [await id("a.txt"), await id("b.txt"), await id("src/c.txt")];
+    const res = await alice.client.put(`/v1/datasets/${ds}/files/move`, {
+      operations: [
+        { node_id: a, fs_type: "file", new_parent_id: dst },
+        { node_id: b, fs_type: "file", new_name: "a.txt" },
+        { node_id: src, fs_type: "directory", new_parent_id: dst },
+        { node_id: c, fs_type: "file", new_name: "d.txt" },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(await paths(alice.client, ds)).toEqual(["a.txt", "dst/a.txt", "dst/src/d.txt", "taken/x.txt"]);
+    const clash = await alice.client.put(`/v1/datasets/${ds}/files/move`, {
+      operations: [
+        { node_id: b, fs_type: "file", new_name: "renamed.txt" },
+        { node_id: c, fs_type: "file", new_parent_id: "/", new_name: "taken" },
+      ],
+    });
+    expect(clash.status).toBe(409);
+    expect(await paths(alice.client, ds)).toEqual(["a.txt", "dst/a.txt", "dst/src/d.txt", "taken/x.txt"]);
+  });
 });
 
 describe("delete_dataset_files", () => {

@@ -1,13 +1,15 @@
-import { startPeriodicTask, type PeriodicTask, type ServiceDefinition } from "@hangar/shared";
+import { ormUnitOfWork, startPeriodicTask, type PeriodicTask, type ServiceDefinition } from "@hangar/shared";
 import { DataService } from "@hangar/shared/proto/data";
 import type { ObjectStore } from "./object-store/object-store";
 import { startAssociationCleanup, type AssociationCleanupOptions } from "./rpc/association-cleanup";
+import { resolveAssociation } from "./rpc/associations";
 import { createDatasetHandlers } from "./rpc/data-service";
 import { createDeviceHandlers } from "./rpc/device-handlers";
 import { createDeviceTypeHandlers } from "./rpc/device-type-handlers";
 import { createDirectoryHandlers } from "./rpc/directory-handlers";
 import { createExportHandlers } from "./rpc/export-handlers";
 import { DEFAULT_EXPORT_RETENTION_MS, sweepExpiredExports } from "./rpc/export-jobs";
+import type { FileHandlerDeps } from "./rpc/file-deps";
 import { createFileHandlers } from "./rpc/file-handlers";
 import { createFileQueryHandlers } from "./rpc/file-query-handlers";
 import { createImportHandlers } from "./rpc/import-handlers";
@@ -18,6 +20,7 @@ import { dataEntities } from "./store/entities";
 import { exportEntities } from "./store/export-entities";
 import { fileEntities } from "./store/file-entities";
 import { dataMigrations } from "./store/migrations";
+import { bindDataRepositories } from "./store/repositories";
 
 export type { AccessMode, ObjectStore, ScopedCredentials, StoreLocation } from "./object-store/object-store";
 export { openObjectStore, type ObjectStoreConfig } from "./object-store/open-object-store";
@@ -46,19 +49,27 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
     name: "data",
     entities: [...dataEntities, ...fileEntities, ...exportEntities, ...deviceEntities],
     migrations: dataMigrations,
-    routes: (router, context) =>
-      router.service(DataService, {
+    routes: (router, context) => {
+      const uow = ormUnitOfWork(context.orm, bindDataRepositories);
+      const files: FileHandlerDeps = {
+        uow,
+        objects: options.objectStore,
+        resolveAssociation: (caller, ref, typeField) => resolveAssociation(context.orm.em.fork(), caller, ref, typeField),
+        eventsWritten: () => context.eventsWritten(),
+      };
+      return router.service(DataService, {
         ...createDatasetHandlers(context, deleted),
-        ...createUploadHandlers(context, options.objectStore),
-        ...createFileHandlers(context, options.objectStore),
-        ...createFileQueryHandlers(context),
-        ...createDirectoryHandlers(context, options.objectStore),
-        ...createMoveHandlers(context, options.objectStore),
-        ...createImportHandlers(context, options.objectStore),
+        ...createUploadHandlers(files),
+        ...createFileHandlers(files),
+        ...createFileQueryHandlers(uow),
+        ...createDirectoryHandlers(files),
+        ...createMoveHandlers(files),
+        ...createImportHandlers(files),
         ...createExportHandlers(context, options.objectStore),
         ...createDeviceHandlers(context, deleted),
         ...createDeviceTypeHandlers(context, deleted),
-      }),
+      });
+    },
     async onStart({ orm, runtime }) {
       exportSweep = startPeriodicTask({
         name: "export sweep",

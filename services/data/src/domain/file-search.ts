@@ -17,8 +17,11 @@ import {
   type QuerySpecInput,
   type SearchPlan,
   type SqlFragment,
+  type UnitOfWork,
 } from "@hangar/shared";
 import { datasetCatalog } from "./dataset-search";
+import type { FsNodeRow } from "./file-records";
+import type { DataRepositories } from "./repositories";
 
 /**
  * The file's own fields, over `fs_nodes f`. `path` and `dataset_id` are the names the client SDK
@@ -112,4 +115,32 @@ function containment(condition: Condition): SqlFragment | undefined {
   if (ref?.kind !== "json" || ref.path.length === 0 || ref.path.some((key) => /^\d+$/.test(key))) return undefined;
   const document = ref.path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), condition.value);
   return sql`(${rawSql(ref.sql)} @> ${JSON.stringify(document)}::jsonb)`;
+}
+
+/** The repositories of the org-wide file search. */
+export type FileSearchRepositories = Pick<DataRepositories, "fileSearch">;
+
+/** One page of query_files; `nextToken(kept)` continues after the first `kept` rows (a response may keep fewer). */
+export interface FileSearchResult {
+  rows: FsNodeRow[];
+  /** The number of matches, or undefined above TOTAL_COUNT_CAP. */
+  total: number | undefined;
+  nextToken(kept: number): string | undefined;
+}
+
+/**
+ * query_files: a page of the org's available files matching a QuerySpecification. Planned before
+ * the org is looked at, so bad input is a 400 for every caller; no readable org finds nothing.
+ */
+export async function searchFiles(uow: UnitOfWork<FileSearchRepositories>, orgId: string | undefined, spec: QuerySpecInput): Promise<FileSearchResult> {
+  const plan = planFileSearch(spec);
+  if (!orgId) return { rows: [], total: 0, nextToken: () => undefined };
+  const { rows, hasMore, cursors, total } = await uow.repositories().fileSearch.search(orgId, plan, TOTAL_COUNT_CAP);
+  return { rows, total, nextToken: (kept) => plan.nextToken(cursors[kept - 1], hasMore || kept < rows.length) };
+}
+
+/** count_files: the number of the org's available files matching a QuerySpecification's condition (0 without a readable org). */
+export async function countFiles(uow: UnitOfWork<FileSearchRepositories>, orgId: string | undefined, spec: QuerySpecInput): Promise<number> {
+  const where = planFileCount(spec);
+  return orgId ? uow.repositories().fileSearch.count(orgId, where) : 0;
 }

@@ -23,9 +23,10 @@ import { AdminService } from "@hangar/shared/proto/admin";
 import { DeviceSchema, type DataService } from "@hangar/shared/proto/data";
 import { applyMetadataChangeset, checkTags } from "../domain/datasets";
 import { checkDeviceId } from "../domain/devices";
+import { disposeFiles } from "../domain/device-files";
 import type { DeviceRow } from "../store/device-entities";
 import { DeviceStore } from "../store/device-store";
-import { disposeFiles } from "./device-files";
+import { bindDataRepositories } from "../store/repositories";
 import { deviceToProto, pageToProto } from "./device-mappers";
 
 type DeviceHandlers = Pick<
@@ -116,7 +117,7 @@ export function createDeviceHandlers(context: ServiceContext, deleted: () => voi
         const store = new DeviceStore(em);
         const row = await load(store, caller, req.deviceId, true);
         const association = { associationId: row.universalDeviceId, associationType: "device", orgId: row.orgId, requestedBy: caller.subject };
-        await disposeFiles(em, association, req.keepConfigurations ? row.orgId : undefined);
+        await disposeFiles(bindDataRepositories(em), association, req.keepConfigurations ? row.orgId : undefined);
         store.remove(row);
         // Last, while the row is locked: a failure leaves the device and its tokens in place, and a
         // token being created waits for this and then finds no device.

@@ -3,9 +3,10 @@ import { callerOf, conflict, memberOrg, newId, notFound, nullableString, planKey
 import { DeviceSchema, DeviceTypeSchema, type DataService } from "@hangar/shared/proto/data";
 import { applyMetadataChangeset, checkTags } from "../domain/datasets";
 import { checkDeviceTypeName } from "../domain/devices";
+import { disposeFiles } from "../domain/device-files";
 import type { DeviceTypeRow } from "../store/device-entities";
 import { DeviceStore, type TypeLock } from "../store/device-store";
-import { disposeFiles } from "./device-files";
+import { bindDataRepositories } from "../store/repositories";
 import { deviceToProto, deviceTypeToProto, pageToProto } from "./device-mappers";
 
 type DeviceTypeHandlers = Pick<
@@ -79,7 +80,7 @@ export function createDeviceTypeHandlers(context: ServiceContext, deleted: () =>
         const row = await load(store, caller, req.deviceTypeId, "update");
         const devices = await store.deviceCount(row.deviceTypeId);
         if (devices > 0) throw conflict(`device type ${quoteValue(row.deviceTypeId)} is the type of ${devices} device(s); change or delete them first`);
-        await disposeFiles(em, { associationId: row.deviceTypeId, associationType: "device_type", orgId: row.orgId, requestedBy: caller.subject });
+        await disposeFiles(bindDataRepositories(em), { associationId: row.deviceTypeId, associationType: "device_type", orgId: row.orgId, requestedBy: caller.subject });
         store.remove(row);
       });
       deleted();

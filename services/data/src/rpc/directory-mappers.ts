@@ -1,7 +1,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { DirectorySchema } from "@hangar/shared/proto/data";
-import type { FsNodeRow } from "../store/file-entities";
+import type { FsNodeRow } from "../domain/file-records";
 
 /** A directory node to its wire record. */
 export function directoryToProto(row: FsNodeRow): MessageInitShape<typeof DirectorySchema> {

@@ -6,18 +6,12 @@ import {
   sql,
   textArrayLiteral,
   type EntityManager,
-  type KeysetPageRows,
   type KeysetSearch,
   type SqlFragment,
 } from "@hangar/shared";
+import type { FileSearchPage, FileSearchRepository } from "../domain/file-repositories";
 import { liveAssociationProbe } from "./deleted-associations";
-import { fsNodeFromRow, type FsNodeRow } from "./file-entities";
-
-/** One page of a file search. */
-export interface FileSearchPage extends KeysetPageRows<FsNodeRow> {
-  /** The number of matches, or undefined when there are more than the count cap. */
-  total: number | undefined;
-}
+import { fsNodeFromRow } from "./file-entities";
 
 // Fields under `dataset.` read the file's dataset. The join is on the dataset's primary key and
 // selects nothing, so PostgreSQL drops it from the plan when the condition and sort do not use it.
@@ -26,8 +20,8 @@ const FILES = rawSql("fs_nodes f left join datasets d on d.dataset_id = f.associ
 /** A condition the planner expects to match this many times the count cap or more is broad. */
 const BROAD_FACTOR = 10;
 
-/** Org-wide searches over available files (query_files, count_files). */
-export class FileSearchStore {
+/** The file search repository: org-wide searches over available files (query_files, count_files). */
+export class FileSearchStore implements FileSearchRepository {
   constructor(readonly em: EntityManager) {}
 
   private readonly execute = (query: SqlFragment): Promise<Record<string, unknown>[]> => this.em.execute(query.sql, [...query.params]);

@@ -13,28 +13,19 @@ import {
   type EntityManager,
   type KeysetPageRows,
   type KeysetSearch,
-  type Orm,
   type SqlFragment,
 } from "@hangar/shared";
 import { ancestorDirectories } from "../domain/paths";
-import {
-  FileVersion,
-  FsNode,
-  UploadItem,
-  UploadTransaction,
-  fsNodeFromRow,
-  newFsNode,
-  type FsNodeRow,
-  type UploadItemRow,
-  type UploadTransactionRow,
-} from "./file-entities";
+import { newFsNode, type FsNodeRow } from "../domain/file-records";
+import type { FileRepository } from "../domain/file-repositories";
+import { FileVersion, FsNode, fsNodeFromRow } from "./file-entities";
 import { keyOfUri } from "../object-store/object-store";
 import { liveAssociation, liveAssociationFilter } from "./deleted-associations";
 
 const FILES = rawSql("fs_nodes f");
 
-/** Reads and writes of files, directories and uploads; the RPC layer never touches the ORM. */
-export class FileStore {
+/** The file repository over MikroORM: files and directories, their versions, and the path lock. */
+export class FileStore implements FileRepository {
   /**
    * Available nodes at paths looked up, prefetched or created in this unit of work, by association
    * and path; null where a lookup found none.
@@ -69,12 +60,12 @@ export class FileStore {
   }
 
   /**
-   * Reads the file at a path without tracking it (the hot path of get_file_by_path): the available
-   * one, else the newest pending one (a file whose first upload is still open).
+   * Reads the file at a path without tracking it (the hot path of get_file_by_path, a prepared
+   * statement): the available one, else the newest pending one (a file whose first upload is still open).
    */
-  static async readByPath(orm: Orm, associationId: string, relativePath: string): Promise<FsNodeRow | null> {
+  async readByPath(associationId: string, relativePath: string): Promise<FsNodeRow | null> {
     const rows = await queryPrepared(
-      orm,
+      { em: this.em },
       `select * from fs_nodes n where association_id = $1 and relative_path = $2 and status in ('available', 'pending') and fs_type = 'file'
        and ${liveAssociation("n").sql} order by status = 'available' desc, created desc, node_id desc limit 1`,
       [associationId, relativePath],
@@ -99,7 +90,7 @@ export class FileStore {
     if (row.status === "available") this.known.set(pathKey(row.associationId, row.relativePath), row);
   }
 
-  remove(row: object): void {
+  remove(row: FsNodeRow): void {
     this.em.remove(row);
   }
 
@@ -139,10 +130,6 @@ export class FileStore {
       [textArrayLiteral(unique)],
     );
     return rows.map((r) => keyOfUri(r.uri));
-  }
-
-  async deleteVersions(fileId: string): Promise<void> {
-    await this.em.nativeDelete(FileVersion, { fileId });
   }
 
   /** Deletes a node and its earlier versions. */
@@ -218,37 +205,6 @@ export class FileStore {
   }
 
   /**
-   * An upload transaction of the org; with `lock` (in a transaction) its row stays locked until
-   * the transaction ends, which orders a completion against a delete of its owner.
-   */
-  transaction(orgId: string, transactionId: string, lock = false): Promise<UploadTransactionRow | null> {
-    return this.em.findOne(UploadTransaction, { transactionId, orgId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
-  }
-
-  /** Transactions of an org by id (one query). */
-  async transactionsByIds(orgId: string, transactionIds: readonly string[]): Promise<Map<string, UploadTransactionRow>> {
-    const rows = transactionIds.length ? await this.em.find(UploadTransaction, { orgId, transactionId: { $in: [...transactionIds] } }) : [];
-    return new Map(rows.map((row) => [row.transactionId, row]));
-  }
-
-  /** The items of several transactions (one query). */
-  itemsOfAll(transactionIds: readonly string[]): Promise<UploadItemRow[]> {
-    return transactionIds.length ? this.em.find(UploadItem, { transactionId: { $in: [...transactionIds] } }) : Promise.resolve([]);
-  }
-
-  items(transactionId: string): Promise<UploadItemRow[]> {
-    return this.em.find(UploadItem, { transactionId }, { orderBy: { relativePath: "asc" } });
-  }
-
-  addTransaction(row: UploadTransactionRow): void {
-    this.em.create(UploadTransaction, row);
-  }
-
-  addItem(row: UploadItemRow): void {
-    this.em.create(UploadItem, row);
-  }
-
-  /**
    * One keyset page of an association's available files and the exact number of matches (one
    * association's files, which the count reads through its index). With `inheritedFrom`
    * (a device's device type) that association's files join in, except where the first has a file
@@ -265,8 +221,10 @@ export class FileStore {
     return { ...keysetPageRows(rows, search.limit, fsNodeFromRow), total: Number(counts[0]!["total"]) };
   }
 
-  flush(): Promise<void> {
-    return this.em.flush();
+  async deviceIds(orgId: string, fileIds: string[]): Promise<string[]> {
+    if (fileIds.length === 0) return [];
+    const rows = await this.em.find(FsNode, { orgId, nodeId: { $in: fileIds }, fsType: "file", deviceId: { $ne: null }, ...liveAssociationFilter() }, { fields: ["deviceId"] });
+    return [...new Set(rows.map((row) => row.deviceId!))].sort();
   }
 }
 

@@ -1,15 +1,15 @@
-import { sql, type SqlFragment } from "@hangar/shared";
-import { fsNodeFromRow, type FsNodeRow } from "./file-entities";
+import { sql, textArrayLiteral, type SqlFragment } from "@hangar/shared";
+import type { FsNodeRow } from "../domain/file-records";
+import type { ChildCursor, NodePlace, TreeRepository } from "../domain/file-repositories";
+import { liveAssociation } from "./deleted-associations";
+import { fsNodeFromRow } from "./file-entities";
 import type { FileStore } from "./file-store";
-
-/** Where a page of directory children ends: the last child's sort key. */
-export type ChildCursor = Pick<FsNodeRow, "fsType" | "name" | "nodeId">;
 
 /**
  * Subtree reads and moves over `fs_nodes`: a node's descendants are the available nodes whose path
  * starts with its path and a slash (the `text_pattern_ops` index serves the prefix match).
  */
-export class TreeStore {
+export class TreeStore implements TreeRepository {
   constructor(private readonly files: FileStore) {}
 
   /** Available nodes below `path` (all when `path` is the root ""), optionally files only, sorted by path. */
@@ -58,6 +58,44 @@ export class TreeStore {
       order by fs_type, name, node_id limit ${limit}`;
     const rows = await this.files.em.execute(query.sql, [...query.params]);
     return rows.map(fsNodeFromRow);
+  }
+
+  /** Nodes of an org by id, untracked (one query), leaving out those whose owner was deleted. */
+  async byIds(orgId: string, nodeIds: readonly string[]): Promise<FsNodeRow[]> {
+    if (nodeIds.length === 0) return [];
+    const rows = await this.files.em.execute(`select * from fs_nodes n where org_id = ? and node_id = any(?::text[]) and ${liveAssociation("n").sql}`, [
+      orgId,
+      textArrayLiteral(nodeIds),
+    ]);
+    return rows.map(fsNodeFromRow);
+  }
+
+  /** The available nodes below any of `paths` (one query; each prefix is read as `below` reads one). */
+  async subtrees(associationId: string, paths: readonly string[]): Promise<FsNodeRow[]> {
+    if (paths.length === 0) return [];
+    const rows = await this.files.em.execute(
+      `select n.* from unnest(?::text[]) as p(prefix)
+       join lateral (select * from fs_nodes where association_id = ? and status = 'available' and starts_with(relative_path, p.prefix || '/')) n on true`,
+      [textArrayLiteral(paths), associationId],
+    );
+    return rows.map(fsNodeFromRow);
+  }
+
+  /** Writes nodes' new places in one statement (an update from arrays), marking them modified now by `actor`. */
+  async relocate(places: readonly NodePlace[], actor: string): Promise<void> {
+    if (places.length === 0) return;
+    await this.files.em.execute(
+      `update fs_nodes n set relative_path = p.path, name = p.name, parent_id = nullif(p.parent_id, ''), modified = now(), modified_by = ?
+       from unnest(?::text[], ?::text[], ?::text[], ?::text[]) as p(node_id, path, name, parent_id) where n.node_id = p.node_id`,
+      [
+        actor,
+        textArrayLiteral(places.map((p) => p.nodeId)),
+        textArrayLiteral(places.map((p) => p.relativePath)),
+        textArrayLiteral(places.map((p) => p.name)),
+        // Node ids are never empty, so '' stands for a null parent (an array literal has no null of its own here).
+        textArrayLiteral(places.map((p) => p.parentId ?? "")),
+      ],
+    );
   }
 
   /** Rewrites the paths below `from` to sit below `to` (after the node at `from` itself moved). */

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Orm } from "./database";
+import type { EntityManager } from "./database";
 
 interface PooledClient {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Record<string, unknown>[] }>;
@@ -10,8 +10,9 @@ interface PooledClient {
  * record by id on every `get`) spend most of their time in the ORM's query building and entity
  * hydration (measured: 470 µs against 140 µs per read); this path skips both and lets PostgreSQL
  * reuse the plan. Placeholders are PostgreSQL's `$1, $2, ...`. Writes keep going through the ORM.
+ * Takes the ORM or an entity manager's holder (`{ em }`), so a store bound to a forked manager can use it.
  */
-export async function queryPrepared(orm: Orm, text: string, values: unknown[]): Promise<Record<string, unknown>[]> {
+export async function queryPrepared(orm: { em: Pick<EntityManager, "getConnection"> }, text: string, values: unknown[]): Promise<Record<string, unknown>[]> {
   const client = orm.em.getConnection().getKnex().client as {
     acquireConnection(): Promise<PooledClient>;
     releaseConnection(connection: PooledClient): Promise<void>;

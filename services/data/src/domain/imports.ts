@@ -1,12 +1,26 @@
 import type { JsonObject } from "@bufbuild/protobuf";
-import { conflict, invalidArgument, newId, notFound, type EntityManager, quoteValue } from "@hangar/shared";
-import type { ImportFileRequest } from "@hangar/shared/proto/data";
-import { checkTags } from "../domain/datasets";
-import { ancestorDirectories, checkRelativePath } from "../domain/paths";
+import { conflict, invalidArgument, newId, notFound, quoteValue, type UnitOfWork } from "@hangar/shared";
 import type { ObjectStore } from "../object-store/object-store";
-import { DatasetStore } from "../store/dataset-store";
-import { newFsNode, type FsNodeRow } from "../store/file-entities";
-import { FileStore } from "../store/file-store";
+import { checkTags } from "./datasets";
+import { newFsNode, type FsNodeRow } from "./file-records";
+import type { FileRepository } from "./file-repositories";
+import { ancestorDirectories, checkRelativePath } from "./paths";
+import type { DataRepositories } from "./repositories";
+
+/** The repositories of imports and links. */
+export type ImportRepositories = Pick<DataRepositories, "files" | "datasets">;
+
+/** An import as requested (import_file, or one entry of import_files). */
+export interface ImportRequest {
+  datasetId: string;
+  relativePath: string;
+  uri: string;
+  size?: bigint | undefined;
+  description?: string | undefined;
+  deviceId?: string | undefined;
+  tags: string[];
+  metadata?: JsonObject | undefined;
+}
 
 /** Most requests one import_files call may carry. */
 export const MAX_IMPORT_BATCH = 500;
@@ -35,7 +49,7 @@ export interface ImportPlan {
  * buckets would need a registered bucket integration, which the platform does not offer yet. The
  * object must exist, and a given `size` must be its size (otherwise the object's size is taken).
  */
-export async function planImport(objects: ObjectStore, orgId: string, req: ImportFileRequest, prefix: string): Promise<ImportPlan> {
+export async function planImport(objects: ObjectStore, orgId: string, req: ImportRequest, prefix: string): Promise<ImportPlan> {
   const plan = checkImportFields(objects.location.bucket, orgId, req, prefix);
   const key = plan.uri.slice(`s3://${objects.location.bucket}/`.length);
   const head = await objects.head(key);
@@ -47,7 +61,7 @@ export async function planImport(objects: ObjectStore, orgId: string, req: Impor
 }
 
 /** Plans a batch: every request is checked before anything is written; the first failure wins. */
-export async function planImports(objects: ObjectStore, orgId: string, requests: ImportFileRequest[]): Promise<ImportPlan[]> {
+export async function planImports(objects: ObjectStore, orgId: string, requests: ImportRequest[]): Promise<ImportPlan[]> {
   if (requests.length === 0) throw invalidArgument("requests", "must list at least one import");
   if (requests.length > MAX_IMPORT_BATCH) throw invalidArgument("requests", `must list at most ${MAX_IMPORT_BATCH} imports`);
   requests.forEach((req, i) => checkImportFields(objects.location.bucket, orgId, req, `requests[${i}].`));
@@ -60,7 +74,7 @@ export async function planImports(objects: ObjectStore, orgId: string, requests:
   return plans;
 }
 
-function checkImportFields(bucket: string, orgId: string, req: ImportFileRequest, prefix: string): Omit<ImportPlan, "size"> {
+function checkImportFields(bucket: string, orgId: string, req: ImportRequest, prefix: string): Omit<ImportPlan, "size"> {
   if (req.datasetId === "") throw invalidArgument(`${prefix}dataset_id`, "is required");
   return {
     prefix,
@@ -91,7 +105,7 @@ function checkImportUri(uri: string, bucket: string, orgId: string, field: strin
 }
 
 /** Two requests of a batch may not name the same file: which one should win would be a guess. */
-function checkDistinctPaths(requests: ImportFileRequest[]): void {
+function checkDistinctPaths(requests: ImportRequest[]): void {
   const seen = new Map<string, number>();
   requests.forEach((req, i) => {
     const id = `${req.datasetId}\0${checkRelativePath(req.relativePath, `requests[${i}].relative_path`)}`;
@@ -105,10 +119,8 @@ function checkDistinctPaths(requests: ImportFileRequest[]): void {
  * Writes planned imports in one transaction (all or nothing), in request order. The datasets must
  * be the org's; their paths are locked (in a fixed order, so concurrent batches cannot deadlock).
  */
-export async function applyImports(em: EntityManager, orgId: string, plans: ImportPlan[], actor: string): Promise<FsNodeRow[]> {
-  return em.transactional(async (tx) => {
-    const store = new FileStore(tx);
-    const datasets = new DatasetStore(tx);
+export async function applyImports(uow: UnitOfWork<ImportRepositories>, orgId: string, plans: ImportPlan[], actor: string): Promise<FsNodeRow[]> {
+  return uow.transaction(async ({ files: store, datasets }) => {
     const datasetIds = [...new Set(plans.map((p) => p.datasetId))].sort();
     const found = await datasets.existingIds(orgId, datasetIds);
     const missing = plans.find((plan) => !found.has(plan.datasetId));
@@ -129,7 +141,7 @@ export async function applyImports(em: EntityManager, orgId: string, plans: Impo
  * earlier state kept as a snapshot); otherwise a new available file is created. Given description,
  * device id, tags and metadata replace the file's; omitted ones keep what an existing file had.
  */
-async function applyImport(store: FileStore, orgId: string, plan: ImportPlan, actor: string, now: Date): Promise<FsNodeRow> {
+async function applyImport(store: FileRepository, orgId: string, plan: ImportPlan, actor: string, now: Date): Promise<FsNodeRow> {
   const field = `${plan.prefix}relative_path`;
   const existing = await store.nodeAtPath(plan.datasetId, plan.path);
   if (existing?.fsType === "directory") throw conflict(`${field}: ${quoteValue(plan.path)} is a directory`);
@@ -152,7 +164,7 @@ async function applyImport(store: FileStore, orgId: string, plan: ImportPlan, ac
 }
 
 /** Refuses a path below a file (`a.txt/b`): a file cannot hold children. */
-export async function checkAncestors(store: FileStore, associationId: string, path: string, field: string): Promise<void> {
+async function checkAncestors(store: FileRepository, associationId: string, path: string, field: string): Promise<void> {
   for (const dir of ancestorDirectories(path)) {
     const node = await store.nodeAtPath(associationId, dir);
     if (node?.fsType === "file") throw conflict(`${field}: ${quoteValue(dir)} is a file, so ${quoteValue(path)} cannot be created below it`);
@@ -160,7 +172,7 @@ export async function checkAncestors(store: FileStore, associationId: string, pa
 }
 
 /** A new available file at `path` of a dataset, version 1, before its content (uri, size) is set. */
-export function newFileNode(orgId: string, datasetId: string, path: string, actor: string, now: Date): FsNodeRow {
+function newFileNode(orgId: string, datasetId: string, path: string, actor: string, now: Date): FsNodeRow {
   return newFsNode({
     nodeId: newId("fl"),
     orgId,
@@ -173,4 +185,69 @@ export function newFileNode(orgId: string, datasetId: string, path: string, acto
     created: now,
     createdBy: actor,
   });
+}
+
+/** A link as requested: the dataset to add the file to, the file (and version) it points at, and an optional path. */
+export interface FileLink {
+  associationId: string;
+  targetFileId: string;
+  targetVersion?: bigint | undefined;
+  relativePath?: string | undefined;
+}
+
+/**
+ * link_file: adds a file to a dataset that points at a version of another file of the org: the
+ * same object and size, and the same storage type, description, device, tags, metadata and
+ * origination (a link reads as a copy made without copying bytes). It is a file of its own:
+ * version 1, not yet ingested, and later changes to either file leave the other alone. The path
+ * defaults to the target's path; a taken path is a 409. One transaction.
+ */
+export async function linkFile(uow: UnitOfWork<ImportRepositories>, orgId: string, link: FileLink, actor: string): Promise<FsNodeRow> {
+  return uow.transaction(async ({ files, datasets }) => {
+    const dataset = await datasets.find(orgId, link.associationId);
+    if (!dataset) throw notFound("dataset", link.associationId);
+    const target = await linkTarget(files, orgId, link);
+    const path = link.relativePath === undefined ? target.relativePath : checkRelativePath(link.relativePath, "relative_path");
+    await files.lockAssociation(dataset.datasetId);
+    if (await files.findAvailableAtPath(dataset.datasetId, path)) throw conflict(`relative_path: ${quoteValue(path)} already exists`);
+    await checkAncestors(files, dataset.datasetId, path, "relative_path");
+    const now = new Date();
+    const file: FsNodeRow = {
+      ...newFileNode(orgId, dataset.datasetId, path, actor, now),
+      uri: target.uri,
+      size: target.size,
+      storageType: target.storageType,
+      description: target.description,
+      deviceId: target.deviceId,
+      tags: [...target.tags],
+      metadata: { ...target.metadata },
+      origination: target.origination,
+    };
+    file.parentId = await files.ensureParents(file, actor, now);
+    files.addNode(file);
+    return file;
+  });
+}
+
+/** The version a link points at: the target's current one, or an earlier snapshot. */
+async function linkTarget(files: FileRepository, orgId: string, link: FileLink): Promise<FsNodeRow> {
+  if (link.targetFileId === "") throw invalidArgument("target_file_id", "is required");
+  const file = await files.findNode(orgId, link.targetFileId);
+  if (!file || file.fsType !== "file") throw notFound("file", link.targetFileId);
+  if (link.targetVersion === undefined || String(link.targetVersion) === file.version) {
+    if (file.status !== "available" || !file.uri) throw invalidArgument("target_file_id", `file ${quoteValue(link.targetFileId)} is still being uploaded`);
+    return file;
+  }
+  const earlier = await files.version(file.nodeId, link.targetVersion);
+  if (!earlier?.uri) throw notFound("file version", `${file.nodeId}@${link.targetVersion}`);
+  return earlier;
+}
+
+/** Most file ids one file_device_ids call may name. */
+export const MAX_DEVICE_ID_FILES = 1000;
+
+/** file_device_ids: the sorted, distinct devices the org's files among `fileIds` came from (none without a readable org). */
+export async function fileDeviceIds(uow: UnitOfWork<ImportRepositories>, orgId: string | undefined, fileIds: string[]): Promise<string[]> {
+  if (!orgId || fileIds.length === 0) return [];
+  return uow.repositories().files.deviceIds(orgId, fileIds);
 }

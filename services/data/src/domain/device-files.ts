@@ -1,7 +1,9 @@
-import { conflict, type EntityManager, quoteValue } from "@hangar/shared";
-import { AssociationDeletionStore, type DeletedAssociation } from "../store/association-deletion-store";
-import { FileStore } from "../store/file-store";
-import { TreeStore } from "../store/tree-store";
+import { conflict, quoteValue } from "@hangar/shared";
+import type { RetiredAssociation } from "./file-repositories";
+import type { DataRepositories } from "./repositories";
+
+/** The repositories the disposal of a deleted owner's files needs. */
+export type DisposalRepositories = Pick<DataRepositories, "associationDeletions" | "files" | "tree">;
 
 /**
  * Disposes of the files of a device or device type that is being deleted, in the caller's
@@ -10,14 +12,13 @@ import { TreeStore } from "../store/tree-store";
  * With `keepIn` the available files and directories first move to the root of that org, where a
  * path taken by something else is a 409 and nothing moves; only pending files then stay behind.
  */
-export async function disposeFiles(em: EntityManager, association: DeletedAssociation, keepIn?: string): Promise<void> {
+export async function disposeFiles(repositories: DisposalRepositories, association: RetiredAssociation, keepIn?: string): Promise<void> {
   // First: it takes the device's path lock after its update of the open uploads' rows, the order
   // a completing upload takes them in; the move then holds both path locks.
-  await new AssociationDeletionStore(em).retire(association);
+  await repositories.associationDeletions.retire(association);
   if (keepIn === undefined) return;
-  const files = new FileStore(em);
-  await files.lockAssociation(keepIn);
+  await repositories.files.lockAssociation(keepIn);
   const to = { associationId: keepIn, associationType: "org" };
-  const { clash } = await new TreeStore(files).moveAssociation(association.associationId, to, association.requestedBy);
+  const { clash } = await repositories.tree.moveAssociation(association.associationId, to, association.requestedBy);
   if (clash !== null) throw conflict(`keep_configurations: ${quoteValue(clash)} already exists at the root of org ${quoteValue(keepIn)}`);
 }
