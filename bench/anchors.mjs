@@ -83,19 +83,19 @@ export async function startBenchPlatform(env = {}) {
 const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
 /**
- * CPU time (ms) the benchmark's own processes have consumed so far, by part: the platform's
- * gateway thread (MainThread), services thread (WorkerThread) and helper threads (V8's GC and
- * compiler workers, libuv's pool); each anchor (`anchor:<kind>`, whole process); the platform's
+ * CPU time (ms) the benchmark's own processes have consumed so far, by part: the platform's main
+ * thread (`platform`: the gateway and, in the embedded default, the services), its worker threads
+ * if any (`workers`) and its helper threads (V8's GC and compiler workers, libuv's pool); each anchor (`anchor:<kind>`, whole process); the platform's
  * PostgreSQL (its postmaster and every process forked from it, found by pid, not by name, so other
  * servers on the machine do not count); and this process, the load generator (`client`). Linux
  * only: read from /proc. Subtract two snapshots with `cpuPerRequest`.
  */
 export function ownCpuSnapshot({ platformPid, postmasterPid, anchors = [] }) {
-  const split = { gateway: 0, services: 0, helpers: 0, postgres: 0, client: 0 };
+  const split = { platform: 0, workers: 0, helpers: 0, postgres: 0, client: 0 };
   for (const tid of readdirSync(`/proc/${platformPid}/task`)) {
     const stat = readStat(`/proc/${platformPid}/task/${tid}/stat`);
     if (!stat) continue;
-    const part = stat.name === "MainThread" ? "gateway" : stat.name === "WorkerThread" ? "services" : "helpers";
+    const part = stat.name === "MainThread" ? "platform" : stat.name === "WorkerThread" ? "workers" : "helpers";
     split[part] += stat.ticks;
   }
   for (const anchor of anchors) split[`anchor:${anchor.kind}`] = readStat(`/proc/${anchor.pid}/stat`)?.ticks ?? 0;

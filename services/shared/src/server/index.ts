@@ -6,3 +6,4 @@ export * from "./periodic-task";
 export * from "./grpc-message";
 export * from "./startup-failure";
 export * from "./health";
+export * from "./in-process-endpoint";

@@ -8,7 +8,9 @@ import { isDatabaseUnavailable } from "../db";
 import { capMessage } from "../errors";
 import { enforceLimits } from "../limits";
 import { extractTraceContext, tracer, type Logger } from "../telemetry";
-import { MAX_REQUEST_BYTES, recordingRouter, serveUnaryGrpc, type UnaryMethods } from "./unary-grpc";
+import { createInProcessEndpoint, type InProcessEndpoint } from "./in-process-endpoint";
+import { MAX_REQUEST_BYTES, recordingRouter, type UnaryMethods } from "./unary-call";
+import { serveUnaryGrpc } from "./unary-grpc";
 import { serveUniversal, type UniversalHandlers } from "./universal-stream";
 
 /**
@@ -55,6 +57,11 @@ export interface RpcServer {
   port: number;
   /** `http://host:port`, the base URL for clients. */
   url: string;
+  /**
+   * The same unary methods, interceptors, deadlines and cancellation without a socket, for a caller
+   * in this thread (the embedded platform's gateway): no HTTP/2 framing, no loopback hop.
+   */
+  inProcess: InProcessEndpoint;
   close(): Promise<void>;
 }
 
@@ -90,9 +97,11 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     sessions.add(session);
     session.once("close", () => sessions.delete(session));
   });
+  const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`;
   return {
     port,
-    url: `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`,
+    url,
+    inProcess: createInProcessEndpoint(url, unary, interceptors),
     close: () =>
       new Promise<void>((resolve) => {
         for (const session of sessions) session.close();
