@@ -1,7 +1,11 @@
 // The anchors' figures, measured the way each benchmark measures its own, in the same run.
 import http from "node:http";
+import { createRequire } from "node:module";
+import { startAnchor } from "./anchors.mjs";
 import { closedLoop, httpJson, percentile } from "./lib.mjs";
 import { sized } from "./report.mjs";
+
+const pg = createRequire(import.meta.url)("pg");
 
 /**
  * Starts the bare Node HTTP and Node+pg anchors against `databaseUrl` (the platform's own
@@ -11,14 +15,26 @@ import { sized } from "./report.mjs";
  * says what the platform costs above one round trip (http) or one indexed row (pg).
  */
 export async function measureAnchors(databaseUrl, { requests = sized(500, 100), concurrency = 16, ms = sized(3_000, 1_000) } = {}) {
-  const { startAnchors } = await loadAnchors();
-  const anchors = await startAnchors({ databaseUrl });
+  const datasetId = await someDatasetId(databaseUrl);
+  const [plain, pg] = await Promise.all([startAnchor("http", { body: '{"data":{}}' }), startAnchor("pg", { databaseUrl })]);
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   try {
-    return { http: await measureUrl(agent, anchors.httpUrl, requests, concurrency, ms), pg: await measureUrl(agent, anchors.pgUrl, requests, concurrency, ms) };
+    return { http: await measureUrl(agent, plain.url, requests, concurrency, ms), pg: await measureUrl(agent, `${pg.url}/${datasetId}`, requests, concurrency, ms) };
   } finally {
     agent.destroy();
-    await anchors.stop();
+    await Promise.all([plain.stop(), pg.stop()]);
+  }
+}
+
+/** A dataset row the Node+pg anchor reads by primary key (the benchmarks create datasets first). */
+async function someDatasetId(databaseUrl) {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  try {
+    const found = await pool.query("select dataset_id from data.datasets order by dataset_id limit 1");
+    if (found.rows.length === 0) throw new Error("the anchors need a dataset: create one before measuring them");
+    return found.rows[0].dataset_id;
+  } finally {
+    await pool.end();
   }
 }
 
@@ -27,19 +43,6 @@ export function reportAnchors(report, anchors, concurrency = 16) {
   report.add("anchor: bare Node HTTP, p50 one request at a time", anchors.http.p50, "ms");
   report.add("anchor: Node+pg primary-key SELECT, p50 one request at a time", anchors.pg.p50, "ms");
   report.add(`anchor: Node+pg primary-key SELECT, ${concurrency} callers`, anchors.pg.rps, "req/s");
-}
-
-/**
- * `bench/anchors.mjs` (the perf benchmark's anchors) when present, else the stand-in with the same
- * interface, `startAnchors({ databaseUrl })` -> `{ httpUrl, pgUrl, stop() }`.
- */
-async function loadAnchors() {
-  try {
-    return await import("./anchors.mjs");
-  } catch (error) {
-    if (error?.code !== "ERR_MODULE_NOT_FOUND" || !String(error.message).includes("anchors.mjs")) throw error;
-    return import("./anchors-stand-in.mjs");
-  }
 }
 
 async function measureUrl(agent, url, requests, concurrency, ms) {

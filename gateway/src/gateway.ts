@@ -15,7 +15,7 @@ import { healthEndpoints, type HealthEndpoint } from "./health";
 import { buildRouteTable, type Route } from "./routes";
 import { buildRequest, readBody } from "./transcode-request";
 import { writeResponse } from "./transcode-response";
-import { createUpstreams, SERVICES } from "./upstreams";
+import { createUpstreams, SERVICES, type Upstream } from "./upstreams";
 import type { Router } from "./pattern";
 
 /** Options of the gateway. */
@@ -23,8 +23,11 @@ export interface GatewayOptions {
   /** HTTP port; 0 picks a free one. */
   port: number;
   host?: string;
-  /** Base URL of each service's RPC port. */
-  upstreams: Record<ServiceName, string>;
+  /**
+   * Each service's RPC base URL, or its in-process endpoint when it runs in this thread (the
+   * embedded default): the same calls without the loopback hop.
+   */
+  upstreams: Record<ServiceName, Upstream>;
   internalAuthSecret: string;
   authCacheTtlMs: number;
   /** Error bodies carry stack traces only in development. */

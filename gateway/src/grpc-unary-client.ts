@@ -31,7 +31,7 @@ export interface GrpcUnaryClient {
 const REQUESTS_PER_CONNECTION = 10_000;
 
 /** Largest response the gateway accepts from a service (the gRPC default). */
-const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 /**
  * The gateway's gRPC client: unary calls over one HTTP/2 connection per service, reopened when it
@@ -59,7 +59,7 @@ export function createGrpcUnaryClient(baseUrl: string, connection: SessionOption
         [":method", "POST"],
         [":scheme", "http"],
         [":authority", target.host],
-        [":path", pathOf(method)],
+        [":path", methodPath(method)],
         ["content-type", "application/grpc+proto"],
         ["te", "trailers"],
         ["grpc-timeout", `${Math.max(1, Math.ceil(options.timeoutMs))}m`],
@@ -91,7 +91,7 @@ function openSocket(target: URL): Duplex {
 const paths = new WeakMap<DescMethodUnary, string>();
 
 /** The HTTP/2 path of a method, `/<package>.<Service>/<Method>`, built once per method. */
-function pathOf(method: DescMethodUnary): string {
+export function methodPath(method: DescMethodUnary): string {
   let path = paths.get(method);
   if (path === undefined) paths.set(method, (path = `/${method.parent.typeName}/${method.name}`));
   return path;

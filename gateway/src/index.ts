@@ -1,3 +1,3 @@
 export { startGateway, type Gateway, type GatewayOptions } from "./gateway";
 export { buildRouteTable, type Route } from "./routes";
-export { SERVICES } from "./upstreams";
+export { SERVICES, type Upstream } from "./upstreams";

@@ -2,17 +2,28 @@ import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { computeOptionsFromConfig } from "@hangar/compute";
-import { startGateway } from "@hangar/gateway";
+import { openObjectStore } from "@hangar/data";
 import { startRunner, type Runner } from "@hangar/runner";
-import { createLogger, exitOnStartupFailure, initTelemetry, loadConfig, type EmbeddedRunner, type Logger } from "@hangar/shared";
+import {
+  createInProcessTransport,
+  createKafkaTransport,
+  createLogger,
+  exitOnStartupFailure,
+  initTelemetry,
+  loadConfig,
+  type EmbeddedRunner,
+  type Logger,
+} from "@hangar/shared";
 import { startEmbeddedPostgres } from "./embedded-postgres";
-import { gatewayOptions } from "./platform";
-import { startServicesInWorker } from "./services-in-worker";
+import { startPlatform } from "./platform";
 
 /**
- * The embedded default: the whole platform in one process on one machine, the gateway on the main
- * thread and the services on a worker thread. PostgreSQL is embedded unless DATABASE_URL is set;
- * events travel in process unless KAFKA_BROKERS is set.
+ * The embedded default: the whole platform in one process on one machine, the gateway and the
+ * services on one thread, the gateway calling the services in process (`startPlatform`).
+ * PostgreSQL is embedded unless DATABASE_URL is set; events travel in process unless KAFKA_BROKERS
+ * is set. One thread, measured (`npm run bench`, README "Benchmarks"): with the services on a
+ * worker thread behind gRPC over loopback the machine spent more CPU per request on the hop than
+ * the second thread gave back on two cores shared with PostgreSQL.
  */
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -24,39 +35,40 @@ async function main(): Promise<void> {
     : await startEmbeddedPostgres({ dataDir: path.join(config.dataDir, "postgres"), port: config.embeddedPostgresPort, logger });
   // One process: the signing key never leaves it, so a fresh one per start is enough.
   const internalAuthSecret = config.internalAuthSecret ?? randomBytes(32).toString("hex");
-  const services = await startServicesInWorker({
+  const transport = config.kafkaBrokers.length
+    ? createKafkaTransport({ brokers: config.kafkaBrokers, clientId: "hangar", logger })
+    : createInProcessTransport();
+  const objectStore = await openObjectStore({ s3: config.s3, dataDir: config.dataDir, port: config.objectStorePort });
+  const platform = await startPlatform({
+    objectStore,
     databaseUrl: config.databaseUrl ?? postgres!.url,
+    transport,
     internalAuthSecret,
-    ...(config.bootstrapToken ? { bootstrapToken: config.bootstrapToken } : {}),
-    kafkaBrokers: config.kafkaBrokers,
-    logLevel: config.logLevel,
-    objectStore: { s3: config.s3, dataDir: config.dataDir, port: config.objectStorePort },
-    compute: computeOptionsFromConfig(config),
-    exportRetentionMs: config.exportRetentionHours * 3_600_000,
-  });
-  const platformOptions = {
     port: config.port,
     host: config.host,
-    internalAuthSecret,
+    ...(config.bootstrapToken ? { bootstrapToken: config.bootstrapToken } : {}),
     authCacheTtlMs: config.authCacheTtlMs,
     development: config.development,
     logger,
-  };
-  const gateway = await startGateway(gatewayOptions(platformOptions, services.urls));
-  logger.info({ services: services.urls }, "services listening");
+    compute: computeOptionsFromConfig(config),
+    data: { exportRetentionMs: config.exportRetentionHours * 3_600_000 },
+  });
+  const urls = Object.fromEntries(Object.values(platform.services).map((service) => [service.name, service.url]));
+  logger.info({ services: urls }, "services listening");
   const runner = await startEmbeddedRunner(config.runner, {
-    computeUrl: services.urls.compute,
-    gatewayUrl: gateway.url,
+    computeUrl: platform.services.compute.url,
+    gatewayUrl: platform.gateway.url,
     internalAuthSecret,
     workDir: path.join(config.dataDir, "runner"),
     logger,
   });
-  printBanner(gateway.url, services.objectStoreEndpoint, services.bootstrap);
+  printBanner(platform.gateway.url, objectStore.location.endpoint, platform.bootstrap);
   const shutdown = async () => {
     logger.info("shutting down");
     await runner?.stop();
-    await gateway.close();
-    await services.close();
+    await platform.close();
+    await transport.close();
+    await objectStore.close();
     await postgres?.stop();
     process.exit(0);
   };

@@ -2,9 +2,9 @@ import { adminService, type BootstrapResult } from "@hangar/admin";
 import { assistantService } from "@hangar/assistant";
 import { computeService, type ComputeServiceOptions } from "@hangar/compute";
 import { dataService, type DataServiceOptions, type ObjectStore } from "@hangar/data";
-import { startGateway, type Gateway, type GatewayOptions } from "@hangar/gateway";
+import { startGateway, type Gateway, type GatewayOptions, type Upstream } from "@hangar/gateway";
 import { registryService } from "@hangar/registry";
-import { runService, type EventTransport, type Logger, type RunningService, type ServiceName } from "@hangar/shared";
+import { runService, type EventTransport, type InProcessEndpoint, type Logger, type RunningService, type ServiceName } from "@hangar/shared";
 
 /** What the single-process platform needs. */
 export interface PlatformOptions {
@@ -42,6 +42,8 @@ export interface StartedServices {
   services: Record<ServiceName, RunningService>;
   bootstrap: BootstrapResult | undefined;
   urls: Record<ServiceName, string>;
+  /** Each service's RPCs for callers in this thread. */
+  inProcess: Record<ServiceName, InProcessEndpoint>;
   close(): Promise<void>;
 }
 
@@ -78,6 +80,7 @@ export async function startServices(options: Omit<PlatformOptions, "port" | "hos
   return {
     services: Object.fromEntries(started.map((s) => [s.name, s])) as Record<ServiceName, RunningService>,
     urls: Object.fromEntries(started.map((s) => [s.name, s.url])) as Record<ServiceName, string>,
+    inProcess: Object.fromEntries(started.map((s) => [s.name, s.inProcess])) as Record<ServiceName, InProcessEndpoint>,
     bootstrap,
     async close() {
       for (const service of [...started].reverse()) await service.close();
@@ -86,13 +89,15 @@ export async function startServices(options: Omit<PlatformOptions, "port" | "hos
 }
 
 /**
- * Starts the five services and the gateway in front of them, all in this thread. The end-to-end
- * tests run the platform this way (and reach into the services); the RPC boundaries are exercised
- * exactly as in a distributed deployment.
+ * Starts the five services and the gateway in front of them, all in this thread, as `npm start`
+ * does; the end-to-end tests run the platform this way (and reach into the services). The gateway
+ * calls the services through their in-process endpoints (protobuf-encoded, through the services'
+ * own interceptors, deadlines and cancellation); their RPC ports serve everyone else (the runner,
+ * peer services, direct gRPC clients).
  */
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
   const started = await startServices(options);
-  const gateway = await startGateway(gatewayOptions(options, started.urls));
+  const gateway = await startGateway(gatewayOptions(options, started.inProcess));
   return {
     gateway,
     services: started.services,
@@ -104,15 +109,15 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   };
 }
 
-/** The gateway's options for a platform whose services listen at `urls`. */
+/** The gateway's options for a platform whose services it reaches at `upstreams`. */
 export function gatewayOptions(
   options: Pick<PlatformOptions, "port" | "host" | "internalAuthSecret" | "authCacheTtlMs" | "development" | "logger" | "onServed">,
-  urls: Record<ServiceName, string>,
+  upstreams: Record<ServiceName, Upstream>,
 ): GatewayOptions {
   return {
     port: options.port,
     ...(options.host ? { host: options.host } : {}),
-    upstreams: urls,
+    upstreams,
     internalAuthSecret: options.internalAuthSecret,
     authCacheTtlMs: options.authCacheTtlMs,
     development: options.development,

@@ -8,3 +8,4 @@ export * from "./startup-failure";
 export * from "./health";
 export * from "./grpc-health";
 export * from "./grpc-reflection";
+export * from "./in-process-endpoint";

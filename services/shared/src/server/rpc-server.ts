@@ -11,7 +11,9 @@ import { extractTraceContext, tracer, type Logger } from "../telemetry";
 import { Health } from "../gen/grpc/health/v1/health_pb";
 import { registerGrpcHealth } from "./grpc-health";
 import { registerGrpcReflection } from "./grpc-reflection";
-import { MAX_REQUEST_BYTES, recordingRouter, serveUnaryGrpc, type UnaryMethods } from "./unary-grpc";
+import { createInProcessEndpoint, type InProcessEndpoint } from "./in-process-endpoint";
+import { MAX_REQUEST_BYTES, recordingRouter, type UnaryMethods } from "./unary-call";
+import { serveUnaryGrpc } from "./unary-grpc";
 import { serveUniversal, type UniversalHandlers } from "./universal-stream";
 
 /**
@@ -70,6 +72,11 @@ export interface RpcServer {
   port: number;
   /** `http://host:port`, the base URL for clients. */
   url: string;
+  /**
+   * The same unary methods, interceptors, deadlines and cancellation without a socket, for a caller
+   * in this thread (the embedded platform's gateway): no HTTP/2 framing, no loopback hop.
+   */
+  inProcess: InProcessEndpoint;
   close(): Promise<void>;
 }
 
@@ -111,9 +118,11 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     sessions.add(session);
     session.once("close", () => sessions.delete(session));
   });
+  const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`;
   return {
     port,
-    url: `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`,
+    url,
+    inProcess: createInProcessEndpoint(url, unary, interceptors, readMaxBytes),
     close: () =>
       new Promise<void>((resolve) => {
         for (const session of sessions) session.close();

@@ -5,6 +5,7 @@ import { openDatabase, type Orm } from "../db";
 import { eventEntities, eventTablesMigration, startConsumer, startOutboxRelay, type EventHandler, type EventTransport, type OutboxRelay, type RunningConsumer } from "../events";
 import type { Logger } from "../telemetry";
 import { COMPONENT_READY, createDatabaseCheck, registerHealth } from "./health";
+import type { InProcessEndpoint } from "./in-process-endpoint";
 import { startRpcServer } from "./rpc-server";
 import type { ServiceLocator } from "./service-client";
 
@@ -54,6 +55,8 @@ export interface RunningService {
   name: ServiceName;
   url: string;
   port: number;
+  /** The service's RPCs for a caller in this thread (`RpcServer.inProcess`). */
+  inProcess: InProcessEndpoint;
   orm: Orm;
   /** The service's outbox relay (tests pause it to stage failures between publish and mark). */
   relay: OutboxRelay;
@@ -100,6 +103,7 @@ export async function runService(definition: ServiceDefinition, runtime: Service
     name: definition.name,
     url: server.url,
     port: server.port,
+    inProcess: server.inProcess,
     orm,
     relay,
     async close() {

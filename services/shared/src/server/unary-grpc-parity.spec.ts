@@ -6,7 +6,7 @@ import { DataService, GetDatasetRequestSchema, GetDatasetResponseSchema } from "
 import { signPrincipal, type Principal } from "../auth";
 import { createLogger } from "../telemetry";
 import { startRpcServer, type RpcServer } from "./rpc-server";
-import { MAX_REQUEST_BYTES } from "./unary-grpc";
+import { MAX_REQUEST_BYTES } from "./unary-call";
 
 // The unary gRPC fast path must be indistinguishable from Connect's gRPC handler, which it stands in
 // for: a table of cases in the spirit of the Connect conformance suite (success, errors with
