@@ -27,6 +27,29 @@ export interface DeletionQueue {
   finish(associationId: string): Promise<void>;
 }
 
+/** What owns the files being deleted (a dataset, device or device type), and who deleted it. */
+export interface DeletedAssociation {
+  associationId: string;
+  associationType: string;
+  orgId: string;
+  requestedBy: string;
+}
+
+/** The deletions of what owns files: recorded by the deleting transaction, worked through by the cleanup. */
+export interface AssociationDeletionRepository extends DeletionQueue {
+  /**
+   * In the deleting transaction: aborts the association's open uploads and records the deletion,
+   * which hides all its files from every read on commit and queues them for the cleanup. Waits for
+   * writes holding the association's path lock; recording twice is harmless.
+   */
+  retire(association: DeletedAssociation): Promise<void>;
+  /**
+   * Moves the available files and directories of an association to the root of an org, under the
+   * org's path lock. Returns the first path already taken there (then nothing moves), else null.
+   */
+  moveToOrgRoot(associationId: string, orgId: string, actor: string): Promise<string | null>;
+}
+
 /** Where the bytes are: deleting absent keys is not an error, which makes a repeated step harmless. */
 export interface ObjectDeleter {
   deleteObjects(keys: string[]): Promise<void>;

@@ -1,6 +1,6 @@
 import { invalidArgument, notFound, readableOrg, requireOrg, type EntityManager, type Principal, quoteValue } from "@hangar/shared";
 import { DatasetStore } from "../store/dataset-store";
-import { DeviceStore } from "../store/device-store";
+import { DeviceStore, DeviceTypeStore } from "../store/device-store";
 
 /** What files can belong to: a dataset, an org itself, a device or a device type. */
 export type AssociationType = "dataset" | "org" | "device" | "device_type";
@@ -79,7 +79,7 @@ export async function resolveAssociation(em: EntityManager, caller: Principal, r
       return { orgId: device.orgId, associationId: device.universalDeviceId, associationType: "device", deviceTypeId: device.deviceTypeId };
     }
     case "device_type": {
-      const deviceType = orgId && id ? await new DeviceStore(em).findType(orgId, id) : null;
+      const deviceType = orgId && id ? await new DeviceTypeStore(em).find(orgId, id) : null;
       if (!deviceType) throw notFound("device type", id);
       return { orgId: deviceType.orgId, associationId: deviceType.deviceTypeId, associationType: "device_type", deviceTypeId: null };
     }

@@ -25,7 +25,7 @@ import { checkDatasetName, checkRelationTuple, checkTags, datasetObject, groupPe
 import { planDatasetSearch, whereOf } from "../domain/dataset-search";
 import { AssociationDeletionStore } from "../store/association-deletion-store";
 import { DatasetStore } from "../store/dataset-store";
-import type { DatasetRow } from "../store/entities";
+import type { DatasetRecord } from "../domain/datasets";
 import { datasetToProto } from "./mappers";
 
 type DatasetHandlers = Pick<
@@ -47,7 +47,7 @@ type DatasetHandlers = Pick<
  */
 export function createDatasetHandlers(context: ServiceContext, deleted: () => void): DatasetHandlers {
   const store = () => new DatasetStore(context.orm.em.fork());
-  const load = async (s: DatasetStore, caller: Principal, datasetId: string, lock = false): Promise<DatasetRow> => {
+  const load = async (s: DatasetStore, caller: Principal, datasetId: string, lock = false): Promise<DatasetRecord> => {
     const orgId = readableOrg(caller);
     const row = orgId ? await s.find(orgId, datasetId, lock) : null;
     if (!row) throw notFound("dataset", datasetId);
@@ -193,7 +193,7 @@ function matchQueryOf(req: CreateDatasetIfNotExistsRequest): { text: string; fie
 }
 
 /** Builds a new dataset row from a create request, validating it. */
-function newDataset(caller: Principal, req: CreateDatasetRequest, fieldPrefix: string): DatasetRow {
+function newDataset(caller: Principal, req: CreateDatasetRequest, fieldPrefix: string): DatasetRecord {
   const orgId = requireOrg(caller);
   const now = new Date();
   return {
@@ -213,7 +213,7 @@ function newDataset(caller: Principal, req: CreateDatasetRequest, fieldPrefix: s
   };
 }
 
-function emitDatasetChanged(s: DatasetStore, row: DatasetRow, change: DatasetChange, actor: string): void {
+function emitDatasetChanged(s: DatasetStore, row: DatasetRecord, change: DatasetChange, actor: string): void {
   const payload = toBinary(
     DatasetChangedSchema,
     create(DatasetChangedSchema, { orgId: row.orgId, datasetId: row.datasetId, change, occurred: timestampNow(), actor }),
@@ -221,7 +221,7 @@ function emitDatasetChanged(s: DatasetStore, row: DatasetRow, change: DatasetCha
   recordEvent(s.em, { topic: TOPICS.datasetChanged, key: row.datasetId, payload });
 }
 
-async function permissionsOf(s: DatasetStore, row: DatasetRow) {
+async function permissionsOf(s: DatasetStore, row: DatasetRecord) {
   const stored = await s.relations(row.datasetId);
   const obj = datasetObject(row.datasetId);
   return {

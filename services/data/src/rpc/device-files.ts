@@ -1,5 +1,6 @@
 import { conflict, type EntityManager, quoteValue } from "@hangar/shared";
-import { AssociationDeletionStore, type DeletedAssociation } from "../store/association-deletion-store";
+import type { DeletedAssociation } from "../domain/association-cleanup";
+import { AssociationDeletionStore } from "../store/association-deletion-store";
 import { FileStore } from "../store/file-store";
 import { TreeStore } from "../store/tree-store";
 

@@ -23,8 +23,8 @@ import { AdminService } from "@hangar/shared/proto/admin";
 import { DeviceSchema, type DataService } from "@hangar/shared/proto/data";
 import { applyMetadataChangeset, checkTags } from "../domain/datasets";
 import { checkDeviceId } from "../domain/devices";
-import type { DeviceRow } from "../store/device-entities";
-import { DeviceStore } from "../store/device-store";
+import type { DeviceRecord } from "../domain/devices";
+import { DeviceStore, DeviceTypeStore } from "../store/device-store";
 import { disposeFiles } from "./device-files";
 import { deviceToProto, pageToProto } from "./device-mappers";
 
@@ -53,9 +53,9 @@ export function createDeviceHandlers(context: ServiceContext, deleted: () => voi
     locate: context.runtime.locate,
     internalAuthSecret: context.runtime.internalAuthSecret,
   });
-  const load = async (store: DeviceStore, caller: Principal, deviceId: string, lock = false): Promise<DeviceRow> => {
+  const load = async (store: DeviceStore, caller: Principal, deviceId: string, lock = false): Promise<DeviceRecord> => {
     const orgId = readableOrg(caller);
-    const row = orgId ? await store.findDevice(orgId, deviceId, lock) : null;
+    const row = orgId ? await store.find(orgId, deviceId, lock) : null;
     if (!row) throw notFound("device", deviceId);
     return row;
   };
@@ -70,7 +70,7 @@ export function createDeviceHandlers(context: ServiceContext, deleted: () => voi
         const store = new DeviceStore(em);
         const deviceTypeId = req.deviceTypeId === undefined ? null : await usableType(store, orgId, req.deviceTypeId);
         const now = new Date();
-        const device: DeviceRow = {
+        const device: DeviceRecord = {
           universalDeviceId: newId("dv"),
           orgId,
           deviceId,
@@ -83,7 +83,7 @@ export function createDeviceHandlers(context: ServiceContext, deleted: () => voi
           modified: now,
           modifiedBy: caller.subject,
         };
-        if (!(await store.insertDevice(device))) throw conflict(`device_id: a device ${quoteValue(deviceId)} already exists in org ${quoteValue(orgId)}`);
+        if (!(await store.insert(device))) throw conflict(`device_id: a device ${quoteValue(deviceId)} already exists in org ${quoteValue(orgId)}`);
         return device;
       });
       return { device: deviceToProto(row) };
@@ -129,7 +129,7 @@ export function createDeviceHandlers(context: ServiceContext, deleted: () => voi
     async listOrgDevices(req, ctx) {
       const orgId = memberOrg(callerOf(ctx), req.orgId);
       const page = planKeysetPage(req.pageSize, req.pageToken, `devices:${orgId}`);
-      return pageToProto(await fork().listDevices({ orgId }, page), page, DeviceSchema, deviceToProto);
+      return pageToProto(await fork().list({ orgId }, page), page, DeviceSchema, deviceToProto);
     },
 
     async listDeviceTokens(req, ctx) {
@@ -166,7 +166,7 @@ export function createDeviceHandlers(context: ServiceContext, deleted: () => voi
  */
 async function usableType(store: DeviceStore, orgId: string, deviceTypeId: string): Promise<string> {
   if (deviceTypeId === "") throw invalidArgument("device_type_id", "must be a device type id or null");
-  const type = await store.findType(orgId, deviceTypeId, "share");
+  const type = await new DeviceTypeStore(store.em).find(orgId, deviceTypeId, "share");
   if (!type) throw notFound("device type", deviceTypeId);
   return type.deviceTypeId;
 }

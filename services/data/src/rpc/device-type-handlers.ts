@@ -2,9 +2,9 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import { callerOf, conflict, memberOrg, newId, notFound, nullableString, planKeysetPage, readableOrg, requireOrg, type Principal, type ServiceContext, quoteValue } from "@hangar/shared";
 import { DeviceSchema, DeviceTypeSchema, type DataService } from "@hangar/shared/proto/data";
 import { applyMetadataChangeset, checkTags } from "../domain/datasets";
-import { checkDeviceTypeName } from "../domain/devices";
-import type { DeviceTypeRow } from "../store/device-entities";
-import { DeviceStore, type TypeLock } from "../store/device-store";
+import { checkDeviceTypeName, type TypeLock } from "../domain/devices";
+import type { DeviceTypeRecord } from "../domain/devices";
+import { DeviceStore, DeviceTypeStore } from "../store/device-store";
 import { disposeFiles } from "./device-files";
 import { deviceToProto, deviceTypeToProto, pageToProto } from "./device-mappers";
 
@@ -20,19 +20,19 @@ type DeviceTypeHandlers = Pick<
  */
 export function createDeviceTypeHandlers(context: ServiceContext, deleted: () => void): DeviceTypeHandlers {
   const fork = () => new DeviceStore(context.orm.em.fork());
-  const load = async (store: DeviceStore, caller: Principal, deviceTypeId: string, lock?: TypeLock): Promise<DeviceTypeRow> => {
+  const load = async (store: DeviceStore, caller: Principal, deviceTypeId: string, lock?: TypeLock): Promise<DeviceTypeRecord> => {
     const orgId = readableOrg(caller);
-    const row = orgId ? await store.findType(orgId, deviceTypeId, lock) : null;
+    const row = orgId ? await new DeviceTypeStore(store.em).find(orgId, deviceTypeId, lock) : null;
     if (!row) throw notFound("device type", deviceTypeId);
     return row;
   };
-  const withCount = async (store: DeviceStore, row: DeviceTypeRow) => ({ deviceType: deviceTypeToProto(row, await store.deviceCount(row.deviceTypeId)) });
+  const withCount = async (store: DeviceStore, row: DeviceTypeRecord) => ({ deviceType: deviceTypeToProto(row, await store.countOfType(row.deviceTypeId)) });
 
   return {
     async createDeviceType(req, ctx) {
       const caller = callerOf(ctx);
       const now = new Date();
-      const row: DeviceTypeRow = {
+      const row: DeviceTypeRecord = {
         deviceTypeId: newId("dt"),
         orgId: requireOrg(caller),
         name: checkDeviceTypeName(req.name),
@@ -45,8 +45,8 @@ export function createDeviceTypeHandlers(context: ServiceContext, deleted: () =>
         modifiedBy: caller.subject,
       };
       const store = fork();
-      store.addType(row);
-      await store.flush();
+      new DeviceTypeStore(store.em).add(row);
+      await store.em.flush();
       return { deviceType: deviceTypeToProto(row, 0) };
     },
 
@@ -77,10 +77,10 @@ export function createDeviceTypeHandlers(context: ServiceContext, deleted: () =>
         const store = new DeviceStore(em);
         // Locked first: a device taking the type on meanwhile waits, then finds it gone.
         const row = await load(store, caller, req.deviceTypeId, "update");
-        const devices = await store.deviceCount(row.deviceTypeId);
+        const devices = await store.countOfType(row.deviceTypeId);
         if (devices > 0) throw conflict(`device type ${quoteValue(row.deviceTypeId)} is the type of ${devices} device(s); change or delete them first`);
         await disposeFiles(em, { associationId: row.deviceTypeId, associationType: "device_type", orgId: row.orgId, requestedBy: caller.subject });
-        store.remove(row);
+        new DeviceTypeStore(em).remove(row);
       });
       deleted();
       return {};
@@ -90,13 +90,13 @@ export function createDeviceTypeHandlers(context: ServiceContext, deleted: () =>
       const store = fork();
       const row = await load(store, callerOf(ctx), req.deviceTypeId);
       const page = planKeysetPage(req.pageSize, req.pageToken, `device-type:${row.deviceTypeId}`);
-      return pageToProto(await store.listDevices({ deviceTypeId: row.deviceTypeId }, page), page, DeviceSchema, deviceToProto);
+      return pageToProto(await store.list({ deviceTypeId: row.deviceTypeId }, page), page, DeviceSchema, deviceToProto);
     },
 
     async listDeviceTypes(req, ctx) {
       const orgId = memberOrg(callerOf(ctx), req.orgId);
       const page = planKeysetPage(req.pageSize, req.pageToken, `device-types:${orgId}`);
-      return pageToProto(await fork().listTypes(orgId, page), page, DeviceTypeSchema, ({ type, deviceCount }) => deviceTypeToProto(type, deviceCount));
+      return pageToProto(await new DeviceTypeStore(context.orm.em.fork()).list(orgId, page), page, DeviceTypeSchema, ({ type, deviceCount }) => deviceTypeToProto(type, deviceCount));
     },
   };
 }

@@ -3,9 +3,8 @@ import { callerOf, invalidArgument, newId, notFound, readableOrg, type ServiceCo
 import type { DataService } from "@hangar/shared/proto/data";
 import type { ArchiveEntry } from "../archive";
 import { keyOfUri, type ObjectStore } from "../object-store/object-store";
-import type { ExportJobRow } from "../store/export-entities";
+import type { ExportedNode, ExportJobRecord } from "../domain/exports";
 import { ExportStore } from "../store/export-store";
-import type { FsNodeRow } from "../store/file-entities";
 import { INTERRUPTED_ERROR, STALE_AFTER_MS, startExportJob } from "./export-jobs";
 import { CREDENTIALS_TTL_SECONDS } from "./uploads";
 
@@ -32,7 +31,7 @@ export function createExportHandlers(context: ServiceContext, objects: ObjectSto
       const entries = await exportEntries(store, orgId, req.nodeIds);
       const exportJobId = newId("ex");
       const now = new Date();
-      const job: ExportJobRow = {
+      const job: ExportJobRecord = {
         exportJobId,
         orgId,
         status: "pending",
@@ -77,7 +76,7 @@ export function createExportHandlers(context: ServiceContext, objects: ObjectSto
  * process: it is recorded failed here (the check runs on every read, so no replica has to sweep at
  * start, and replicas cannot fail each other's live jobs).
  */
-async function currentJob(store: ExportStore, orgId: string, exportJobId: string): Promise<ExportJobRow | null> {
+async function currentJob(store: ExportStore, orgId: string, exportJobId: string): Promise<ExportJobRecord | null> {
   const job = await store.find(orgId, exportJobId);
   if (!job || job.status === "completed" || job.status === "failed") return job;
   const before = new Date(Date.now() - STALE_AFTER_MS);
@@ -97,7 +96,7 @@ async function exportEntries(store: ExportStore, orgId: string, nodeIds: string[
   if (nodeIds.length > MAX_EXPORT_NODES) throw invalidArgument("node_ids", `must name at most ${MAX_EXPORT_NODES} files or directories`);
   const found = orgId === "" ? [] : await store.nodes(orgId, nodeIds);
   const byId = new Map(found.map((node) => [node.nodeId, node]));
-  const files = new Map<string, FsNodeRow>();
+  const files = new Map<string, ExportedNode>();
   for (const [i, id] of nodeIds.entries()) {
     const node = byId.get(id);
     if (!node) throw invalidArgument(`node_ids[${i}]`, `file or directory ${quoteValue(id)} not found`);
@@ -105,7 +104,7 @@ async function exportEntries(store: ExportStore, orgId: string, nodeIds: string[
     for (const file of below) files.set(file.nodeId, file);
   }
   const datasets = new Set([...files.values()].map((file) => file.associationId));
-  const name = (file: FsNodeRow) => (datasets.size > 1 ? `${file.associationId}/${file.relativePath}` : file.relativePath);
+  const name = (file: ExportedNode) => (datasets.size > 1 ? `${file.associationId}/${file.relativePath}` : file.relativePath);
   return [...files.values()]
     .map((file) => ({ name: name(file), key: keyOfUri(file.uri!), size: Number(file.size), modified: file.modified }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

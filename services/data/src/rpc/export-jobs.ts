@@ -1,7 +1,7 @@
 import type { Logger, Orm } from "@hangar/shared";
 import { zipArchive, type ArchiveEntry } from "../archive";
 import type { ObjectStore } from "../object-store/object-store";
-import type { ExportJobRow } from "../store/export-entities";
+import type { ExportJobRecord } from "../domain/exports";
 import { ExportStore } from "../store/export-store";
 
 /** How often a running export writes its progress (and so shows it is alive). */
@@ -49,14 +49,14 @@ export interface ExportDeps {
  * Builds a job's archive in the background of the service process: the caller already has its job
  * id. Every failure ends up on the job (`failed` with the error); nothing is thrown to the caller.
  */
-export function startExportJob(deps: ExportDeps, job: ExportJobRow, entries: ArchiveEntry[]): void {
+export function startExportJob(deps: ExportDeps, job: ExportJobRecord, entries: ArchiveEntry[]): void {
   runExportJob(deps, job, entries).catch((error: unknown) => {
     deps.logger.error({ err: error, exportJobId: job.exportJobId }, "export job could not record its outcome");
   });
 }
 
-async function runExportJob(deps: ExportDeps, job: ExportJobRow, entries: ArchiveEntry[]): Promise<void> {
-  const write = (changes: Partial<ExportJobRow>) => new ExportStore(deps.orm.em.fork()).updateUnfinished(job.exportJobId, changes);
+async function runExportJob(deps: ExportDeps, job: ExportJobRecord, entries: ArchiveEntry[]): Promise<void> {
+  const write = (changes: Partial<ExportJobRecord>) => new ExportStore(deps.orm.em.fork()).updateUnfinished(job.exportJobId, changes);
   let bytes = 0;
   await write({ status: "running", heartbeat: new Date() });
   const reporter = startProgressReporter(() => write({ bytesUploaded: String(bytes), heartbeat: new Date() }), deps.logger);

@@ -1,0 +1,24 @@
+import type { NewEvent } from "@hangar/shared";
+import type { AssociationDeletionRepository } from "./association-cleanup";
+import type { DatasetRepository } from "./datasets";
+import type { DeviceRepository, DeviceTypeRepository } from "./devices";
+import type { ExportRepository } from "./exports";
+
+/** The outbox: an event recorded here commits or rolls back with the state change it describes. */
+export interface EventRepository {
+  record(event: NewEvent): void;
+}
+
+/**
+ * Every repository of the data service, as one unit of work binds them to one entity manager
+ * (store/repositories.ts). Use cases name the members they need with `Pick`, so their unit specs
+ * fake only those.
+ */
+export interface DataRepositories {
+  datasets: DatasetRepository;
+  devices: DeviceRepository;
+  deviceTypes: DeviceTypeRepository;
+  associationDeletions: AssociationDeletionRepository;
+  exports: ExportRepository;
+  events: EventRepository;
+}

@@ -1,0 +1,21 @@
+import { recordEvent, type EntityManager } from "@hangar/shared";
+import type { DataRepositories } from "../domain/repositories";
+import { AssociationDeletionStore } from "./association-deletion-store";
+import { DatasetStore } from "./dataset-store";
+import { DeviceStore, DeviceTypeStore } from "./device-store";
+import { ExportStore } from "./export-store";
+
+/**
+ * The data service's repositories over one entity manager: what `ormUnitOfWork` binds for each
+ * request or transaction (see the service's index.ts). Construction is cheap; nothing is read here.
+ */
+export function bindDataRepositories(em: EntityManager): DataRepositories {
+  return {
+    datasets: new DatasetStore(em),
+    devices: new DeviceStore(em),
+    deviceTypes: new DeviceTypeStore(em),
+    associationDeletions: new AssociationDeletionStore(em),
+    exports: new ExportStore(em),
+    events: { record: (event) => void recordEvent(em, event) },
+  };
+}
