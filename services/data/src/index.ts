@@ -1,5 +1,6 @@
-import { startPeriodicTask, type PeriodicTask, type ServiceDefinition } from "@hangar/shared";
+import { ormUnitOfWork, startPeriodicTask, type Orm, type PeriodicTask, type ServiceDefinition, type UnitOfWork } from "@hangar/shared";
 import { DataService } from "@hangar/shared/proto/data";
+import type { DataRepositories } from "./domain/repositories";
 import type { ObjectStore } from "./object-store/object-store";
 import { startAssociationCleanup, type AssociationCleanupOptions } from "./rpc/association-cleanup";
 import { createDatasetHandlers } from "./rpc/data-service";
@@ -18,6 +19,7 @@ import { dataEntities } from "./store/entities";
 import { exportEntities } from "./store/export-entities";
 import { fileEntities } from "./store/file-entities";
 import { dataMigrations } from "./store/migrations";
+import { bindDataRepositories } from "./store/repositories";
 
 export type { AccessMode, ObjectStore, ScopedCredentials, StoreLocation } from "./object-store/object-store";
 export { openObjectStore, type ObjectStoreConfig } from "./object-store/open-object-store";
@@ -42,13 +44,16 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
   let cleanup: PeriodicTask | undefined;
   // Deletions commit in the RPCs, which start after onStart: by then the cleanup exists.
   const deleted = () => cleanup?.wake();
+  // The one unit of work of the service, over the database it is given at start (onStart, then routes).
+  let uow: UnitOfWork<DataRepositories> | undefined;
+  const unitOfWork = (orm: Orm) => (uow ??= ormUnitOfWork(orm, bindDataRepositories));
   return {
     name: "data",
     entities: [...dataEntities, ...fileEntities, ...exportEntities, ...deviceEntities],
     migrations: dataMigrations,
     routes: (router, context) =>
       router.service(DataService, {
-        ...createDatasetHandlers(context, deleted),
+        ...createDatasetHandlers({ uow: unitOfWork(context.orm), eventsWritten: context.eventsWritten, deleted }),
         ...createUploadHandlers(context, options.objectStore),
         ...createFileHandlers(context, options.objectStore),
         ...createFileQueryHandlers(context),

@@ -64,26 +64,12 @@ export interface DatasetRepository {
   metadataKeys(orgId: string): Promise<string[]>;
 }
 
-/** A dataset name must be shorter than this (spec: under 120 characters). */
-export const MAX_DATASET_NAME_LENGTH = 120;
-
 /** Relations a dataset permission tuple may name, and what each grants. */
 export const DATASET_RELATIONS: Record<string, string[]> = {
   owner: ["read", "write", "delete", "share"],
   editor: ["read", "write"],
   viewer: ["read"],
 };
-
-/** Validates a dataset name from a request. */
-export function checkDatasetName(name: string | null | undefined, field = "name"): string | null {
-  if (name === undefined || name === null) return null;
-  // Characters are code points, as clients count them: `length` would count an emoji twice.
-  const length = [...name].length;
-  if (length >= MAX_DATASET_NAME_LENGTH) {
-    throw invalidArgument(field, `must be under ${MAX_DATASET_NAME_LENGTH} characters (got ${length})`);
-  }
-  return name;
-}
 
 /** Validates tags from a request: non-empty strings, duplicates dropped. */
 export function checkTags(tags: readonly string[], field = "tags"): string[] {
