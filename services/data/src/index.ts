@@ -61,8 +61,8 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         ...createMoveHandlers(context, options.objectStore),
         ...createImportHandlers(context, options.objectStore),
         ...createExportHandlers(context, options.objectStore),
-        ...createDeviceHandlers(context, deleted),
-        ...createDeviceTypeHandlers(context, deleted),
+        ...createDeviceHandlers({ uow: unitOfWork(context.orm), runtime: context.runtime, deleted }),
+        ...createDeviceTypeHandlers({ uow: unitOfWork(context.orm), deleted }),
       }),
     async onStart({ orm, runtime }) {
       exportSweep = startPeriodicTask({

@@ -1,7 +1,6 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { badRequest, callerOf, fitPage, nullableString, readableOrg, requireOrg, type Principal, type UnitOfWork } from "@hangar/shared";
+import { badRequest, callerOf, fitPage, nullableString, type UnitOfWork } from "@hangar/shared";
 import { DatasetSchema, type CreateDatasetIfNotExistsRequest, type CreateDatasetRequest, type DataService } from "@hangar/shared/proto/data";
-import type { Actor, OrgActor } from "../domain/actor";
 import {
   createDataset,
   createDatasetIfNotExists,
@@ -15,6 +14,7 @@ import {
   type DatasetRepositories,
   type NewDataset,
 } from "../domain/dataset-use-cases";
+import { readerOf, writerOf } from "./actors";
 import { datasetToProto } from "./mappers";
 
 type DatasetHandlers = Pick<
@@ -43,17 +43,17 @@ export interface DatasetHandlerDeps {
 export function createDatasetHandlers({ uow, eventsWritten, deleted }: DatasetHandlerDeps): DatasetHandlers {
   return {
     async createDataset(req, ctx) {
-      const record = await createDataset(uow, writer(callerOf(ctx)), newDatasetOf(req, ""));
+      const record = await createDataset(uow, writerOf(callerOf(ctx)), newDatasetOf(req, ""));
       eventsWritten();
       return { dataset: datasetToProto(record) };
     },
 
     async getDataset(req, ctx) {
-      return { dataset: datasetToProto(await getDataset(uow, reader(callerOf(ctx)), req.datasetId)) };
+      return { dataset: datasetToProto(await getDataset(uow, readerOf(callerOf(ctx)), req.datasetId)) };
     },
 
     async updateDataset(req, ctx) {
-      const actor = reader(callerOf(ctx));
+      const actor = readerOf(callerOf(ctx));
       const record = await updateDataset(uow, actor, req.datasetId, {
         name: nullableString(req.name, "name"),
         description: nullableString(req.description, "description"),
@@ -66,30 +66,30 @@ export function createDatasetHandlers({ uow, eventsWritten, deleted }: DatasetHa
     },
 
     async deleteDataset(req, ctx) {
-      await deleteDataset(uow, reader(callerOf(ctx)), req.datasetId);
+      await deleteDataset(uow, readerOf(callerOf(ctx)), req.datasetId);
       eventsWritten();
       deleted();
       return {};
     },
 
     async getDatasetPermissions(req, ctx) {
-      return { permissions: await getDatasetPermissions(uow, reader(callerOf(ctx)), req.datasetId) };
+      return { permissions: await getDatasetPermissions(uow, readerOf(callerOf(ctx)), req.datasetId) };
     },
 
     async updateDatasetPermissions(req, ctx) {
-      return { permissions: await updateDatasetPermissions(uow, reader(callerOf(ctx)), req.datasetId, req) };
+      return { permissions: await updateDatasetPermissions(uow, readerOf(callerOf(ctx)), req.datasetId, req) };
     },
 
     async createDatasetIfNotExists(req, ctx) {
       const caller = callerOf(ctx);
       const query = matchQueryOf(req);
-      const { record, created } = await createDatasetIfNotExists(uow, writer(caller), query, newDatasetOf(req.createRequest!, "create_request."));
+      const { record, created } = await createDatasetIfNotExists(uow, writerOf(caller), query, newDatasetOf(req.createRequest!, "create_request."));
       if (created) eventsWritten();
       return { dataset: datasetToProto(record) };
     },
 
     async queryDatasets(req, ctx) {
-      const found = await searchDatasets(uow, reader(callerOf(ctx)), req.query ?? {});
+      const found = await searchDatasets(uow, readerOf(callerOf(ctx)), req.query ?? {});
       if (!found) return { items: [], totalCount: 0n };
       const { plan, page } = found;
       const items = fitPage(DatasetSchema, page.rows.map(datasetToProto));
@@ -99,19 +99,9 @@ export function createDatasetHandlers({ uow, eventsWritten, deleted }: DatasetHa
     },
 
     async listDatasetMetadataKeys(_req, ctx) {
-      return { keys: await datasetMetadataKeys(uow, reader(callerOf(ctx))) };
+      return { keys: await datasetMetadataKeys(uow, readerOf(callerOf(ctx))) };
     },
   };
-}
-
-/** The caller reading: the org whose datasets it may read (none: every lookup is a 404). */
-function reader(caller: Principal): Actor {
-  return { orgId: readableOrg(caller), subject: caller.subject };
-}
-
-/** The caller creating: the org it acts in (a 400 or 403 when it acts in none). */
-function writer(caller: Principal): OrgActor {
-  return { orgId: requireOrg(caller), subject: caller.subject };
 }
 
 /**

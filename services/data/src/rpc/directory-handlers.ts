@@ -21,7 +21,8 @@ import type { ObjectStore } from "../object-store/object-store";
 import type { FsNodeRow } from "../store/file-entities";
 import { FileStore } from "../store/file-store";
 import { TreeStore, type ChildCursor } from "../store/tree-store";
-import { resolveAssociation, routeAssociation, type ResolvedAssociation, type RoutedRequest } from "./associations";
+import { resolveAssociation, routeAssociation, type ResolvedAssociation, type RoutedRequest } from "../domain/associations";
+import { bindDataRepositories } from "../store/repositories";
 import { directoryToProto } from "./directory-mappers";
 import { fileToProto } from "./file-mappers";
 
@@ -41,7 +42,7 @@ export function createDirectoryHandlers(context: ServiceContext, objects: Object
   const fork = () => new FileStore(context.orm.em.fork());
   /** The association a request names (dataset route or association route), checked to be usable by the caller. */
   const association = (store: FileStore, caller: Principal, req: RoutedRequest): Promise<ResolvedAssociation> =>
-    resolveAssociation(store.em, caller, routeAssociation(req), "association_type");
+    resolveAssociation(bindDataRepositories(store.em), caller, routeAssociation(req), "association_type");
   const directoryAt = async (store: FileStore, associationId: string, path: string, field: string): Promise<FsNodeRow | null> => {
     if (path === "") return null;
     const node = await store.findAvailableAtPath(associationId, path);

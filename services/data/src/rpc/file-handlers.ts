@@ -31,7 +31,8 @@ import { keyOfUri, type ObjectStore } from "../object-store/object-store";
 import type { FsNodeRow } from "../store/file-entities";
 import { FileStore } from "../store/file-store";
 import { pathPatternFilter } from "../store/path-filter";
-import { associationTypeOf, resolveAssociation, routeAssociation } from "./associations";
+import { associationTypeOf, resolveAssociation, routeAssociation } from "../domain/associations";
+import { bindDataRepositories } from "../store/repositories";
 import { fileToProto } from "./file-mappers";
 import { CREDENTIALS_TTL_SECONDS } from "./uploads";
 
@@ -77,7 +78,7 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
       const path = checkRelativePath(req.urlQuotedFilePath, "url_quoted_file_path");
       // Files are stored under a device's universal id: a device named by its device_id is looked up first.
       const byDevice = associationTypeOf(req, "association_type") === "device";
-      const associationId = byDevice ? (await resolveAssociation(fork().em, caller, req, "association_type")).associationId : req.associationId;
+      const associationId = byDevice ? (await resolveAssociation(bindDataRepositories(fork().em), caller, req, "association_type")).associationId : req.associationId;
       const file = await FileStore.readByPath(context.orm, associationId, path);
       if (!file || file.orgId !== orgId) throw notFound("file", `${req.associationId}:${path}`);
       return { file: fileToProto(await atVersion(fork(), file, req.versionId)) };
@@ -142,7 +143,7 @@ export function createFileHandlers(context: ServiceContext, objects: ObjectStore
         throw badRequest("include_inherited: only a device's files can include inherited ones");
       }
       const store = fork();
-      const target = await resolveAssociation(store.em, callerOf(ctx), ref, "association_type");
+      const target = await resolveAssociation(bindDataRepositories(store.em), callerOf(ctx), ref, "association_type");
       const inherited = req.includeInherited ? target.deviceTypeId : null;
       const limit = resolveLimit(req.limit, "limit");
       const sortBy = req.sortBy ?? "relative_path";

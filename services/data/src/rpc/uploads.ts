@@ -7,7 +7,8 @@ import { checkRelativePath } from "../domain/paths";
 import { s3Uri, type ObjectStore } from "../object-store/object-store";
 import { newFsNode, type FsNodeRow, type UploadItemRow, type UploadTransactionRow } from "../store/file-entities";
 import { FileStore } from "../store/file-store";
-import { resolveAssociation, type ResolvedAssociation } from "./associations";
+import { resolveAssociation, type ResolvedAssociation } from "../domain/associations";
+import { bindDataRepositories } from "../store/repositories";
 
 /** How long upload and download credentials live (the wire needs at least 15 minutes). */
 export const CREDENTIALS_TTL_SECONDS = 3600;
@@ -20,7 +21,7 @@ export async function uploadTarget(
   field: string,
 ): Promise<ResolvedAssociation> {
   if (!association) throw invalidArgument(field, "is required");
-  return resolveAssociation(store.em, caller, association, `${field}.association_type`);
+  return resolveAssociation(bindDataRepositories(store.em), caller, association, `${field}.association_type`);
 }
 
 /** Opens a transaction for a manifest: pending files for new paths, next versions for existing ones. */
