@@ -1,14 +1,14 @@
 import { ormUnitOfWork, startPeriodicTask, type Orm, type PeriodicTask, type ServiceDefinition, type UnitOfWork } from "@hangar/shared";
 import { DataService } from "@hangar/shared/proto/data";
+import { startAssociationCleanup, type AssociationCleanupOptions } from "./domain/association-cleanup";
+import { DEFAULT_EXPORT_RETENTION_MS, sweepExpiredExports } from "./domain/export-jobs";
 import type { DataRepositories } from "./domain/repositories";
-import type { ObjectStore } from "./object-store/object-store";
-import { startAssociationCleanup, type AssociationCleanupOptions } from "./rpc/association-cleanup";
+import { s3Uri, type ObjectStore } from "./object-store/object-store";
 import { createDatasetHandlers } from "./rpc/data-service";
 import { createDeviceHandlers } from "./rpc/device-handlers";
 import { createDeviceTypeHandlers } from "./rpc/device-type-handlers";
 import { createDirectoryHandlers } from "./rpc/directory-handlers";
 import { createExportHandlers } from "./rpc/export-handlers";
-import { DEFAULT_EXPORT_RETENTION_MS, sweepExpiredExports } from "./rpc/export-jobs";
 import { createFileHandlers } from "./rpc/file-handlers";
 import { createFileQueryHandlers } from "./rpc/file-query-handlers";
 import { createImportHandlers } from "./rpc/import-handlers";
@@ -23,7 +23,7 @@ import { bindDataRepositories } from "./store/repositories";
 
 export type { AccessMode, ObjectStore, ScopedCredentials, StoreLocation } from "./object-store/object-store";
 export { openObjectStore, type ObjectStoreConfig } from "./object-store/open-object-store";
-export type { AssociationCleanupOptions } from "./rpc/association-cleanup";
+export type { AssociationCleanupOptions } from "./domain/association-cleanup";
 
 /** What the data service needs besides its database. */
 export interface DataServiceOptions {
@@ -60,7 +60,7 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         ...createDirectoryHandlers(context, options.objectStore),
         ...createMoveHandlers(context, options.objectStore),
         ...createImportHandlers(context, options.objectStore),
-        ...createExportHandlers(context, options.objectStore),
+        ...createExportHandlers({ uow: unitOfWork(context.orm), objects: options.objectStore, logger: context.runtime.logger }),
         ...createDeviceHandlers({ uow: unitOfWork(context.orm), runtime: context.runtime, deleted }),
         ...createDeviceTypeHandlers({ uow: unitOfWork(context.orm), deleted }),
       }),
@@ -68,10 +68,12 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
       exportSweep = startPeriodicTask({
         name: "export sweep",
         intervalMs: options.exportSweepIntervalMs ?? 10 * 60_000,
-        run: () => sweepExpiredExports({ orm, objects: options.objectStore }, retentionMs),
+        run: () => sweepExpiredExports({ uow: unitOfWork(orm), objects: options.objectStore }, retentionMs),
         logger: runtime.logger,
       });
-      cleanup = startAssociationCleanup({ orm, objects: options.objectStore, logger: runtime.logger }, options.cleanup);
+      const objects = options.objectStore;
+      const deleter = { deleteObjects: (keys: string[]) => objects.deleteObjects(keys), uriOf: (key: string) => s3Uri(objects.location.bucket, key) };
+      cleanup = startAssociationCleanup({ uow: unitOfWork(orm), objects: deleter, logger: runtime.logger }, options.cleanup);
     },
     async onStop() {
       await exportSweep?.stop();
