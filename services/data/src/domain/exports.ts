@@ -10,7 +10,7 @@ export interface ExportJobRecord {
   orgId: string;
   status: ExportStatus;
   nodeIds: string[];
-  /** Key of the archive in the platform's bucket. */
+  /** Key of the archive in the object store's bucket. */
   objectKey: string;
   fileCount: number;
   /** Sum of the exported files' sizes. */

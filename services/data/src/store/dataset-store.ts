@@ -102,10 +102,6 @@ export class DatasetStore implements DatasetRepository {
     );
     return rows.map((r) => r.key);
   }
-
-  flush(): Promise<void> {
-    return this.em.flush();
-  }
 }
 
 async function readDataset(db: { em: EntityManager }, orgId: string, datasetId: string): Promise<DatasetRecord | null> {
