@@ -1,5 +1,5 @@
 import { fixedUnitOfWork } from "@hangar/shared";
-import { cleanupStep, disposeFiles, type AssociationDeletionRepository, type NodeBatch, type ObjectDeleter, type TransactionBatch } from "./association-cleanup";
+import { cleanupStep, type AssociationDeletionRepository, type NodeBatch, type ObjectDeleter, type TransactionBatch } from "./association-cleanup";
 
 /** A queue over fixed batches that records every call in order; `shared` URIs are still referenced elsewhere; `clash` is a path taken at an org's root. */
 function fakeQueue(state: { job: string | null; nodes: NodeBatch; transactions: TransactionBatch; shared: string[]; clash?: string }) {
@@ -46,29 +46,5 @@ describe("cleanupStep", () => {
     const { uow, objects, calls } = fakeQueue({ job: "ds_1", nodes: none, transactions: noTransactions, shared: [] });
     expect(await cleanupStep(uow, objects, 10)).toBe(true);
     expect(calls).toEqual(["nodeBatch ds_1 10", "transactionBatch ds_1 10", "finish ds_1"]);
-  });
-});
-
-describe("disposeFiles", () => {
-  const device = { associationId: "dv_1", associationType: "device", orgId: "og_1", requestedBy: "u_1" };
-
-  it("records the deletion and moves nothing without a keeping org", async () => {
-    const { uow, calls } = fakeQueue({ job: null, nodes: none, transactions: noTransactions, shared: [] });
-    await disposeFiles(uow.repositories(), device);
-    expect(calls).toEqual(["retire dv_1 device og_1 u_1"]);
-  });
-
-  it("records the deletion first, then moves the files to the keeping org's root", async () => {
-    const { uow, calls } = fakeQueue({ job: null, nodes: none, transactions: noTransactions, shared: [] });
-    await disposeFiles(uow.repositories(), device, "og_1");
-    expect(calls).toEqual(["retire dv_1 device og_1 u_1", "moveToOrgRoot dv_1 og_1 u_1"]);
-  });
-
-  it("refuses with a 409 naming keep_configurations when a path is taken at the root", async () => {
-    const { uow } = fakeQueue({ job: null, nodes: none, transactions: noTransactions, shared: [], clash: "config/a.yaml" });
-    await expect(disposeFiles(uow.repositories(), device, "og_1")).rejects.toMatchObject({
-      code: 6,
-      rawMessage: "keep_configurations: 'config/a.yaml' already exists at the root of org 'og_1'",
-    });
   });
 });

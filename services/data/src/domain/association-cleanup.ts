@@ -1,4 +1,4 @@
-import { conflict, quoteValue, startPeriodicTask, type Logger, type PeriodicTask, type UnitOfWork } from "@hangar/shared";
+import { startPeriodicTask, type Logger, type PeriodicTask, type UnitOfWork } from "@hangar/shared";
 
 /** A batch of an owner's files and directories: their ids and every `s3://` URI they or their earlier versions point at. */
 export interface NodeBatch {
@@ -131,20 +131,4 @@ export function cleanupStep(uow: UnitOfWork<CleanupRepositories>, objects: Objec
     await queue.finish(associationId);
     return true;
   });
-}
-
-/**
- * Disposes of the files of a device or device type that is being deleted, in the deleting
- * transaction: records the deletion, which hides whatever stays in the association from every
- * read on commit and leaves it to the background cleanup (with the bytes nothing else points at).
- * With `keepIn` the available files and directories first move to the root of that org, where a
- * path taken by something else is a 409 and nothing moves; only pending files then stay behind.
- */
-export async function disposeFiles(r: CleanupRepositories, association: DeletedAssociation, keepIn?: string): Promise<void> {
-  // First: it takes the device's path lock after its update of the open uploads' rows, the order
-  // a completing upload takes them in; the move then holds both path locks.
-  await r.associationDeletions.retire(association);
-  if (keepIn === undefined) return;
-  const clash = await r.associationDeletions.moveToOrgRoot(association.associationId, keepIn, association.requestedBy);
-  if (clash !== null) throw conflict(`keep_configurations: ${quoteValue(clash)} already exists at the root of org ${quoteValue(keepIn)}`);
 }

@@ -1,13 +1,13 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { conflict, newId, notFound, quoteValue, type MetadataChanges, type UnitOfWork } from "@hangar/shared";
 import type { Actor, OrgActor } from "./actor";
-import { disposeFiles } from "./association-cleanup";
+import { disposeFiles, type DisposalRepositories } from "./device-files";
 import { applyMetadataChangeset, checkTags } from "./datasets";
 import { checkDeviceTypeName, type CountedDeviceType, type DeviceTypeRecord, type ListedPage, type ListedRange, type TypeLock } from "./devices";
 import type { DataRepositories } from "./repositories";
 
 /** What the device type use cases reach. */
-export type DeviceTypeRepositories = Pick<DataRepositories, "devices" | "deviceTypes" | "associationDeletions">;
+export type DeviceTypeRepositories = Pick<DataRepositories, "devices" | "deviceTypes"> & DisposalRepositories;
 
 /** The fields of a new device type as a request gives them. */
 export interface NewDeviceType {

@@ -1,13 +1,13 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { applyCustomFieldChanges, conflict, invalidArgument, newId, notFound, quoteValue, type CustomFieldChanges, type MetadataChanges, type UnitOfWork } from "@hangar/shared";
 import type { Actor, OrgActor } from "./actor";
-import { disposeFiles } from "./association-cleanup";
+import { disposeFiles, type DisposalRepositories } from "./device-files";
 import { applyMetadataChangeset, checkTags } from "./datasets";
 import { checkDeviceId, type DeviceRecord, type DeviceScope, type ListedPage, type ListedRange } from "./devices";
 import type { DataRepositories } from "./repositories";
 
 /** What the device use cases reach. */
-export type DeviceRepositories = Pick<DataRepositories, "devices" | "deviceTypes" | "associationDeletions">;
+export type DeviceRepositories = Pick<DataRepositories, "devices" | "deviceTypes"> & DisposalRepositories;
 
 /** The fields of a new device as a request gives them. */
 export interface NewDevice {

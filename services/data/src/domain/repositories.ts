@@ -4,7 +4,7 @@ import type { DatasetRepository } from "./datasets";
 import type { DeviceRepository, DeviceTypeRepository } from "./devices";
 import type { ExportRepository } from "./exports";
 
-/** The outbox: an event recorded here commits or rolls back with the state change it describes. */
+/** The outbox: an event recorded here is published after the unit of work commits, never if it rolls back. */
 export interface EventRepository {
   record(event: NewEvent): void;
 }

@@ -1,8 +1,9 @@
-import { recordEvent, type EntityManager } from "@hangar/shared";
+import type { EntityManager } from "@hangar/shared";
 import type { DataRepositories } from "../domain/repositories";
 import { AssociationDeletionStore } from "./association-deletion-store";
 import { DatasetStore } from "./dataset-store";
 import { DeviceStore, DeviceTypeStore } from "./device-store";
+import { EventStore } from "./event-store";
 import { ExportStore } from "./export-store";
 
 /**
@@ -16,6 +17,6 @@ export function bindDataRepositories(em: EntityManager): DataRepositories {
     deviceTypes: new DeviceTypeStore(em),
     associationDeletions: new AssociationDeletionStore(em),
     exports: new ExportStore(em),
-    events: { record: (event) => void recordEvent(em, event) },
+    events: new EventStore(em),
   };
 }

@@ -10,10 +10,10 @@ interface PooledClient {
  * record by id on every `get`) spend most of their time in the ORM's query building and entity
  * hydration (measured: 470 µs against 140 µs per read); this path skips both and lets PostgreSQL
  * reuse the plan. Placeholders are PostgreSQL's `$1, $2, ...`. Writes keep going through the ORM.
- * `db` is the ORM or a repository's `{ em }` (the pool is the same).
+ * Takes the ORM or an entity manager's holder (`{ em }`), so a store bound to a forked manager can use it.
  */
-export async function queryPrepared(db: { em: EntityManager }, text: string, values: unknown[]): Promise<Record<string, unknown>[]> {
-  const client = db.em.getConnection().getKnex().client as {
+export async function queryPrepared(orm: { em: Pick<EntityManager, "getConnection"> }, text: string, values: unknown[]): Promise<Record<string, unknown>[]> {
+  const client = orm.em.getConnection().getKnex().client as {
     acquireConnection(): Promise<PooledClient>;
     releaseConnection(connection: PooledClient): Promise<void>;
   };
