@@ -140,7 +140,7 @@ export function createUploadHandlers(context: ServiceContext, objects: ObjectSto
 
     async datasetCredentials(req, ctx) {
       const orgId = readableOrg(callerOf(ctx));
-      const dataset = orgId ? await DatasetStore.read(context.orm, orgId, req.datasetId) : null;
+      const dataset = orgId ? await new DatasetStore(context.orm.em.fork()).read(orgId, req.datasetId) : null;
       if (!dataset) throw notFound("dataset", req.datasetId);
       const mode = parseMode(req.mode);
       const creds = await objects.issueCredentials({ prefix: `${dataset.orgId}/${dataset.datasetId}/`, mode, ttlSeconds: CREDENTIALS_TTL_SECONDS });

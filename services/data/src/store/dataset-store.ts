@@ -10,7 +10,6 @@ import {
   type EntityManager,
   type KeysetPageRows,
   type KeysetSearch,
-  type Orm,
   type SqlFragment,
 } from "@hangar/shared";
 import type { DatasetRecord, DatasetRelationRecord, DatasetRepository } from "../domain/datasets";
@@ -31,13 +30,9 @@ export class DatasetStore implements DatasetRepository {
   }
 
   /** Reads a dataset without tracking it: the hot path of get_dataset. */
-  read(orgId: string, datasetId: string): Promise<DatasetRecord | null> {
-    return readDataset(this, orgId, datasetId);
-  }
-
-  /** `read` for callers that hold the ORM rather than a unit of work's repositories. */
-  static read(orm: Orm, orgId: string, datasetId: string): Promise<DatasetRecord | null> {
-    return readDataset(orm, orgId, datasetId);
+  async read(orgId: string, datasetId: string): Promise<DatasetRecord | null> {
+    const rows = await queryPrepared(this, "select * from datasets where dataset_id = $1 and org_id = $2", [datasetId, orgId]);
+    return rows[0] ? datasetFromRow(rows[0]) : null;
   }
 
   /** Which of `datasetIds` are datasets of the org (one query). */
@@ -102,9 +97,4 @@ export class DatasetStore implements DatasetRepository {
     );
     return rows.map((r) => r.key);
   }
-}
-
-async function readDataset(db: { em: EntityManager }, orgId: string, datasetId: string): Promise<DatasetRecord | null> {
-  const rows = await queryPrepared(db, "select * from datasets where dataset_id = $1 and org_id = $2", [datasetId, orgId]);
-  return rows[0] ? datasetFromRow(rows[0]) : null;
 }
