@@ -1,14 +1,15 @@
-import { ormUnitOfWork, startPeriodicTask, type PeriodicTask, type ServiceDefinition } from "@hangar/shared";
+import { ormUnitOfWork, startPeriodicTask, type Orm, type PeriodicTask, type ServiceDefinition, type UnitOfWork } from "@hangar/shared";
 import { DataService } from "@hangar/shared/proto/data";
-import type { ObjectStore } from "./object-store/object-store";
-import { startAssociationCleanup, type AssociationCleanupOptions } from "./rpc/association-cleanup";
-import { resolveAssociation } from "./rpc/associations";
+import { startAssociationCleanup, type AssociationCleanupOptions } from "./domain/association-cleanup";
+import { resolveAssociation } from "./domain/associations";
+import { DEFAULT_EXPORT_RETENTION_MS, sweepExpiredExports } from "./domain/export-jobs";
+import type { DataRepositories } from "./domain/repositories";
+import { s3Uri, type ObjectStore } from "./object-store/object-store";
 import { createDatasetHandlers } from "./rpc/data-service";
 import { createDeviceHandlers } from "./rpc/device-handlers";
 import { createDeviceTypeHandlers } from "./rpc/device-type-handlers";
 import { createDirectoryHandlers } from "./rpc/directory-handlers";
 import { createExportHandlers } from "./rpc/export-handlers";
-import { DEFAULT_EXPORT_RETENTION_MS, sweepExpiredExports } from "./rpc/export-jobs";
 import type { FileHandlerDeps } from "./rpc/file-deps";
 import { createFileHandlers } from "./rpc/file-handlers";
 import { createFileQueryHandlers } from "./rpc/file-query-handlers";
@@ -24,7 +25,7 @@ import { bindDataRepositories } from "./store/repositories";
 
 export type { AccessMode, ObjectStore, ScopedCredentials, StoreLocation } from "./object-store/object-store";
 export { openObjectStore, type ObjectStoreConfig } from "./object-store/open-object-store";
-export type { AssociationCleanupOptions } from "./rpc/association-cleanup";
+export type { AssociationCleanupOptions } from "./domain/association-cleanup";
 
 /** What the data service needs besides its database. */
 export interface DataServiceOptions {
@@ -45,39 +46,44 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
   let cleanup: PeriodicTask | undefined;
   // Deletions commit in the RPCs, which start after onStart: by then the cleanup exists.
   const deleted = () => cleanup?.wake();
+  // The one unit of work of the service, over the database it is given at start (onStart, then routes).
+  let uow: UnitOfWork<DataRepositories> | undefined;
+  const unitOfWork = (orm: Orm) => (uow ??= ormUnitOfWork(orm, bindDataRepositories));
   return {
     name: "data",
     entities: [...dataEntities, ...fileEntities, ...exportEntities, ...deviceEntities],
     migrations: dataMigrations,
     routes: (router, context) => {
-      const uow = ormUnitOfWork(context.orm, bindDataRepositories);
+      const uow = unitOfWork(context.orm);
       const files: FileHandlerDeps = {
         uow,
         objects: options.objectStore,
-        resolveAssociation: (caller, ref, typeField) => resolveAssociation(context.orm.em.fork(), caller, ref, typeField),
+        resolveAssociation: (caller, ref, typeField) => resolveAssociation(uow.repositories(), caller, ref, typeField),
         eventsWritten: () => context.eventsWritten(),
       };
       return router.service(DataService, {
-        ...createDatasetHandlers(context, deleted),
+        ...createDatasetHandlers({ uow, eventsWritten: context.eventsWritten, deleted }),
         ...createUploadHandlers(files),
         ...createFileHandlers(files),
         ...createFileQueryHandlers(uow),
         ...createDirectoryHandlers(files),
         ...createMoveHandlers(files),
         ...createImportHandlers(files),
-        ...createExportHandlers(context, options.objectStore),
-        ...createDeviceHandlers(context, deleted),
-        ...createDeviceTypeHandlers(context, deleted),
+        ...createExportHandlers({ uow, objects: options.objectStore, logger: context.runtime.logger }),
+        ...createDeviceHandlers({ uow, runtime: context.runtime, deleted }),
+        ...createDeviceTypeHandlers({ uow, deleted }),
       });
     },
     async onStart({ orm, runtime }) {
       exportSweep = startPeriodicTask({
         name: "export sweep",
         intervalMs: options.exportSweepIntervalMs ?? 10 * 60_000,
-        run: () => sweepExpiredExports({ orm, objects: options.objectStore }, retentionMs),
+        run: () => sweepExpiredExports({ uow: unitOfWork(orm), objects: options.objectStore }, retentionMs),
         logger: runtime.logger,
       });
-      cleanup = startAssociationCleanup({ orm, objects: options.objectStore, logger: runtime.logger }, options.cleanup);
+      const objects = options.objectStore;
+      const deleter = { deleteObjects: (keys: string[]) => objects.deleteObjects(keys), uriOf: (key: string) => s3Uri(objects.location.bucket, key) };
+      cleanup = startAssociationCleanup({ uow: unitOfWork(orm), objects: deleter, logger: runtime.logger }, options.cleanup);
     },
     async onStop() {
       await exportSweep?.stop();

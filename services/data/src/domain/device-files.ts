@@ -1,9 +1,9 @@
 import { conflict, quoteValue } from "@hangar/shared";
-import type { RetiredAssociation } from "./file-repositories";
+import type { AssociationRetirement, RetiredAssociation } from "./file-repositories";
 import type { DataRepositories } from "./repositories";
 
 /** The repositories the disposal of a deleted owner's files needs. */
-export type DisposalRepositories = Pick<DataRepositories, "associationDeletions" | "files" | "tree">;
+export type DisposalRepositories = Pick<DataRepositories, "files" | "tree"> & { associationDeletions: AssociationRetirement };
 
 /**
  * Disposes of the files of a device or device type that is being deleted, in the caller's

@@ -1,5 +1,6 @@
 import { checkDeviceId, checkDeviceTypeName } from "./devices";
 
+// Lengths are the requests' limits (proto max_len, the limits interceptor), not checked here.
 describe("checkDeviceId", () => {
   it.each(["robot-1", "fleet/robot 7+x", "ds_lookalike", "é".repeat(256)])("accepts %p", (id) => {
     expect(checkDeviceId(id)).toBe(id);
@@ -7,21 +8,21 @@ describe("checkDeviceId", () => {
 
   it.each([
     ["", "device_id: is required"],
-    ["x".repeat(257), "device_id: must be at most 256 characters (got 257)"],
     ["tab\there", "device_id: must not contain control characters"],
+    ["del\u007f", "device_id: must not contain control characters"],
   ])("refuses %p", (id, message) => {
     expect(() => checkDeviceId(id)).toThrow(message);
   });
 });
 
 describe("checkDeviceTypeName", () => {
-  it("accepts up to 120 characters", () => {
-    expect(checkDeviceTypeName("n".repeat(120))).toBe("n".repeat(120));
+  it("accepts a name with spaces inside", () => {
+    expect(checkDeviceTypeName(" arm v2 ")).toBe(" arm v2 ");
   });
 
   it.each([
     ["  ", "name: must not be empty"],
-    ["n".repeat(121), "name: must be at most 120 characters (got 121)"],
+    ["line\nbreak", "name: must not contain control characters"],
   ])("refuses %p", (name, message) => {
     expect(() => checkDeviceTypeName(name)).toThrow(message);
   });

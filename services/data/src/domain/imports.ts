@@ -3,12 +3,12 @@ import { conflict, invalidArgument, newId, notFound, quoteValue, type UnitOfWork
 import type { ObjectStore } from "../object-store/object-store";
 import { checkTags } from "./datasets";
 import { newFsNode, type FsNodeRow } from "./file-records";
-import type { FileRepository } from "./file-repositories";
+import type { DatasetLookup, FileRepository } from "./file-repositories";
 import { ancestorDirectories, checkRelativePath } from "./paths";
 import type { DataRepositories } from "./repositories";
 
 /** The repositories of imports and links. */
-export type ImportRepositories = Pick<DataRepositories, "files" | "datasets">;
+export type ImportRepositories = Pick<DataRepositories, "files"> & { datasets: DatasetLookup };
 
 /** An import as requested (import_file, or one entry of import_files). */
 export interface ImportRequest {

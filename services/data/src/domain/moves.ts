@@ -7,7 +7,7 @@ import { pathPatternFilter } from "./path-filter";
 import type { DataRepositories } from "./repositories";
 
 /** The repositories of moves and bulk deletes. */
-export type MoveRepositories = Pick<DataRepositories, "files" | "tree" | "datasets">;
+export type MoveRepositories = Pick<DataRepositories, "files" | "tree"> & { datasets: DatasetLookup };
 
 /** Files one delete_dataset_files call deletes at most; `has_more` asks for another call. */
 export const DELETE_BATCH_SIZE = 500;

@@ -1,23 +1,28 @@
 import type { NewEvent } from "@hangar/shared";
-import type { AssociationRetirement, DatasetLookup, FileRepository, FileSearchRepository, TreeRepository, UploadRepository } from "./file-repositories";
-
+import type { AssociationDeletionRepository } from "./association-cleanup";
+import type { DatasetRepository } from "./datasets";
+import type { DeviceRepository, DeviceTypeRepository } from "./devices";
+import type { ExportRepository } from "./exports";
+import type { FileRepository, FileSearchRepository, TreeRepository, UploadRepository } from "./file-repositories";
 /** The outbox: an event recorded here is published after the unit of work commits, never if it rolls back. */
 export interface EventRepository {
   record(event: NewEvent): void;
 }
 
 /**
- * Every repository of the data service, as one unit of work hands them out (`store/repositories.ts`
- * binds them; `index.ts` builds the unit of work). Use cases take the part they need (a `Pick`).
+ * Every repository of the data service, as one unit of work binds them to one entity manager
+ * (store/repositories.ts). Use cases name the members they need with `Pick`, so their unit specs
+ * fake only those.
  */
 export interface DataRepositories {
+  datasets: DatasetRepository;
+  devices: DeviceRepository;
+  deviceTypes: DeviceTypeRepository;
+  associationDeletions: AssociationDeletionRepository;
+  exports: ExportRepository;
+  events: EventRepository;
   files: FileRepository;
   tree: TreeRepository;
   uploads: UploadRepository;
   fileSearch: FileSearchRepository;
-  /** The dataset reads of the file operations; the dataset repository satisfies it. */
-  datasets: DatasetLookup;
-  events: EventRepository;
-  /** The deletion record of the files' owners; the association deletion repository satisfies it. */
-  associationDeletions: AssociationRetirement;
 }

@@ -4,12 +4,12 @@ import { badRequest, conflict, invalidArgument, newId, notFound, TOPICS, quoteVa
 import { UploadCompletedSchema } from "@hangar/shared/proto/events";
 import { s3Uri, type ObjectStore } from "../object-store/object-store";
 import { newFsNode, type FsNodeRow, type UploadItemRow, type UploadTransactionRow } from "./file-records";
-import type { FileRepository, UploadRepository } from "./file-repositories";
+import type { DatasetLookup, FileRepository, UploadRepository } from "./file-repositories";
 import { checkRelativePath } from "./paths";
 import type { DataRepositories } from "./repositories";
 
 /** The repositories the upload use cases need. */
-export type UploadRepositories = Pick<DataRepositories, "files" | "uploads" | "events" | "datasets">;
+export type UploadRepositories = Pick<DataRepositories, "files" | "uploads" | "events"> & { datasets: DatasetLookup };
 
 /** What opening an upload transaction is told: its target, who opens it, and the manifest (path to size). */
 export interface UploadOpening {

@@ -2,11 +2,10 @@ import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { fitPage, type KeysetPage } from "@hangar/shared";
 import type { DeviceSchema, DeviceTypeSchema } from "@hangar/shared/proto/data";
-import type { DeviceRow, DeviceTypeRow } from "../store/device-entities";
-import type { ListedPage } from "../store/device-store";
+import type { DeviceRecord, DeviceTypeRecord, ListedPage } from "../domain/devices";
 
 /** A device row to its wire record. */
-export function deviceToProto(row: DeviceRow): MessageInitShape<typeof DeviceSchema> {
+export function deviceToProto(row: DeviceRecord): MessageInitShape<typeof DeviceSchema> {
   return {
     deviceId: row.deviceId,
     universalDeviceId: row.universalDeviceId,
@@ -23,7 +22,7 @@ export function deviceToProto(row: DeviceRow): MessageInitShape<typeof DeviceSch
 }
 
 /** A device type row and its device count to the wire record. */
-export function deviceTypeToProto(row: DeviceTypeRow, deviceCount: number): MessageInitShape<typeof DeviceTypeSchema> {
+export function deviceTypeToProto(row: DeviceTypeRecord, deviceCount: number): MessageInitShape<typeof DeviceTypeSchema> {
   return {
     deviceTypeId: row.deviceTypeId,
     orgId: row.orgId,

@@ -1,12 +1,18 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { callerOf, conflict, memberOrg, newId, notFound, nullableString, planKeysetPage, readableOrg, requireOrg, type Principal, type ServiceContext, quoteValue } from "@hangar/shared";
+import { callerOf, memberOrg, nullableString, planKeysetPage, type UnitOfWork } from "@hangar/shared";
 import { DeviceSchema, DeviceTypeSchema, type DataService } from "@hangar/shared/proto/data";
-import { applyMetadataChangeset, checkTags } from "../domain/datasets";
-import { checkDeviceTypeName } from "../domain/devices";
-import { disposeFiles } from "../domain/device-files";
-import type { DeviceTypeRow } from "../store/device-entities";
-import { DeviceStore, type TypeLock } from "../store/device-store";
-import { bindDataRepositories } from "../store/repositories";
+import { listDevices } from "../domain/device-use-cases";
+import {
+  createDeviceType,
+  deleteDeviceType,
+  findDeviceType,
+  getDeviceType,
+  listDeviceTypes,
+  updateDeviceType,
+  type DeviceTypeRepositories,
+} from "../domain/device-type-use-cases";
+import type { CountedDeviceType } from "../domain/devices";
+import { readerOf, writerOf } from "./actors";
 import { deviceToProto, deviceTypeToProto, pageToProto } from "./device-mappers";
 
 type DeviceTypeHandlers = Pick<
@@ -14,90 +20,53 @@ type DeviceTypeHandlers = Pick<
   "createDeviceType" | "getDeviceType" | "updateDeviceType" | "deleteDeviceType" | "listDevicesOfType" | "listDeviceTypes"
 >;
 
+/** What the device type operations need. */
+export interface DeviceTypeHandlerDeps {
+  uow: UnitOfWork<DeviceTypeRepositories>;
+  /** Wakes the background cleanup after a deletion commits. */
+  deleted(): void;
+}
+
 /**
  * The device type operations: create, get, update, delete (a 409 while any device is of the type;
- * the type's files go with it, removed in the background after `deleted` wakes the cleanup), its
- * devices and the org's types. Records carry `device_count`.
+ * the type's files go with it, removed in the background), its devices and the org's types.
+ * Records carry `device_count`.
  */
-export function createDeviceTypeHandlers(context: ServiceContext, deleted: () => void): DeviceTypeHandlers {
-  const fork = () => new DeviceStore(context.orm.em.fork());
-  const load = async (store: DeviceStore, caller: Principal, deviceTypeId: string, lock?: TypeLock): Promise<DeviceTypeRow> => {
-    const orgId = readableOrg(caller);
-    const row = orgId ? await store.findType(orgId, deviceTypeId, lock) : null;
-    if (!row) throw notFound("device type", deviceTypeId);
-    return row;
-  };
-  const withCount = async (store: DeviceStore, row: DeviceTypeRow) => ({ deviceType: deviceTypeToProto(row, await store.deviceCount(row.deviceTypeId)) });
-
+export function createDeviceTypeHandlers({ uow, deleted }: DeviceTypeHandlerDeps): DeviceTypeHandlers {
   return {
     async createDeviceType(req, ctx) {
-      const caller = callerOf(ctx);
-      const now = new Date();
-      const row: DeviceTypeRow = {
-        deviceTypeId: newId("dt"),
-        orgId: requireOrg(caller),
-        name: checkDeviceTypeName(req.name),
-        description: req.description ?? null,
-        metadata: req.metadata ?? {},
-        tags: checkTags(req.tags),
-        created: now,
-        createdBy: caller.subject,
-        modified: now,
-        modifiedBy: caller.subject,
-      };
-      const store = fork();
-      store.addType(row);
-      await store.flush();
-      return { deviceType: deviceTypeToProto(row, 0) };
+      return wire(await createDeviceType(uow, writerOf(callerOf(ctx)), req));
     },
 
     async getDeviceType(req, ctx) {
-      const store = fork();
-      return withCount(store, await load(store, callerOf(ctx), req.deviceTypeId));
+      return wire(await getDeviceType(uow, readerOf(callerOf(ctx)), req.deviceTypeId));
     },
 
     async updateDeviceType(req, ctx) {
-      const caller = callerOf(ctx);
-      // Locked for the update, so two metadata changesets at once cannot each apply to the same read.
-      const row = await fork().em.transactional(async (em) => {
-        const row = await load(new DeviceStore(em), caller, req.deviceTypeId, "update");
-        if (req.name !== undefined) row.name = checkDeviceTypeName(req.name);
-        const description = nullableString(req.description, "description");
-        if (description !== undefined) row.description = description;
-        if (req.metadataChangeset) applyMetadataChangeset(row, req.metadataChangeset);
-        row.modified = new Date();
-        row.modifiedBy = caller.subject;
-        return row;
-      });
-      return withCount(fork(), row);
+      const change = { name: req.name, description: nullableString(req.description, "description"), metadataChangeset: req.metadataChangeset };
+      return wire(await updateDeviceType(uow, readerOf(callerOf(ctx)), req.deviceTypeId, change));
     },
 
     async deleteDeviceType(req, ctx) {
-      const caller = callerOf(ctx);
-      await fork().em.transactional(async (em) => {
-        const store = new DeviceStore(em);
-        // Locked first: a device taking the type on meanwhile waits, then finds it gone.
-        const row = await load(store, caller, req.deviceTypeId, "update");
-        const devices = await store.deviceCount(row.deviceTypeId);
-        if (devices > 0) throw conflict(`device type ${quoteValue(row.deviceTypeId)} is the type of ${devices} device(s); change or delete them first`);
-        await disposeFiles(bindDataRepositories(em), { associationId: row.deviceTypeId, associationType: "device_type", orgId: row.orgId, requestedBy: caller.subject });
-        store.remove(row);
-      });
+      await deleteDeviceType(uow, readerOf(callerOf(ctx)), req.deviceTypeId);
       deleted();
       return {};
     },
 
     async listDevicesOfType(req, ctx) {
-      const store = fork();
-      const row = await load(store, callerOf(ctx), req.deviceTypeId);
-      const page = planKeysetPage(req.pageSize, req.pageToken, `device-type:${row.deviceTypeId}`);
-      return pageToProto(await store.listDevices({ deviceTypeId: row.deviceTypeId }, page), page, DeviceSchema, deviceToProto);
+      const type = await findDeviceType(uow, readerOf(callerOf(ctx)), req.deviceTypeId);
+      const page = planKeysetPage(req.pageSize, req.pageToken, `device-type:${type.deviceTypeId}`);
+      return pageToProto(await listDevices(uow, { deviceTypeId: type.deviceTypeId }, page), page, DeviceSchema, deviceToProto);
     },
 
     async listDeviceTypes(req, ctx) {
       const orgId = memberOrg(callerOf(ctx), req.orgId);
       const page = planKeysetPage(req.pageSize, req.pageToken, `device-types:${orgId}`);
-      return pageToProto(await fork().listTypes(orgId, page), page, DeviceTypeSchema, ({ type, deviceCount }) => deviceTypeToProto(type, deviceCount));
+      return pageToProto(await listDeviceTypes(uow, orgId, page), page, DeviceTypeSchema, ({ type, deviceCount }) => deviceTypeToProto(type, deviceCount));
     },
   };
+}
+
+function wire({ type, deviceCount }: CountedDeviceType) {
+  return { deviceType: deviceTypeToProto(type, deviceCount) };
 }

@@ -12,7 +12,7 @@ import {
   renameDirectory,
 } from "../domain/directories";
 import type { FsNodeRow } from "../domain/file-records";
-import { routeAssociation, type ResolvedAssociation, type RoutedRequest } from "./associations";
+import { routeAssociation, type ResolvedAssociation, type RoutedRequest } from "../domain/associations";
 import { directoryToProto } from "./directory-mappers";
 import type { FileHandlerDeps } from "./file-deps";
 import { fileToProto } from "./file-mappers";

@@ -1,7 +1,7 @@
 import type { Principal, UnitOfWork } from "@hangar/shared";
 import type { DataRepositories } from "../domain/repositories";
 import type { ObjectStore } from "../object-store/object-store";
-import type { AssociationRef, ResolvedAssociation } from "./associations";
+import type { AssociationRef, ResolvedAssociation } from "../domain/associations";
 
 /**
  * Resolves the association a request names (dataset, org, device or device type), checked to be

@@ -5,7 +5,7 @@ import { FileSchema } from "@hangar/shared/proto/data";
 import { checkRelativePath } from "../domain/paths";
 import { deleteFile, downloadableUri, getFile, getFileByPath, queryAssociationFiles, updateFile } from "../domain/files";
 import { keyOfUri } from "../object-store/object-store";
-import { associationTypeOf, routeAssociation } from "./associations";
+import { associationTypeOf, routeAssociation } from "../domain/associations";
 import type { FileHandlerDeps } from "./file-deps";
 import { fileToProto } from "./file-mappers";
 import { CREDENTIALS_TTL_SECONDS } from "./uploads";

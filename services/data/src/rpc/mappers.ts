@@ -1,10 +1,10 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { DatasetSchema } from "@hangar/shared/proto/data";
-import type { DatasetRow } from "../store/entities";
+import type { DatasetRecord } from "../domain/datasets";
 
-/** Dataset row to its wire record. */
-export function datasetToProto(row: DatasetRow): MessageInitShape<typeof DatasetSchema> {
+/** A dataset to its wire record. */
+export function datasetToProto(row: DatasetRecord): MessageInitShape<typeof DatasetSchema> {
   return {
     datasetId: row.datasetId,
     orgId: row.orgId,

@@ -4,7 +4,7 @@ import type { Association, DataService } from "@hangar/shared/proto/data";
 import { checkRelativePath } from "../domain/paths";
 import { abortTransactions, beginUpload, completeUpload, datasetPrefix, openUpload, reportUploadProgress } from "../domain/uploads";
 import type { AccessMode } from "../object-store/object-store";
-import type { ResolvedAssociation } from "./associations";
+import type { ResolvedAssociation } from "../domain/associations";
 import type { FileHandlerDeps } from "./file-deps";
 import { credentialsToProto } from "./file-mappers";
 import { CREDENTIALS_TTL_SECONDS } from "./uploads";

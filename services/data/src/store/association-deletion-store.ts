@@ -1,21 +1,13 @@
 import { textArrayLiteral, type EntityManager } from "@hangar/shared";
-import type { DeletionQueue, NodeBatch, TransactionBatch } from "../domain/association-cleanup";
+import type { AssociationDeletionRepository, DeletedAssociation, NodeBatch, TransactionBatch } from "../domain/association-cleanup";
 import { FileStore } from "./file-store";
-
-/** What owns the files being deleted, and who deleted it. */
-export interface DeletedAssociation {
-  associationId: string;
-  associationType: string;
-  orgId: string;
-  requestedBy: string;
-}
 
 /**
  * The deletion of what owns files (a dataset, device or device type): recorded in the deleting
  * transaction, which hides its files and queues the rest for the background cleanup, which works
  * through it here one batch per transaction. Every query touches at most one batch of rows.
  */
-export class AssociationDeletionStore implements DeletionQueue {
+export class AssociationDeletionStore implements AssociationDeletionRepository {
   private readonly files: FileStore;
 
   constructor(readonly em: EntityManager) {

@@ -10,28 +10,28 @@ import {
   type EntityManager,
   type KeysetPageRows,
   type KeysetSearch,
-  type Orm,
   type SqlFragment,
 } from "@hangar/shared";
-import { Dataset, DatasetRelation, datasetFromRow, type DatasetRelationRow, type DatasetRow } from "./entities";
+import type { DatasetRecord, DatasetRelationRecord, DatasetRepository } from "../domain/datasets";
+import { Dataset, DatasetRelation, datasetFromRow } from "./entities";
 
 const DATASETS = rawSql("datasets d");
 
-/** Reads and writes of datasets; the RPC layer never touches the ORM directly. */
-export class DatasetStore {
+/** The datasets repository over MikroORM; hot reads skip the ORM through prepared statements. */
+export class DatasetStore implements DatasetRepository {
   constructor(readonly em: EntityManager) {}
 
   /**
    * Loads a dataset to change it: the ORM tracks it and the next flush writes the changes. With
    * `lock` (in a transaction) the row stays locked for update until the transaction ends.
    */
-  find(orgId: string, datasetId: string, lock = false): Promise<DatasetRow | null> {
+  find(orgId: string, datasetId: string, lock = false): Promise<DatasetRecord | null> {
     return this.em.findOne(Dataset, { datasetId, orgId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   }
 
   /** Reads a dataset without tracking it: the hot path of get_dataset. */
-  static async read(orm: Orm, orgId: string, datasetId: string): Promise<DatasetRow | null> {
-    const rows = await queryPrepared(orm, "select * from datasets where dataset_id = $1 and org_id = $2", [datasetId, orgId]);
+  async read(orgId: string, datasetId: string): Promise<DatasetRecord | null> {
+    const rows = await queryPrepared(this, "select * from datasets where dataset_id = $1 and org_id = $2", [datasetId, orgId]);
     return rows[0] ? datasetFromRow(rows[0]) : null;
   }
 
@@ -44,23 +44,23 @@ export class DatasetStore {
     return new Set(rows.map((row) => row.dataset_id));
   }
 
-  add(row: DatasetRow): void {
+  add(row: DatasetRecord): void {
     this.em.create(Dataset, row);
   }
 
-  remove(row: DatasetRow): void {
+  remove(row: DatasetRecord): void {
     this.em.remove(row);
   }
 
-  relations(datasetId: string): Promise<DatasetRelationRow[]> {
+  relations(datasetId: string): Promise<DatasetRelationRecord[]> {
     return this.em.find(DatasetRelation, { datasetId }, { orderBy: { relation: "asc", subject: "asc" } });
   }
 
-  addRelation(row: DatasetRelationRow): void {
+  addRelation(row: DatasetRelationRecord): void {
     this.em.create(DatasetRelation, row);
   }
 
-  async removeRelation(row: DatasetRelationRow): Promise<void> {
+  async removeRelation(row: DatasetRelationRecord): Promise<void> {
     await this.em.nativeDelete(DatasetRelation, row);
   }
 
@@ -70,7 +70,7 @@ export class DatasetStore {
   }
 
   /** Runs a search in the org: one keyset page of rows and the number of matches (undefined above COUNT_CAP). */
-  async search(orgId: string, search: KeysetSearch): Promise<KeysetPageRows<DatasetRow> & { total: number | undefined }> {
+  async search(orgId: string, search: KeysetSearch): Promise<KeysetPageRows<DatasetRecord> & { total: number | undefined }> {
     const where = sql`d.org_id = ${orgId} and (${search.where})`;
     const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
     const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("d.*"), DATASETS, where, search)), countUpTo(execute, DATASETS, where, search.orderBy)]);
@@ -78,7 +78,7 @@ export class DatasetStore {
   }
 
   /** The oldest dataset of the org matching a compiled condition. */
-  async firstMatch(orgId: string, where: SqlFragment): Promise<DatasetRow | null> {
+  async firstMatch(orgId: string, where: SqlFragment): Promise<DatasetRecord | null> {
     const query = sql`select d.* from datasets d where d.org_id = ${orgId} and (${where}) order by d.created asc, d.dataset_id asc limit 1`;
     const rows = await this.em.execute(query.sql, [...query.params]);
     return rows[0] ? this.em.merge(Dataset, this.em.map(Dataset, rows[0])) : null;
@@ -96,9 +96,5 @@ export class DatasetStore {
       [orgId],
     );
     return rows.map((r) => r.key);
-  }
-
-  flush(): Promise<void> {
-    return this.em.flush();
   }
 }

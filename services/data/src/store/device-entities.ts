@@ -1,42 +1,11 @@
 import { EntitySchema } from "@mikro-orm/core";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { timestampFromRow } from "@hangar/shared";
-
-/**
- * A device. `deviceId` is the caller's name for it (unique in the org, may contain `/`);
- * `universalDeviceId` (`dv_...`) is unique everywhere and keys the device's files.
- */
-export interface DeviceRow {
-  universalDeviceId: string;
-  orgId: string;
-  deviceId: string;
-  deviceTypeId: string | null;
-  metadata: JsonObject;
-  customFields: JsonObject;
-  tags: string[];
-  created: Date;
-  createdBy: string;
-  modified: Date;
-  modifiedBy: string;
-}
-
-/** A device type; how many devices are of it is counted when read, never stored. */
-export interface DeviceTypeRow {
-  deviceTypeId: string;
-  orgId: string;
-  name: string;
-  description: string | null;
-  metadata: JsonObject;
-  tags: string[];
-  created: Date;
-  createdBy: string;
-  modified: Date;
-  modifiedBy: string;
-}
+import type { DeviceRecord, DeviceTypeRecord } from "../domain/devices";
 
 // Both tables also have a `seq` identity column that orders listings newest first; it is only
 // read by the listings' SQL, so the entities leave it out.
-export const Device = new EntitySchema<DeviceRow>({
+export const Device = new EntitySchema<DeviceRecord>({
   name: "Device",
   tableName: "devices",
   properties: {
@@ -54,7 +23,7 @@ export const Device = new EntitySchema<DeviceRow>({
   },
 });
 
-export const DeviceType = new EntitySchema<DeviceTypeRow>({
+export const DeviceType = new EntitySchema<DeviceTypeRecord>({
   name: "DeviceType",
   tableName: "device_types",
   properties: {
@@ -73,8 +42,8 @@ export const DeviceType = new EntitySchema<DeviceTypeRow>({
 
 export const deviceEntities = [Device, DeviceType];
 
-/** Maps a raw `devices` row (as the pg driver returns it) to a DeviceRow. */
-export function deviceFromRow(row: Record<string, unknown>): DeviceRow {
+/** Maps a raw `devices` row (as the pg driver returns it) to a DeviceRecord. */
+export function deviceFromRow(row: Record<string, unknown>): DeviceRecord {
   return {
     universalDeviceId: row.universal_device_id as string,
     orgId: row.org_id as string,
@@ -90,8 +59,8 @@ export function deviceFromRow(row: Record<string, unknown>): DeviceRow {
   };
 }
 
-/** Maps a raw `device_types` row to a DeviceTypeRow. */
-export function deviceTypeFromRow(row: Record<string, unknown>): DeviceTypeRow {
+/** Maps a raw `device_types` row to a DeviceTypeRecord. */
+export function deviceTypeFromRow(row: Record<string, unknown>): DeviceTypeRecord {
   return {
     deviceTypeId: row.device_type_id as string,
     orgId: row.org_id as string,

@@ -1,32 +1,8 @@
 import { EntitySchema } from "@mikro-orm/core";
-import type { JsonObject } from "@bufbuild/protobuf";
 import { timestampFromRow } from "@hangar/shared";
+import type { DatasetRecord, DatasetRelationRecord } from "../domain/datasets";
 
-/** A dataset row. */
-export interface DatasetRow {
-  datasetId: string;
-  orgId: string;
-  name: string | null;
-  description: string | null;
-  deviceId: string | null;
-  metadata: JsonObject;
-  customFields: JsonObject;
-  tags: string[];
-  created: Date;
-  createdBy: string;
-  modified: Date;
-  modifiedBy: string;
-  serviceRecordVersion: number;
-}
-
-/** One `{user, relation, obj}` permission tuple on a dataset. */
-export interface DatasetRelationRow {
-  datasetId: string;
-  subject: string;
-  relation: string;
-}
-
-export const Dataset = new EntitySchema<DatasetRow>({
+export const Dataset = new EntitySchema<DatasetRecord>({
   name: "Dataset",
   tableName: "datasets",
   properties: {
@@ -46,7 +22,7 @@ export const Dataset = new EntitySchema<DatasetRow>({
   },
 });
 
-export const DatasetRelation = new EntitySchema<DatasetRelationRow>({
+export const DatasetRelation = new EntitySchema<DatasetRelationRecord>({
   name: "DatasetRelation",
   tableName: "dataset_relations",
   properties: {
@@ -58,16 +34,16 @@ export const DatasetRelation = new EntitySchema<DatasetRelationRow>({
 
 export const dataEntities = [Dataset, DatasetRelation];
 
-/** Maps a raw `datasets` row (as the pg driver returns it) to a DatasetRow, for reads that skip the ORM. */
-export function datasetFromRow(row: Record<string, unknown>): DatasetRow {
+/** Maps a raw `datasets` row (as the pg driver returns it) to a DatasetRecord, for reads that skip the ORM. */
+export function datasetFromRow(row: Record<string, unknown>): DatasetRecord {
   return {
     datasetId: row.dataset_id as string,
     orgId: row.org_id as string,
     name: row.name as string | null,
     description: row.description as string | null,
     deviceId: row.device_id as string | null,
-    metadata: row.metadata as DatasetRow["metadata"],
-    customFields: row.custom_fields as DatasetRow["customFields"],
+    metadata: row.metadata as DatasetRecord["metadata"],
+    customFields: row.custom_fields as DatasetRecord["customFields"],
     tags: row.tags as string[],
     created: timestampFromRow(row.created),
     createdBy: row.created_by as string,

@@ -1,34 +1,8 @@
 import { BigIntType, EntitySchema } from "@mikro-orm/core";
-
-/** Where an export job stands. */
-export type ExportStatus = "pending" | "running" | "completed" | "failed";
-
-/**
- * An export job: the nodes asked for, where its archive goes, and its progress. Byte counts are
- * strings in memory (exact 64-bit values), like file sizes.
- */
-export interface ExportJobRow {
-  exportJobId: string;
-  orgId: string;
-  status: ExportStatus;
-  nodeIds: string[];
-  /** Key of the archive in the platform's bucket. */
-  objectKey: string;
-  fileCount: number;
-  /** Sum of the exported files' sizes. */
-  totalBytes: string;
-  /** How many of `totalBytes` have gone into the archive so far. */
-  bytesUploaded: string;
-  error: string | null;
-  created: Date;
-  createdBy: string;
-  /** Last sign of life of the builder working on the job. */
-  heartbeat: Date;
-  finished: Date | null;
-}
+import type { ExportJobRecord } from "../domain/exports";
 
 /** The `export_jobs` table. */
-export const ExportJob = new EntitySchema<ExportJobRow>({
+export const ExportJob = new EntitySchema<ExportJobRecord>({
   name: "ExportJob",
   tableName: "export_jobs",
   properties: {

@@ -1,32 +1,33 @@
 import type { EntityManager } from "@hangar/shared";
+import type { ExportedNode, ExportJobRecord, ExportRepository } from "../domain/exports";
 import { liveAssociationFilter } from "./deleted-associations";
-import { ExportJob, type ExportJobRow } from "./export-entities";
-import { FsNode, type FsNodeRow } from "./file-entities";
+import { ExportJob } from "./export-entities";
+import { FsNode } from "./file-entities";
 import { FileStore } from "./file-store";
 import { TreeStore } from "./tree-store";
 
 /** Jobs that a builder may still be working on. */
 const UNFINISHED = ["pending", "running"] as const;
 
-/** Reads and writes of export jobs, and the file reads an export needs. */
-export class ExportStore {
+/** The export jobs repository over MikroORM, with the file reads an export needs. */
+export class ExportStore implements ExportRepository {
   constructor(readonly em: EntityManager) {}
 
   /** Adds a new job; the next flush writes it. */
-  add(row: ExportJobRow): void {
+  add(row: ExportJobRecord): void {
     this.em.create(ExportJob, row);
   }
 
-  /** A job of the org, tracked by the ORM. */
-  find(orgId: string, exportJobId: string): Promise<ExportJobRow | null> {
-    return this.em.findOne(ExportJob, { exportJobId, orgId });
+  /** Read afresh, never from the identity map: the job's builder and failSilentSince change it with direct updates. */
+  find(orgId: string, exportJobId: string): Promise<ExportJobRecord | null> {
+    return this.em.findOne(ExportJob, { exportJobId, orgId }, { refresh: true });
   }
 
   /**
    * Changes a job that is not finished yet. A finished job never changes again, so a late progress
    * write cannot undo a completion or a failure.
    */
-  async updateUnfinished(exportJobId: string, changes: Partial<ExportJobRow>): Promise<void> {
+  async updateUnfinished(exportJobId: string, changes: Partial<ExportJobRecord>): Promise<void> {
     await this.em.nativeUpdate(ExportJob, { exportJobId, status: { $in: [...UNFINISHED] } }, changes);
   }
 
@@ -36,7 +37,7 @@ export class ExportStore {
   }
 
   /** Up to `limit` finished (completed or failed) jobs that finished before `before`, oldest first. */
-  finishedBefore(before: Date, limit: number): Promise<ExportJobRow[]> {
+  finishedBefore(before: Date, limit: number): Promise<ExportJobRecord[]> {
     return this.em.find(ExportJob, { status: { $in: ["completed", "failed"] }, finished: { $lt: before } }, { orderBy: { finished: "asc" }, limit });
   }
 
@@ -46,12 +47,12 @@ export class ExportStore {
   }
 
   /** The available nodes of the org among `nodeIds` (not those of a deleted owner). */
-  nodes(orgId: string, nodeIds: string[]): Promise<FsNodeRow[]> {
+  nodes(orgId: string, nodeIds: string[]): Promise<ExportedNode[]> {
     return this.em.find(FsNode, { orgId, nodeId: { $in: nodeIds }, status: "available", ...liveAssociationFilter() });
   }
 
   /** The available files below a directory, sorted by path. */
-  filesBelow(directory: FsNodeRow): Promise<FsNodeRow[]> {
+  filesBelow(directory: ExportedNode): Promise<ExportedNode[]> {
     return new TreeStore(new FileStore(this.em)).below(directory.associationId, directory.relativePath, { filesOnly: true });
   }
 }

@@ -23,3 +23,12 @@ export function ormUnitOfWork<R>(orm: Orm, bind: (em: EntityManager) => R): Unit
     transaction: (work) => orm.em.fork().transactional((em) => work(bind(em))),
   };
 }
+
+/**
+ * A `UnitOfWork` over fixed repositories, for unit specs of use cases with in-memory fakes: a
+ * transaction runs `work` on the same repositories and rolls nothing back (the fakes test rules,
+ * the end-to-end suites test persistence).
+ */
+export function fixedUnitOfWork<R>(repositories: R): UnitOfWork<R> {
+  return { repositories: () => repositories, transaction: (work) => work(repositories) };
+}

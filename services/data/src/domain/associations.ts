@@ -1,6 +1,8 @@
-import { invalidArgument, notFound, readableOrg, requireOrg, type EntityManager, type Principal, quoteValue } from "@hangar/shared";
-import { DatasetStore } from "../store/dataset-store";
-import { DeviceStore } from "../store/device-store";
+import { invalidArgument, notFound, readableOrg, requireOrg, type Principal, quoteValue } from "@hangar/shared";
+import type { DataRepositories } from "./repositories";
+
+/** What resolving an association reads. */
+export type AssociationRepositories = Pick<DataRepositories, "datasets" | "devices" | "deviceTypes">;
 
 /** What files can belong to: a dataset, an org itself, a device or a device type. */
 export type AssociationType = "dataset" | "org" | "device" | "device_type";
@@ -58,7 +60,7 @@ export function associationTypeOf(ref: AssociationRef, typeField: string): Assoc
  * device (by `device_id`, or `universal_device_id`) or device type must be one the caller can read.
  * Anything else is a 404, so another org's resources do not leak.
  */
-export async function resolveAssociation(em: EntityManager, caller: Principal, ref: AssociationRef, typeField: string): Promise<ResolvedAssociation> {
+export async function resolveAssociation(r: AssociationRepositories, caller: Principal, ref: AssociationRef, typeField: string): Promise<ResolvedAssociation> {
   const type = associationTypeOf(ref, typeField);
   const id = ref.associationId;
   if (type === "org") {
@@ -69,17 +71,17 @@ export async function resolveAssociation(em: EntityManager, caller: Principal, r
   const orgId = readableOrg(caller);
   switch (type) {
     case "dataset": {
-      const dataset = orgId && id ? await new DatasetStore(em).find(orgId, id) : null;
+      const dataset = orgId && id ? await r.datasets.find(orgId, id) : null;
       if (!dataset) throw notFound("dataset", id);
       return { orgId: dataset.orgId, associationId: dataset.datasetId, associationType: "dataset", deviceTypeId: null };
     }
     case "device": {
-      const device = orgId && id ? await new DeviceStore(em).findByEitherId(orgId, id) : null;
+      const device = orgId && id ? await r.devices.findByEitherId(orgId, id) : null;
       if (!device) throw notFound("device", id);
       return { orgId: device.orgId, associationId: device.universalDeviceId, associationType: "device", deviceTypeId: device.deviceTypeId };
     }
     case "device_type": {
-      const deviceType = orgId && id ? await new DeviceStore(em).findType(orgId, id) : null;
+      const deviceType = orgId && id ? await r.deviceTypes.find(orgId, id) : null;
       if (!deviceType) throw notFound("device type", id);
       return { orgId: deviceType.orgId, associationId: deviceType.deviceTypeId, associationType: "device_type", deviceTypeId: null };
     }

@@ -1,8 +1,11 @@
-import type { Logger, Orm } from "@hangar/shared";
+import type { Logger, UnitOfWork } from "@hangar/shared";
 import { zipArchive, type ArchiveEntry } from "../archive";
 import type { ObjectStore } from "../object-store/object-store";
-import type { ExportJobRow } from "../store/export-entities";
-import { ExportStore } from "../store/export-store";
+import type { ExportJobRecord } from "./exports";
+import type { DataRepositories } from "./repositories";
+
+/** What export jobs reach: the jobs and the files they archive. */
+export type ExportRepositories = Pick<DataRepositories, "exports">;
 
 /** How often a running export writes its progress (and so shows it is alive). */
 export const PROGRESS_INTERVAL_MS = 1_000;
@@ -25,22 +28,22 @@ const SWEEP_BATCH = 100;
  * jobs, so a crash in between leaves a job to retry rather than an archive nobody will delete.
  * After that get_export_status answers 404 for them. Returns how many jobs it removed.
  */
-export async function sweepExpiredExports(deps: Pick<ExportDeps, "orm" | "objects">, retentionMs: number, now = new Date()): Promise<number> {
+export async function sweepExpiredExports(deps: Pick<ExportDeps, "uow" | "objects">, retentionMs: number, now = new Date()): Promise<number> {
   const before = new Date(now.getTime() - retentionMs);
   let removed = 0;
   for (;;) {
-    const store = new ExportStore(deps.orm.em.fork());
-    const jobs = await store.finishedBefore(before, SWEEP_BATCH);
+    const { exports } = deps.uow.repositories();
+    const jobs = await exports.finishedBefore(before, SWEEP_BATCH);
     if (jobs.length === 0) return removed;
     await deps.objects.deleteObjects(jobs.map((job) => job.objectKey));
-    await store.deleteJobs(jobs.map((job) => job.exportJobId));
+    await exports.deleteJobs(jobs.map((job) => job.exportJobId));
     removed += jobs.length;
   }
 }
 
 /** What a background export needs. */
 export interface ExportDeps {
-  orm: Orm;
+  uow: UnitOfWork<ExportRepositories>;
   objects: ObjectStore;
   logger: Logger;
 }
@@ -49,14 +52,14 @@ export interface ExportDeps {
  * Builds a job's archive in the background of the service process: the caller already has its job
  * id. Every failure ends up on the job (`failed` with the error); nothing is thrown to the caller.
  */
-export function startExportJob(deps: ExportDeps, job: ExportJobRow, entries: ArchiveEntry[]): void {
+export function startExportJob(deps: ExportDeps, job: ExportJobRecord, entries: ArchiveEntry[]): void {
   runExportJob(deps, job, entries).catch((error: unknown) => {
     deps.logger.error({ err: error, exportJobId: job.exportJobId }, "export job could not record its outcome");
   });
 }
 
-async function runExportJob(deps: ExportDeps, job: ExportJobRow, entries: ArchiveEntry[]): Promise<void> {
-  const write = (changes: Partial<ExportJobRow>) => new ExportStore(deps.orm.em.fork()).updateUnfinished(job.exportJobId, changes);
+async function runExportJob(deps: ExportDeps, job: ExportJobRecord, entries: ArchiveEntry[]): Promise<void> {
+  const write = (changes: Partial<ExportJobRecord>) => deps.uow.repositories().exports.updateUnfinished(job.exportJobId, changes);
   let bytes = 0;
   await write({ status: "running", heartbeat: new Date() });
   const reporter = startProgressReporter(() => write({ bytesUploaded: String(bytes), heartbeat: new Date() }), deps.logger);
