@@ -144,3 +144,20 @@ test("a caller that gives up: the in-process call fails with CANCELED and the im
   await expect(call).rejects.toMatchObject({ code: Code.Canceled });
   expect(seen.get("slow")!.aborted).toBe(Code.Canceled);
 });
+
+test("a stopped service: UNAVAILABLE either way, as a closed port answers", async () => {
+  const stopped = await startRpcServer({
+    name: "stopped",
+    port: 0,
+    internalAuthSecret: SECRET,
+    logger: createLogger("test", "silent"),
+    routes: (router) => router.service(DataService, { getDataset: implementation }),
+  });
+  const both = [createGrpcUnaryClient(stopped.url), createInProcessClient(stopped.inProcess)];
+  await stopped.close();
+  for (const client of both) {
+    const call = client.call(DataService.method.getDataset, create(GetDatasetRequestSchema, { datasetId: "ds_8" }), { headers: {}, timeoutMs: 5_000 });
+    await expect(call).rejects.toMatchObject({ code: Code.Unavailable });
+    client.close();
+  }
+});

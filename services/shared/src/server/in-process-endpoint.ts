@@ -28,14 +28,22 @@ export interface InProcessEndpoint {
    * read from the status (code and message; an unknown method is UNIMPLEMENTED).
    */
   call(path: string, request: Uint8Array, options: InProcessCallOptions): Promise<Uint8Array>;
+  /**
+   * Refuses every later call as a stopped server's port does (UNAVAILABLE), so a caller in the same
+   * process sees a stopped service as a remote caller would. The service's server calls it on close.
+   */
+  close(): void;
 }
 
 /** The in-process endpoint of the unary methods a service registered (see `startRpcServer`). */
 /** `readMaxBytes` bounds the request message as the service's gRPC paths do (default 4 MiB). */
 export function createInProcessEndpoint(url: string, methods: UnaryMethods, interceptors: Interceptor[], readMaxBytes = MAX_REQUEST_BYTES): InProcessEndpoint {
+  let closed = false;
   return {
     url,
+    close: () => void (closed = true),
     call(path, request, options) {
+      if (closed) return Promise.reject(new ConnectError(`the service at ${url} has stopped`, Code.Unavailable));
       const spec = methods.get(path);
       if (spec === undefined) return Promise.reject(new ConnectError(`no method ${path.slice(0, 200)}`, Code.Unimplemented));
       return new Promise((resolve, reject) => {

@@ -119,12 +119,14 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     session.once("close", () => sessions.delete(session));
   });
   const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`;
+  const inProcess = createInProcessEndpoint(url, unary, interceptors, readMaxBytes);
   return {
     port,
     url,
-    inProcess: createInProcessEndpoint(url, unary, interceptors, readMaxBytes),
+    inProcess,
     close: () =>
       new Promise<void>((resolve) => {
+        inProcess.close();
         for (const session of sessions) session.close();
         server.close(() => resolve());
       }),
