@@ -1,3 +1,4 @@
+import { snapshotUnitOfWork } from "@hangar/shared";
 import type { MembershipAuditEntry, MembershipRecord, OrgRecord, TokenRecord, UsageRecord, UserRecord } from "./records";
 import type { AdminRepositories, AdminUnitOfWork } from "./repositories";
 
@@ -27,19 +28,7 @@ export interface InMemoryAdmin {
  */
 export function inMemoryAdmin(seed: Partial<AdminState> = {}): InMemoryAdmin {
   const state: AdminState = { orgs: [], users: [], memberships: [], tokens: [], usage: [], audit: [], locks: [], touched: [], ...structuredClone(seed) };
-  const repositories = (): AdminRepositories => bind(state);
-  const uow: AdminUnitOfWork = {
-    repositories,
-    async transaction(work) {
-      const before = structuredClone(state);
-      try {
-        return await work(repositories());
-      } catch (error) {
-        Object.assign(state, before);
-        throw error;
-      }
-    },
-  };
+  const uow: AdminUnitOfWork = snapshotUnitOfWork(state, bind);
   return { uow, state };
 }
 

@@ -1,4 +1,4 @@
-import type { UnitOfWork } from "@hangar/shared";
+import { snapshotUnitOfWork, type UnitOfWork } from "@hangar/shared";
 import type { ActionRecord, ActionVersionRecord, InvocationRecord, TriggerEvaluationRecord, TriggerRecord } from "./records";
 import type { ActionRepository, ComputeRepositories, InvocationRepository, LeaseRepository, TriggerRepository } from "./repositories";
 import { isTerminal } from "./invocation-status";
@@ -23,24 +23,12 @@ export interface MemoryState {
  * Queries the specs do not need throw, so a spec that reaches one fails loudly.
  */
 export function memoryUnitOfWork(state: MemoryState = emptyState()): { uow: UnitOfWork<ComputeRepositories>; state: MemoryState } {
-  const repositories = (): ComputeRepositories => ({
-    actions: memoryActions(state),
-    invocations: memoryInvocations(state),
-    leases: memoryLeases(state),
-    triggers: memoryTriggers(state),
-  });
-  const uow: UnitOfWork<ComputeRepositories> = {
-    repositories,
-    async transaction(work) {
-      const before = structuredClone(state);
-      try {
-        return await work(repositories());
-      } catch (error) {
-        Object.assign(state, before);
-        throw error;
-      }
-    },
-  };
+  const uow = snapshotUnitOfWork(state, (current): ComputeRepositories => ({
+    actions: memoryActions(current),
+    invocations: memoryInvocations(current),
+    leases: memoryLeases(current),
+    triggers: memoryTriggers(current),
+  }));
   return { uow, state };
 }
 

@@ -32,3 +32,23 @@ export function ormUnitOfWork<R>(orm: Orm, bind: (em: EntityManager) => R): Unit
 export function fixedUnitOfWork<R>(repositories: R): UnitOfWork<R> {
   return { repositories: () => repositories, transaction: (work) => work(repositories) };
 }
+
+/**
+ * For unit specs: a `UnitOfWork` over plain in-memory `state`, whose transaction restores the state
+ * as it was when the work throws (a rollback), so a spec sees what an all-or-nothing rule leaves.
+ */
+export function snapshotUnitOfWork<S extends object, R>(state: S, bind: (state: S) => R): UnitOfWork<R> {
+  const repositories = () => bind(state);
+  return {
+    repositories,
+    async transaction(work) {
+      const before = structuredClone(state);
+      try {
+        return await work(repositories());
+      } catch (error) {
+        Object.assign(state, before);
+        throw error;
+      }
+    },
+  };
+}
