@@ -216,7 +216,8 @@ test("the peer's MAX_CONCURRENT_STREAMS holds requests back until streams close"
     },
     async (connect) => {
       const session = connect();
-      await new Promise((r) => setTimeout(r, 50)); // the peer's SETTINGS arrive
+      // The peer's SETTINGS open its side of the connection: any answer comes after them.
+      await exchange(session, post("/echo"), Buffer.from("first")).done;
       const outcomes = await Promise.all(Array.from({ length: 12 }, (_, i) => exchange(session, post("/echo"), Buffer.from(String(i))).done));
       expect(outcomes.map((o) => o.body.toString())).toEqual(Array.from({ length: 12 }, (_, i) => String(i)));
       expect(most).toBeLessThanOrEqual(2);
@@ -226,21 +227,25 @@ test("the peer's MAX_CONCURRENT_STREAMS holds requests back until streams close"
 });
 
 test("a GOAWAY lets streams the peer accepted finish, refuses later ones and makes the session unusable", async () => {
-  let peer: http2.Http2Session | undefined;
+  // Ordered by events, not sleeps: the peer sends GOAWAY once it holds the first stream, and
+  // answers that stream only after the client has seen the GOAWAY.
+  let arrived!: (peer: http2.Http2Session) => void;
+  const peerSession = new Promise<http2.Http2Session>((resolve) => (arrived = resolve));
+  let answer!: () => void;
+  const goawaySeen = new Promise<void>((resolve) => (answer = resolve));
   await withServer(
     (stream, headers) => {
-      peer = stream.session;
-      setTimeout(() => echo(stream, headers), 30);
+      arrived(stream.session!);
+      void goawaySeen.then(() => echo(stream, headers));
     },
     async (connect) => {
       const session = connect();
       const accepted = exchange(session, post("/echo"), Buffer.from("first")).done;
-      await new Promise((r) => setTimeout(r, 10));
-      peer!.goaway(http2.constants.NGHTTP2_NO_ERROR, 1);
-      await new Promise((r) => setTimeout(r, 10));
-      expect(session.usable).toBe(false);
+      (await peerSession).goaway(http2.constants.NGHTTP2_NO_ERROR, 1);
+      while (session.usable) await new Promise((r) => setTimeout(r, 5));
       const refused = await exchange(session, post("/echo"), Buffer.from("second")).done;
       expect(refused.aborted?.refused).toBe(true);
+      answer();
       expect((await accepted).body.toString()).toBe("first");
     },
   );
@@ -285,8 +290,8 @@ test("after maxRequests the connection takes no more and closes once its streams
       expect((await Promise.all(calls)).map((o) => o.body.toString())).toEqual(["1", "2", "3"]);
       const refused = await exchange(session, post("/echo"), Buffer.from("4")).done;
       expect(refused.aborted?.refused).toBe(true);
-      await new Promise((r) => setTimeout(r, 50));
-      expect([...peers].every((peer) => peer.closed || peer.destroyed)).toBe(true);
+      // The peer's side closes once the session has said GOAWAY and its last stream ended.
+      while (![...peers].every((peer) => peer.closed || peer.destroyed)) await new Promise((r) => setTimeout(r, 10));
     },
   );
 });
