@@ -65,6 +65,12 @@ describe("invocation search plans at scale", () => {
     expect(problems).toEqual([]);
   });
 
+  test("one dataset's invocations, newest first", async () => {
+    // Each dataset has 100 of the org's invocations, one in every thousand: the deep page is their last 50.
+    expect(await firstAndDeep({ field: "data_source.data_source_id", comparator: "EQUALS", value: "ds_7" })).toEqual([100, 50]);
+    expect(problems).toEqual([]);
+  });
+
   test("invocations in a rare status, newest first", async () => {
     expect(await firstAndDeep({ field: "last_status", comparator: "EQUALS", value: RARE_STATUS })).toEqual([100, 100]);
     expect(problems).toEqual([]);

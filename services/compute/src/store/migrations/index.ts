@@ -5,6 +5,7 @@ import { Migration0003RunnerLeases } from "./0003-runner-leases";
 import { Migration0004EvaluationOccasions } from "./0004-evaluation-occasions";
 import { Migration0005TriggerServiceUserGrantor } from "./0005-trigger-service-user-grantor";
 import { Migration0006PagingIndexes } from "./0006-paging-indexes";
+import { Migration0007DataSourceIndex } from "./0007-data-source-index";
 
 /** The compute schema's migrations in the order they apply. */
 export const computeMigrations: MigrationObject[] = [
@@ -14,4 +15,5 @@ export const computeMigrations: MigrationObject[] = [
   { name: "0004-evaluation-occasions", class: Migration0004EvaluationOccasions },
   { name: "0005-trigger-service-user-grantor", class: Migration0005TriggerServiceUserGrantor },
   { name: "0006-paging-indexes", class: Migration0006PagingIndexes },
+  { name: "0007-data-source-index", class: Migration0007DataSourceIndex },
 ];
