@@ -99,6 +99,11 @@ describe("a platform with its database up", () => {
     await expect(check(clientOf(t, "data"), SERVICES.admin)).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
   });
 
+  test("a request over 16 KiB is refused (RESOURCE_EXHAUSTED): anyone who reaches the port may call these", async () => {
+    await expect(check(clientOf(t, "data"), "x".repeat(20_000))).rejects.toMatchObject({ code: grpc.status.RESOURCE_EXHAUSTED });
+    expect(await check(clientOf(t, "data"), "process")).toBe(Status.SERVING);
+  });
+
   test("reflection v1 lists the port's services and gives the file of a symbol with its imports", async () => {
     const [listed, found, missing] = await reflect(clientOf(t, "data"), "v1", ServerReflectionRequestSchema, ServerReflectionResponseSchema, [
       v1({ case: "listServices", value: "" }),

@@ -133,12 +133,20 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
   };
 }
 
+/** Largest request message the health and reflection routes accept. */
+const OPEN_ROUTES_MAX_REQUEST_BYTES = 16 * 1024;
+
 /**
  * Health and reflection, on a router of their own without the principal check: a probe or an
  * operator's `grpcurl` has no signed principal, and neither answer reveals more than the public protos.
  */
 function openRoutes(options: RpcServerOptions, served: ConnectRouter): ConnectRouter {
-  const router = createConnectRouter({ interceptors: [traceCalls(options.name), normalizeErrors(options.logger)] });
+  const router = createConnectRouter({
+    interceptors: [traceCalls(options.name), normalizeErrors(options.logger)],
+    // Anyone who reaches the port may call these, and the vendored protos carry no field limits: a
+    // service or symbol name is all a request holds (Connect's own default would be 4 GiB).
+    readMaxBytes: OPEN_ROUTES_MAX_REQUEST_BYTES,
+  });
   const services = [...new Map(served.handlers.map((handler) => [handler.service.typeName, handler.service])).values()];
   registerGrpcHealth(router, { services: services.map((service) => service.typeName), serving: options.serving ?? (async () => true) });
   registerGrpcReflection(router, [...services, Health]);
