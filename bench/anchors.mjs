@@ -55,7 +55,8 @@ export function ownCpuSnapshot({ platformPid, postmasterPid, anchors = [] }) {
   for (const tid of readdirSync(`/proc/${platformPid}/task`)) {
     const stat = readStat(`/proc/${platformPid}/task/${tid}/stat`);
     if (!stat) continue;
-    const part = stat.name === "MainThread" ? "platform" : stat.name === "WorkerThread" ? "workers" : "helpers";
+    // The main thread's id is the process id (its name is the process's own, not a fixed one).
+    const part = tid === String(platformPid) ? "platform" : stat.name === "WorkerThread" ? "workers" : "helpers";
     split[part] += stat.ticks;
   }
   for (const anchor of anchors) split[`anchor:${anchor.kind}`] = readStat(`/proc/${anchor.pid}/stat`)?.ticks ?? 0;
