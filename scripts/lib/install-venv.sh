@@ -1,6 +1,6 @@
 # Sourced by the scripts/install-*.sh that put one pinned PyPI package into a cached virtualenv:
-# `install_venv <venv> <name> <version> <requirement> <module>` installs <requirement> into <venv>
-# and checks that <module> imports; nothing is done when that version is already there. The tests
+# `install_venv <venv> <name> <version> <requirements> <modules>` installs <requirements> (one or
+# more, space-separated) into <venv> and checks that <modules> (comma-separated) import; nothing is done when that version is already there. The tests
 # look for the marker `<venv>/.hangar-<name>-<version>`. Needs python3 on PATH.
 install_venv() {
   local venv="$1" name="$2" version="$3" requirement="$4" module="$5"
@@ -19,7 +19,9 @@ install_venv() {
   rm -rf "$venv"
   mkdir -p "$(dirname "$venv")"
   python3 -m venv "$venv"
-  "$python" -m pip install --quiet --disable-pip-version-check --no-input "$requirement"
+  local -a requirements
+  read -ra requirements <<<"$requirement"
+  "$python" -m pip install --quiet --disable-pip-version-check --no-input "${requirements[@]}"
   "$python" -c "import $module"
   touch "$marker"
   echo "$tag: done in $((SECONDS - started)) s"
