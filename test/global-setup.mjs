@@ -9,9 +9,10 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 export default async function globalSetup() {
-  // The public Python client SDK (roboto) for test/e2e/sdk-compat.e2e.ts; first, so that a failed
-  // install leaves no servers behind.
-  process.env.HANGAR_TEST_ROBOTO_PYTHON = robotoPython();
+  // The public Python client SDK (roboto), pinned and newest, for the SDK compatibility tests;
+  // first, so that a failed install leaves no servers behind.
+  process.env.HANGAR_TEST_ROBOTO_PYTHON = robotoPython("pinned");
+  process.env.HANGAR_TEST_ROBOTO_NEXT_PYTHON = robotoPython("newest");
   const started = [];
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {

@@ -8,8 +8,8 @@ import { requiredEnv, type ApiClient, type TestPlatform } from "@hangar/test-har
 import { ok } from "./invocation-fixtures";
 
 /**
- * Helpers of the tests that drive the platform with the public Python client SDK (PyPI `roboto`
- * 0.53.0, installed by scripts/install-python-sdk.sh): sdk-compat.e2e.ts and sdk-compat-more.e2e.ts.
+ * Helpers of the tests that drive the platform with the public Python client SDK (PyPI `roboto`,
+ * the pinned 0.53.0 and the newest 0.62.0, installed by scripts/install-python-sdk.sh).
  *
  * The SDK sends S3 requests wherever boto3 sends them: it ignores the `endpoint` that the platform's
  * credentials carry, so a client reaches the embedded S3-compatible store through boto3's
@@ -33,7 +33,13 @@ export interface SdkWorkspace {
   close(): Promise<void>;
 }
 
-export async function sdkWorkspace(t: TestPlatform): Promise<SdkWorkspace> {
+/** Which installed SDK release a workspace's scripts run with. */
+export type SdkRelease = "pinned" | "newest";
+
+const PYTHON_OF: Record<SdkRelease, string> = { pinned: "HANGAR_TEST_ROBOTO_PYTHON", newest: "HANGAR_TEST_ROBOTO_NEXT_PYTHON" };
+
+/** A workspace whose scripts run with the given SDK release (default the pinned 0.53.0). */
+export async function sdkWorkspace(t: TestPlatform, release: SdkRelease = "pinned"): Promise<SdkWorkspace> {
   const work = await mkdtemp(path.join(tmpdir(), "hangar-sdk-"));
   return {
     work,
@@ -57,7 +63,7 @@ export async function sdkWorkspace(t: TestPlatform): Promise<SdkWorkspace> {
         AWS_ENDPOINT_URL_S3: t.objectStore.location.endpoint!,
       };
       try {
-        const python = requiredEnv("HANGAR_TEST_ROBOTO_PYTHON");
+        const python = requiredEnv(PYTHON_OF[release]);
         const { stdout } = await run(python, [file, JSON.stringify(args)], { env, timeout: 50_000, maxBuffer: 16 * 1024 * 1024 });
         return JSON.parse(stdout.trim().split("\n").at(-1)!);
       } catch (error) {

@@ -1,15 +1,23 @@
 // The public Python client SDK (`roboto` from PyPI) that the SDK compatibility tests drive against
-// the platform, in the cached virtualenv scripts/install-python-sdk.sh fills.
+// the platform, in the cached virtualenvs scripts/install-python-sdk.sh fills: the pinned older
+// release and the newest one, because both are in users' hands.
 import path from "node:path";
 import { ensureVenv, venvDir } from "./venvs.mjs";
 
-const ROBOTO_VERSION = "0.53.0"; // keep in step with scripts/install-python-sdk.sh
+/** The SDK releases the tests drive, keyed by what they stand for; keep in step with scripts/install-python-sdk.sh. */
+export const ROBOTO_RELEASES = {
+  pinned: { version: "0.53.0", variable: "HANGAR_ROBOTO_VENV", name: "roboto-venv" },
+  newest: { version: "0.62.0", variable: "HANGAR_ROBOTO_NEXT_VENV", name: "roboto-0.62-venv" },
+};
 
 /**
- * The python of the SDK's virtualenv (`$HANGAR_ROBOTO_VENV` or `<repo>/.cache/roboto-venv`),
- * installing the pinned SDK first when it is not there; throws saying why when that fails.
+ * The python of one SDK release's virtualenv (default the pinned one, `$HANGAR_ROBOTO_VENV` or
+ * `<repo>/.cache/roboto-venv`; `"newest"` is `$HANGAR_ROBOTO_NEXT_VENV` or
+ * `<repo>/.cache/roboto-0.62-venv`), installing the SDKs first when it is not there; throws saying
+ * why when that fails.
  */
-export function robotoPython() {
-  ensureVenv({ what: "the roboto SDK", variable: "HANGAR_ROBOTO_VENV", name: "roboto-venv", marker: `.hangar-roboto-${ROBOTO_VERSION}`, script: "install-python-sdk.sh" });
-  return path.join(venvDir("HANGAR_ROBOTO_VENV", "roboto-venv"), "bin", "python");
+export function robotoPython(release = "pinned") {
+  const { version, variable, name } = ROBOTO_RELEASES[release];
+  ensureVenv({ what: `the roboto SDK ${version}`, variable, name, marker: `.hangar-roboto-${version}`, script: "install-python-sdk.sh" });
+  return path.join(venvDir(variable, name), "bin", "python");
 }
