@@ -139,10 +139,15 @@ test("a response without grpc-status takes its code from the HTTP status (gRPC's
 
 test("a response over 4 MiB is refused with ResourceExhausted and the stream is reset", async () => {
   let resetCode: number | undefined;
+  let streamClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (streamClosed = resolve));
   await withServer(
     (stream) => {
       stream.on("data", () => {});
-      stream.on("close", () => (resetCode = stream.rstCode));
+      stream.on("close", () => {
+        resetCode = stream.rstCode;
+        streamClosed();
+      });
       stream.on("error", () => {});
       stream.on("end", () => {
         stream.respond({ ":status": 200, "content-type": "application/grpc+proto" });
@@ -154,7 +159,7 @@ test("a response over 4 MiB is refused with ResourceExhausted and the stream is 
       const client = createGrpcUnaryClient(url);
       const error = await client.call(DataService.method.getDataset, request(), options).catch((e: unknown) => e);
       expect((error as ConnectError).code).toBe(Code.ResourceExhausted);
-      await new Promise((r) => setTimeout(r, 50));
+      await closed;
       client.close();
     },
   );
@@ -171,8 +176,8 @@ test("when the service closes the connection, the next call opens a new one", as
     async (url) => {
       const client = createGrpcUnaryClient(url);
       await client.call(DataService.method.getDataset, request(), options);
-      for (const session of sessions) session.close();
-      await new Promise((r) => setTimeout(r, 50));
+      // close's callback runs once the connection is gone, so the client has had its GOAWAY.
+      await Promise.all([...sessions].map((session) => new Promise((closed) => session.close(closed))));
       const response = await client.call(DataService.method.getDataset, request(), options);
       client.close();
       expect(response.dataset?.datasetId).toBe("ds_1");
