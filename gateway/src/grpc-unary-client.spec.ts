@@ -177,7 +177,7 @@ test("when the service closes the connection, the next call opens a new one", as
       const client = createGrpcUnaryClient(url);
       await client.call(DataService.method.getDataset, request(), options);
       // close's callback runs once the connection is gone, so the client has had its GOAWAY.
-      await Promise.all([...sessions].map((session) => new Promise((closed) => session.close(closed))));
+      await Promise.all([...sessions].map((session) => new Promise<void>((closed) => session.close(() => closed()))));
       const response = await client.call(DataService.method.getDataset, request(), options);
       client.close();
       expect(response.dataset?.datasetId).toBe("ds_1");

@@ -4,7 +4,7 @@ import { promisify } from "node:util";
 import * as grpc from "@grpc/grpc-js";
 import { create, fromBinary, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
-import { startOwnPostgres, startTestPlatform, waitFor, type HarnessServer, type TestPlatform } from "@hangar/test-harness";
+import { platformOnOwnPostgres, startTestPlatform, waitFor, type TestPlatform } from "@hangar/test-harness";
 import {
   HealthCheckRequestSchema,
   HealthCheckResponseSchema,
@@ -142,19 +142,10 @@ describe("a platform with its database up", () => {
 });
 
 describe("a platform whose PostgreSQL is halted", () => {
-  let pg: HarnessServer<{ url: string }>;
-  let t: TestPlatform;
-  beforeAll(async () => {
-    pg = await startOwnPostgres();
-    t = await startTestPlatform({ databaseUrl: pg.info.url });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await pg?.stop();
-  });
+  const own = platformOnOwnPostgres();
 
   test("Check and Watch say NOT_SERVING while it is halted and SERVING once it is back; `process` stays SERVING", async () => {
-    const client = clientOf(t, "data");
+    const client = clientOf(own.t, "data");
     const watched: Status[] = [];
     const watch = client.makeServerStreamRequest("/grpc.health.v1.Health/Watch", serialize(HealthCheckRequestSchema), deserialize(HealthCheckResponseSchema), create(HealthCheckRequestSchema, { service: "" }), new grpc.Metadata());
     watch.on("data", (answer: MessageShape<typeof HealthCheckResponseSchema>) => watched.push(answer.status));
@@ -162,13 +153,13 @@ describe("a platform whose PostgreSQL is halted", () => {
     await waitFor("Watch's first answer", async () => (watched.length > 0 ? true : undefined));
     expect(watched).toEqual([Status.SERVING]);
 
-    await pg.call("halt");
+    await own.pg.call("halt");
     await waitFor("Check NOT_SERVING", async () => ((await check(client, "")) === Status.NOT_SERVING ? true : undefined));
     expect(await check(client, SERVICES.data)).toBe(Status.NOT_SERVING);
     expect(await check(client, "process")).toBe(Status.SERVING);
     await waitFor("Watch NOT_SERVING", async () => (watched.at(-1) === Status.NOT_SERVING ? true : undefined), 30_000);
 
-    await pg.call("resume");
+    await own.pg.call("resume");
     await waitFor("Watch SERVING again", async () => (watched.at(-1) === Status.SERVING ? true : undefined), 60_000);
     expect(await check(client, "")).toBe(Status.SERVING);
     watch.cancel();

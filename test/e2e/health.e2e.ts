@@ -3,7 +3,7 @@ import {
   createDataset,
   freePort,
   startOwnKafka,
-  startOwnPostgres,
+  platformOnOwnPostgres,
   startTestPlatform,
   startWithTenants,
   uploadFiles,
@@ -96,27 +96,18 @@ describe("a platform whose Kafka broker is away", () => {
 });
 
 describe("a platform whose PostgreSQL is halted", () => {
-  let pg: HarnessServer<{ url: string }>;
-  let t: TestPlatform;
-  beforeAll(async () => {
-    pg = await startOwnPostgres();
-    t = await startTestPlatform({ databaseUrl: pg.info.url });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await pg?.stop();
-  });
+  const own = platformOnOwnPostgres();
 
   test("/readyz is 503 naming the database component while it is halted, and 200 once it is back", async () => {
-    await pg.call("halt");
-    const answer = await readyzUntil(t, 503);
+    await own.pg.call("halt");
+    const answer = await readyzUntil(own.t, 503);
     expect(answer.body.error.message).toMatch(/^not ready: admin\.database /);
     for (const name of SERVICES) expect(answer.body.data.services[name].database).not.toBe("ready");
-    expect((await anonymous(t).get("/healthz")).status).toBe(200);
-    expect((await anonymous(t).get("/readyz?exclude=database&exclude=events")).status).toBe(200);
+    expect((await anonymous(own.t).get("/healthz")).status).toBe(200);
+    expect((await anonymous(own.t).get("/readyz?exclude=database&exclude=events")).status).toBe(200);
 
-    await pg.call("resume");
-    await readyzUntil(t, 200);
+    await own.pg.call("resume");
+    await readyzUntil(own.t, 200);
   }, 120_000);
 });
 

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { startTestPlatform, type TestPlatform } from "./platform";
 
 /** A server of one test file's own, started by an ESM harness module in a child process. */
 export interface HarnessServer<Info> {
@@ -58,6 +59,29 @@ export async function startHarnessServer<Info>(file: string, start: string, opti
 /** A PostgreSQL server of the test's own (test/src/postgres.mjs): `halt` and `resume` stop and start it on the same port and data. */
 export function startOwnPostgres(): Promise<HarnessServer<{ url: string }>> {
   return startHarnessServer("postgres.mjs", "startPostgres");
+}
+
+/** A platform and the PostgreSQL of its own that the test halts and resumes. */
+export interface PlatformOnOwnPostgres {
+  pg: HarnessServer<{ url: string }>;
+  t: TestPlatform;
+}
+
+/**
+ * Registers jest hooks that start a platform on a PostgreSQL of the test's own before the
+ * enclosing block's tests and stop both after them; the returned object is filled in by then.
+ */
+export function platformOnOwnPostgres(): PlatformOnOwnPostgres {
+  const started = {} as PlatformOnOwnPostgres;
+  beforeAll(async () => {
+    started.pg = await startOwnPostgres();
+    started.t = await startTestPlatform({ databaseUrl: started.pg.info.url });
+  });
+  afterAll(async () => {
+    await started.t?.close();
+    await started.pg?.stop();
+  });
+  return started;
 }
 
 /** A Kafka broker of the test's own (test/src/kafka.mjs), on `port` when given. */
