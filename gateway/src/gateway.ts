@@ -15,6 +15,7 @@ import { healthEndpoints, type HealthEndpoint } from "./health";
 import { buildRouteTable, type Route } from "./routes";
 import { buildRequest, readBody } from "./transcode-request";
 import { writeResponse } from "./transcode-response";
+import { projectResponse, readApiVersion, routeForVersion } from "./transcode-version";
 import { createUpstreams, SERVICES, type Upstream } from "./upstreams";
 import type { Router } from "./pattern";
 
@@ -147,7 +148,8 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
     }
     throw new ConnectError(`no operation at ${req.method} ${rawPath}`, Code.NotFound);
   }
-  const route = match.value;
+  const version = readApiVersion(req.headers);
+  const route = routeForVersion(match.value, version);
   served.route = route;
   span.updateName(`${route.httpMethod} ${route.template.template}`);
   const principal = await deps.authenticate(readIdentityHeaders(req.headers), traceContext);
@@ -159,5 +161,5 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
     timeoutMs: deps.timeoutMs ?? 30_000,
     traceContext,
   });
-  writeResponse(res, route, response);
+  writeResponse(res, route, response, projectResponse(route, version, response));
 }
