@@ -1,6 +1,6 @@
 import { createTenant, startWithTenants, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 import { invocationPath, ok, Status } from "./invocation-fixtures";
-import { contentAt, fileAtPath, perRelease, recordOf, sdkWorkspace, type SdkRelease, type SdkWorkspace } from "./sdk-fixtures";
+import { contentAt, fileAtPath, perRelease, recordOf, SDK_VERSION, sdkWorkspace, type SdkRelease, type SdkWorkspace } from "./sdk-fixtures";
 
 // The rest of the public Python client SDK's calls to the implemented operations (sdk-compat.e2e.ts
 // has the main data and compute flows): dataset edits and paged queries, directories, file records,
@@ -204,7 +204,7 @@ flow("files: directories, file edits, signed URLs, queries, renames, versions, i
   const result = await run("files", FILES, { source, work: ws.work });
 
   const datasetId: string = result.dataset_id;
-  expect(result.made).toEqual(["empty/dirs/made", "directory", "roboto 0.53.0"]);
+  expect(result.made).toEqual(["empty/dirs/made", "directory", `roboto ${SDK_VERSION[release]}`]);
   expect(result.exists).toBe("RobotoConflictException");
   expect(result.directories).toEqual(["empty", "empty/dirs", "empty/dirs/made", "logs", "logs/deep", "notes"]);
   const edits = { metadata: { sensor: { kind: "lidar" }, n: 3 }, tags: ["raw", "lidar"], description: "the a file" };
