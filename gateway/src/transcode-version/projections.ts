@@ -27,13 +27,21 @@ export function pluckProjection(output: DescMessage, dataField: string | undefin
   };
 }
 
+/** Which records vanish: those of message type `record` whose `field` (proto name) equals `equals`. */
+export interface HiddenRecords {
+  record: string;
+  field: string;
+  equals: string;
+}
+
 /**
- * Records of type `record` matching `hidden` vanish: removed from every list that holds them
- * (directly or in a singular field of the list's items), and a response that is, or singularly
- * holds, one is a 404. Undefined when `output` cannot hold such a record, so the route pays nothing.
+ * Records matching `hidden` vanish: removed from every list that holds them (directly or in a
+ * singular field of the list's items), and a response that is, or singularly holds, one is a 404
+ * naming `since`. Undefined when `output` cannot hold such a record, so the route pays nothing.
  */
-export function hideProjection(output: DescMessage, record: string, hidden: (record: LocalMessage) => boolean, since: string): Projection | undefined {
-  const hides = hider(output, record, hidden, new Set());
+export function hideProjection(output: DescMessage, hidden: HiddenRecords, since: string): Projection | undefined {
+  const { record } = hidden;
+  const hides = hider(output, hidden, new Set());
   if (hides === undefined) return undefined;
   const name = record.slice(record.lastIndexOf(".") + 1).toLowerCase();
   return (message) => {
@@ -47,18 +55,24 @@ export function hideProjection(output: DescMessage, record: string, hidden: (rec
 /** True when the message must vanish; filters the lists below it in place. */
 type Hider = (message: LocalMessage) => boolean;
 
-function hider(desc: DescMessage, record: string, hidden: Hider, path: Set<DescMessage>): Hider | undefined {
-  if (desc.typeName === record) return hidden;
+function hider(desc: DescMessage, hidden: HiddenRecords, path: Set<DescMessage>): Hider | undefined {
+  if (desc.typeName === hidden.record) return matcher(desc, hidden);
   if (desc.typeName.startsWith("google.protobuf.") || path.has(desc)) return undefined;
   path.add(desc);
   const parts: Hider[] = [];
   for (const field of desc.fields) {
-    const inner = field.fieldKind === "message" || (field.fieldKind === "list" && field.listKind === "message") ? hider(field.message, record, hidden, path) : undefined;
+    const inner = field.fieldKind === "message" || (field.fieldKind === "list" && field.listKind === "message") ? hider(field.message, hidden, path) : undefined;
     if (inner !== undefined) parts.push(field.fieldKind === "list" ? filterList(field, inner) : singular(field, inner));
   }
   path.delete(desc);
   if (parts.length === 0) return undefined;
   return (message) => parts.reduce((hide, part) => part(message) || hide, false);
+}
+
+function matcher(desc: DescMessage, { field, equals }: HiddenRecords): Hider {
+  const compared = findField(desc, [field]);
+  if (compared === undefined) throw new Error(`${desc.typeName} has no field '${field}' to hide records by`);
+  return (message) => fieldValue(message, compared) === equals;
 }
 
 function filterList(field: DescField, inner: Hider): Hider {

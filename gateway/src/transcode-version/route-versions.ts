@@ -51,8 +51,7 @@ export function applyDatedChanges(routes: readonly Route[], changes: readonly Da
 
 function projectionOf(route: Route, change: Exclude<DatedChange, { change: "reroute" }>): Projection | undefined {
   if (change.change === "pluck") return rpcName(route) === change.rpc ? pluckProjection(route.method.output, route.responseBody, change.field) : undefined;
-  const field = change.field.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
-  return hideProjection(route.method.output, change.record, (record) => record[field] === change.equals, change.since);
+  return hideProjection(route.method.output, change, change.since);
 }
 
 /** Pairs each binding of `rpc` with the binding of `olderRpc` at the same method and path. */
