@@ -38,7 +38,7 @@ export const API_VERSION_HEADER = "X-Roboto-Api-Version";
 const INDEX_BY_DATE = new Map<string, ApiVersion>(API_VERSIONS.map((date, index) => [date, index]));
 const LATEST_DATE: string = API_VERSIONS[LATEST_API_VERSION];
 
-/** The index of a known version date; throws for a date this server does not know (a programming error in the table). */
+/** The index of a known version date (the type admits only those). */
 export function versionOf(date: ApiVersionDate): ApiVersion {
   return INDEX_BY_DATE.get(date)!;
 }
