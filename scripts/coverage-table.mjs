@@ -1,16 +1,20 @@
 // Writes docs/coverage.md: every operation of the spec's routes.md with whether it is implemented
 // (a google.api.http binding in the protos, read from the built gateway's route table) and tested
 // (served with a 2xx through the gateway during the last `npm test`, from the route log the test
-// harness writes to .cache/route-hits.jsonl). Run `npm run build && npm test` first.
+// harness writes to .cache/route-hits.jsonl). Run `npm run build && npm test` first. The routes of the newest
+// client (sdk-0.62-routes.md) and its dated API versions get their own tables, from the same sources
+// and the gateway's table of dated changes.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
 const require = createRequire(import.meta.url);
-const { buildRouteTable, SERVICES } = require(path.join(root, "gateway/dist/index.js"));
+const { API_VERSIONS, buildRouteTable, DATED_CHANGES, SERVICES } = require(path.join(root, "gateway/dist/index.js"));
 
-const specPath = path.resolve(root, "../shared/spec/routes.md");
+// The spec sits beside the repository (`../shared/spec`); HANGAR_SPEC_DIR names it from elsewhere (a worktree).
+const specDir = process.env.HANGAR_SPEC_DIR ?? path.resolve(root, "../shared/spec");
+const specPath = path.join(specDir, "routes.md");
 const rows = readFileSync(specPath, "utf8")
   .split("\n")
   .map((line) => line.match(/^\| (\d+) \| ([^|]+) \| ([^|]+) \| (GET|POST|PUT|DELETE|PATCH) \| `([^`]+)` \|/))
@@ -58,6 +62,60 @@ const lines = [
     .filter((r) => !specKeys.has(key(r.httpMethod, r.template.template)))
     .map((r) => `| ${r.httpMethod} | \`${r.template.template}\` | ${r.service.name}.${r.method.name} | ${mark(tested.has(key(r.httpMethod, r.template.template)))} |`),
   "",
+  ...sdk062Section(),
 ];
 writeFileSync(path.join(root, "docs/coverage.md"), lines.join("\n"));
 console.log(lines[5]);
+
+/**
+ * The rows of sdk-0.62-routes.md: each method/path pair of a row (a row may list several, in the same
+ * order) is implemented and tested as above; a row naming no path of its own (it points at
+ * routes.md rows) says so. Then the dated API versions, each with the gateway's translation row.
+ */
+function sdk062Section() {
+  const text = readFileSync(path.join(specDir, "sdk-0.62-routes.md"), "utf8");
+  const rows062 = text
+    .split("\n")
+    .map((line) => line.match(/^\| (\d+) \| ([^|]+) \| ([^|]+) \| ((?:[^|`]|`[^`]*`)+) \|/))
+    .filter(Boolean)
+    .map(([, n, label, methods, paths]) => ({ n: Number(n), label: label.trim(), pairs: pairsOf(methods, paths) }));
+  const cell = (pairs, show) => (pairs.length === 0 ? "see routes.md rows" : pairs.map(show).join("<br>"));
+  const pairKey = ({ method, template }) => key(method, template);
+  const done = (pairs, has) => pairs.length > 0 && pairs.every((p) => has(pairKey(p)));
+  const versions = new Map(DATED_CHANGES.map((c) => [c.since, c]));
+  return [
+    "## Routes of the newest client, roboto 0.62.0 (sdk-0.62-routes.md)",
+    "",
+    `Implemented: ${rows062.filter((r) => done(r.pairs, (k) => implemented.has(k))).length} of ${rows062.length}. ` +
+      `Tested: ${rows062.filter((r) => done(r.pairs, (k) => tested.has(k))).length} of ${rows062.length}. ` +
+      "A row with several routes counts when all of them are.",
+    "",
+    "| # | Operation | Routes | Implemented | Tested |",
+    "|---|---|---|---|---|",
+    ...rows062.map(
+      (r) =>
+        `| ${r.n} | ${r.label} | ${cell(r.pairs, (p) => `${p.method} \`${p.template}\``)} | ` +
+        `${cell(r.pairs, (p) => (implemented.has(pairKey(p)) ? `yes (${implemented.get(pairKey(p)).method.name})` : "–"))} | ` +
+        `${cell(r.pairs, (p) => mark(tested.has(pairKey(p))))} |`,
+    ),
+    "",
+    "## API versions (`X-Roboto-Api-Version`)",
+    "",
+    "A dated change with a row in the gateway's table (`gateway/src/transcode-version/version-table.ts`) is translated for",
+    "older versions. A version without one changes no shape of an area built so far; its area adds the row when it is built.",
+    "",
+    "| Version | Translated for older versions |",
+    "|---|---|",
+    ...API_VERSIONS.map((v) => `| ${v} | ${versions.has(v) ? `yes: ${versions.get(v).summary}` : "–"} |`),
+    "",
+  ];
+}
+
+/** The method/path pairs of a row: `POST / GET` with two backticked paths pairs them in order; one method serves every path. */
+function pairsOf(methodsCell, pathsCell) {
+  const methods = methodsCell.replace(/\*/g, "").split("/").map((m) => m.trim()).filter((m) => /^(GET|POST|PUT|DELETE|PATCH)$/.test(m));
+  const templates = [...pathsCell.matchAll(/`([^`]+)`/g)].map((m) => m[1]).filter((t) => t.startsWith("/") && !t.includes("…") && t.split("/").length > 2); // not prose mentions such as `/v1`
+  if (methods.length === 0 || templates.length === 0) return [];
+  if (methods.length === 1) return templates.map((template) => ({ method: methods[0], template }));
+  return templates.length === methods.length ? templates.map((template, i) => ({ method: methods[i], template })) : [];
+}

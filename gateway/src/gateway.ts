@@ -12,9 +12,11 @@ import { answerClientError, MAX_HEADER_BYTES } from "./client-error";
 import { writeError } from "./errors";
 import { readIdentityHeaders } from "./headers";
 import { healthEndpoints, type HealthEndpoint } from "./health";
+import { serviceDiscovery, SERVICE_DISCOVERY_PATH } from "./service-discovery";
 import { buildRouteTable, type Route } from "./routes";
 import { buildRequest, readBody } from "./transcode-request";
 import { writeResponse } from "./transcode-response";
+import { projectResponse, readApiVersion, routeForVersion } from "./transcode-version";
 import { createUpstreams, SERVICES, type Upstream } from "./upstreams";
 import type { Router } from "./pattern";
 
@@ -52,7 +54,8 @@ export interface Gateway {
 }
 
 /**
- * Starts the HTTP JSON gateway: `/healthz` and `/readyz` answer without a token (./health); routes
+ * Starts the HTTP JSON gateway: `/healthz`, `/readyz` (./health) and the service discovery document
+ * (./service-discovery) answer without a token; routes
  * come from the services' google.api.http bindings, every other request is authenticated,
  * transcoded to a protobuf request, sent over gRPC with a deadline and a signed principal, and the
  * response wrapped in the `{data: ...}` envelope.
@@ -71,7 +74,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       admin.call(AdminService.method.resolveUser, create(ResolveUserRequestSchema, { userId }), asGateway(traceContext)),
     ttlMs: options.authCacheTtlMs,
   });
-  const health = healthEndpoints({ upstreams, asGateway });
+  const health = healthEndpoints({ upstreams, asGateway }).set(SERVICE_DISCOVERY_PATH, serviceDiscovery);
   const handle = createHandler({ ...options, router, upstreams, authenticate, sign, health });
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => void handle(req, res));
   server.on("clientError", (error, socket) => answerClientError(error, socket as Socket));
@@ -100,7 +103,7 @@ interface HandlerDeps extends Omit<GatewayOptions, "upstreams"> {
   authenticate: Authenticator;
   /** Signs the principal header (reusing a fresh signature of the same cached principal). */
   sign: (principal: Principal) => string;
-  /** `/healthz` and `/readyz`, by path (`healthEndpoints`). */
+  /** `/healthz`, `/readyz` and the service discovery document, by path. */
   health: Map<string, HealthEndpoint>;
 }
 
@@ -147,7 +150,8 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
     }
     throw new ConnectError(`no operation at ${req.method} ${rawPath}`, Code.NotFound);
   }
-  const route = match.value;
+  const version = readApiVersion(req.headers);
+  const route = routeForVersion(match.value, version);
   served.route = route;
   span.updateName(`${route.httpMethod} ${route.template.template}`);
   const principal = await deps.authenticate(readIdentityHeaders(req.headers), traceContext);
@@ -159,5 +163,5 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
     timeoutMs: deps.timeoutMs ?? 30_000,
     traceContext,
   });
-  writeResponse(res, route, response);
+  writeResponse(res, route, response, projectResponse(route, version, response));
 }

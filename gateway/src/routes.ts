@@ -1,6 +1,7 @@
 import { getOption, type DescMethod, type DescService } from "@bufbuild/protobuf";
 import { http, type HttpRule } from "@hangar/shared/proto/google-api";
 import { createRouter, parsePathTemplate, type PathTemplate, type Router } from "./pattern";
+import { applyDatedChanges, DATED_CHANGES, type DatedChange, type RouteVersions } from "./transcode-version";
 
 /** One HTTP binding of an RPC, as declared by its google.api.http option. */
 export interface Route {
@@ -12,13 +13,16 @@ export interface Route {
   body: string | undefined;
   /** The response field that becomes `data`; undefined means the whole response message. */
   responseBody: string | undefined;
+  /** What the route does for callers of older API versions; unset on routes no dated change touches. */
+  versions?: RouteVersions;
 }
 
 /**
  * Builds the route table from the services' descriptors: every RPC with a google.api.http option
- * (and its additional bindings) becomes a route. There is no hand-written route list.
+ * (and its additional bindings) becomes a route. There is no hand-written route list. The dated
+ * API changes (default `DATED_CHANGES`) are attached to the routes they touch.
  */
-export function buildRouteTable(services: readonly DescService[]): { router: Router<Route>; routes: Route[] } {
+export function buildRouteTable(services: readonly DescService[], changes: readonly DatedChange[] = DATED_CHANGES): { router: Router<Route>; routes: Route[] } {
   const router = createRouter<Route>();
   const routes: Route[] = [];
   for (const service of services) {
@@ -27,12 +31,11 @@ export function buildRouteTable(services: readonly DescService[]): { router: Rou
       const rule = getOption(method, http);
       if (!rule.pattern.case) continue;
       for (const binding of [rule, ...rule.additionalBindings]) {
-        const route = toRoute(service, method, binding);
-        router.add(route.httpMethod, route.template, route);
-        routes.push(route);
+        routes.push(toRoute(service, method, binding));
       }
     }
   }
+  for (const route of applyDatedChanges(routes, changes)) router.add(route.httpMethod, route.template, route);
   return { router, routes };
 }
 

@@ -6,9 +6,10 @@ import { fieldValueToJson, findField, messageToJson } from "./transcode";
 /**
  * Writes `{"data": ...}`: the response field named by the binding's `response_body`, else the
  * whole message. A response message without fields means the operation has no payload: `data: null`.
+ * `data` given (an older API version's projection) is written as it is.
  */
-export function writeResponse(res: ServerResponse, route: Route, message: Message): void {
-  const body = `{"data":${dataOf(route, message)}}`;
+export function writeResponse(res: ServerResponse, route: Route, message: Message, data?: string): void {
+  const body = `{"data":${data ?? dataOf(route, message)}}`;
   res.writeHead(200, ["content-type", "application/json", "content-length", String(Buffer.byteLength(body))]);
   res.end(body);
 }

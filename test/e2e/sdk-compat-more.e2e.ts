@@ -1,26 +1,41 @@
 import { createTenant, startWithTenants, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 import { invocationPath, ok, Status } from "./invocation-fixtures";
-import { contentAt, fileAtPath, recordOf, sdkWorkspace, type SdkWorkspace } from "./sdk-fixtures";
+import { contentAt, fileAtPath, perRelease, recordOf, SDK_VERSION, sdkWorkspace, type SdkRelease, type SdkWorkspace } from "./sdk-fixtures";
 
 // The rest of the public Python client SDK's calls to the implemented operations (sdk-compat.e2e.ts
 // has the main data and compute flows): dataset edits and paged queries, directories, file records,
 // versions, imports, downloads and deletes, action queries and edits, invocation status, logs and
 // cancellation, trigger queries, edits and evaluations, users, orgs, roles and API tokens, and devices and their tokens. Each
 // script prints what the SDK saw; the test checks it and the effects again through the gateway.
+// Every flow runs once per SDK release (0.53.0 and 0.62.0), each release in its own orgs.
 
 let t: TestPlatform;
 let alice: TestTenant;
 let bob: TestTenant;
 let ws: SdkWorkspace;
+let release: SdkRelease;
+const workspaces: SdkWorkspace[] = [];
 
 beforeAll(async () => {
-  [t, alice, bob] = await startWithTenants(["sdk-more", "sdk-more-other"], { runner: true });
-  ws = await sdkWorkspace(t);
+  [t] = await startWithTenants([], { runner: true });
 });
 afterAll(async () => {
   await t?.close();
-  await ws?.close();
+  await Promise.all(workspaces.map((w) => w.close()));
 });
+
+const flow = perRelease(
+  async (which) => {
+    const workspace = await sdkWorkspace(t, which);
+    workspaces.push(workspace);
+    return { alice: await createTenant(t, `sdk-more-${which}`), bob: await createTenant(t, `sdk-more-other-${which}`), workspace };
+  },
+  (context, which) => {
+    ({ alice, bob } = context);
+    ws = context.workspace;
+    release = which;
+  },
+);
 
 /** What every script starts with: the SDK's client from the environment, its JSON argument and helpers. */
 const PRELUDE = `
@@ -97,7 +112,7 @@ print(json.dumps({
 }))
 `;
 
-test("datasets: from_id, update, metadata, tag and custom-field edits, paged queries and delete through the SDK", async () => {
+flow("datasets: from_id, update, metadata, tag and custom-field edits, paged queries and delete through the SDK", async () => {
   const result = await run("datasets", DATASETS);
 
   const expected = {
@@ -183,13 +198,13 @@ print(json.dumps({
 }))
 `;
 
-test("files: directories, file edits, signed URLs, queries, renames, versions, imports, downloads and deletes through the SDK", async () => {
+flow("files: directories, file edits, signed URLs, queries, renames, versions, imports, downloads and deletes through the SDK", async () => {
   const source = await ws.directoryWith("files", { "a.txt": "a\n", "logs/x.log": "x\n", "logs/deep/y.log": "y\n", "notes/n.md": "# n\n" });
 
   const result = await run("files", FILES, { source, work: ws.work });
 
   const datasetId: string = result.dataset_id;
-  expect(result.made).toEqual(["empty/dirs/made", "directory", "roboto 0.53.0"]);
+  expect(result.made).toEqual(["empty/dirs/made", "directory", `roboto ${SDK_VERSION[release]}`]);
   expect(result.exists).toBe("RobotoConflictException");
   expect(result.directories).toEqual(["empty", "empty/dirs", "empty/dirs/made", "logs", "logs/deep", "notes"]);
   const edits = { metadata: { sensor: { kind: "lidar" }, n: 3 }, tags: ["raw", "lidar"], description: "the a file" };
@@ -261,7 +276,7 @@ print(json.dumps({
 }))
 `;
 
-test("actions: paged queries, metadata and parameter edits, digests, Action Hub accessibility and delete through the SDK", async () => {
+flow("actions: paged queries, metadata and parameter edits, digests, Action Hub accessibility and delete through the SDK", async () => {
   const result = await run("actions", ACTIONS, { other_token: bob.token });
 
   expect(result.paged).toEqual(["paged-0", "paged-1", "paged-2", "paged-3"]);
@@ -357,7 +372,7 @@ print(json.dumps({
 }))
 `;
 
-test("invocations: paged queries, status moves, container info, logs location, logs, streams and cancellation through the SDK", async () => {
+flow("invocations: paged queries, status moves, container info, logs location, logs, streams and cancellation through the SDK", async () => {
   const bag = (await ws.directoryWith("invocations", { "in.bag": "bag" })) + "/in.bag";
 
   const result = await run("invocations", INVOCATIONS, { bag });
@@ -433,7 +448,7 @@ print(json.dumps({
 }))
 `;
 
-test("triggers: paged queries, enable and disable, condition edits, evaluations, invocations and delete through the SDK", async () => {
+flow("triggers: paged queries, enable and disable, condition edits, evaluations, invocations and delete through the SDK", async () => {
   const bag = (await ws.directoryWith("triggers", { "run.bag": "bag" })) + "/run.bag";
 
   const result = await run("triggers", TRIGGERS, { bag });
@@ -530,8 +545,8 @@ print(json.dumps({
 }))
 `;
 
-test("identity: users, orgs, roles and API tokens, and a caller in two orgs, through the SDK", async () => {
-  const carol = await createTenant(t, "sdk-identity");
+flow("identity: users, orgs, roles and API tokens, and a caller in two orgs, through the SDK", async () => {
+  const carol = await createTenant(t, `sdk-identity-${release}`);
   // The SDK creates users in the caller's org, which takes an org admin.
   ok(await t.admin.put(`/v1/orgs/id/${carol.orgId}/users/id/${encodeURIComponent(carol.userId)}`, { add_roles: ["admin"] }));
   const newUser = `dana-${carol.orgId}@example.com`;
@@ -557,7 +572,7 @@ test("identity: users, orgs, roles and API tokens, and a caller in two orgs, thr
     deleted: "RobotoUnauthorizedException",
   });
   const [secondOrg, names] = result.second;
-  expect(names).toEqual(["sdk-identity", "sdk-second-org"]);
+  expect(names).toEqual([`sdk-identity-${release}`, "sdk-second-org"]);
   expect(result.must_name).toBe("RobotoInvalidRequestException");
   expect(result.read_back).toBe("edited naming only the owner");
   expect(result.deleted_action).toBe("RobotoNotFoundException");
@@ -594,7 +609,7 @@ print(json.dumps({
 }))
 `;
 
-test("devices: create, from_id with a '/' in the id, metadata, tag and custom-field edits, for_org, a duplicate and delete through the SDK", async () => {
+flow("devices: create, from_id with a '/' in the id, metadata, tag and custom-field edits, for_org, a duplicate and delete through the SDK", async () => {
   const deviceId = "sdk/robot 1";
   const result = await run("devices", DEVICES, { device_id: deviceId, other_token: bob.token });
 
@@ -638,8 +653,8 @@ print(json.dumps({
 }))
 `;
 
-test("device tokens: create_token with scopes and defaults, tokens, acting as the device and revocation on delete through the SDK", async () => {
-  const dave = await createTenant(t, "sdk-device-tokens");
+flow("device tokens: create_token with scopes and defaults, tokens, acting as the device and revocation on delete through the SDK", async () => {
+  const dave = await createTenant(t, `sdk-device-tokens-${release}`);
   // Creating a device's tokens takes an org owner or admin.
   ok(await t.admin.put(`/v1/orgs/id/${dave.orgId}/users/id/${encodeURIComponent(dave.userId)}`, { add_roles: ["admin"] }));
   const memberId = `member-${dave.orgId}@example.com`;

@@ -1,30 +1,43 @@
 import { randomBytes } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { startWithTenants, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { createTenant, startWithTenants, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 import { invocationPath, ok, Status } from "./invocation-fixtures";
-import { contentAt, fileAtPath, recordOf, sdkWorkspace, sha256, type SdkWorkspace } from "./sdk-fixtures";
+import { contentAt, fileAtPath, perRelease, recordOf, sdkWorkspace, sha256, type SdkWorkspace } from "./sdk-fixtures";
 
-// The public Python client SDK (PyPI `roboto` 0.53.0, installed by scripts/install-python-sdk.sh)
-// against the platform, unchanged: Python scripts drive the dataset, file, action, invocation and
-// trigger flows through it, and the action they create is written for the SDK's action runtime and
-// run by the platform's process runner. Every effect is checked again through the gateway.
-// sdk-compat-more.e2e.ts covers the rest of the SDK's calls to implemented operations.
+// The public Python client SDK (PyPI `roboto`, both the pinned 0.53.0 and the newest 0.62.0, installed
+// by scripts/install-python-sdk.sh) against the platform, unchanged: Python scripts drive the
+// dataset, file, action, invocation and trigger flows through it, and the action they create is
+// written for the SDK's action runtime and run by the platform's process runner. Every flow runs
+// once per release, each in its own org (`perRelease`). Every effect is checked again through the
+// gateway. sdk-compat-more.e2e.ts covers the rest of the SDK's calls to implemented operations.
 
 let t: TestPlatform;
 let alice: TestTenant;
 let ws: SdkWorkspace;
 let work: string;
+const workspaces: SdkWorkspace[] = [];
 
 beforeAll(async () => {
-  [t, alice] = await startWithTenants(["sdk-compat"], { runner: true });
-  ws = await sdkWorkspace(t);
-  work = ws.work;
+  [t] = await startWithTenants([], { runner: true });
 });
 afterAll(async () => {
   await t?.close();
-  await ws?.close();
+  await Promise.all(workspaces.map((w) => w.close()));
 });
+
+const flow = perRelease(
+  async (release) => {
+    const workspace = await sdkWorkspace(t, release);
+    workspaces.push(workspace);
+    return { tenant: await createTenant(t, `sdk-compat-${release}`), workspace };
+  },
+  ({ tenant, workspace }) => {
+    alice = tenant;
+    ws = workspace;
+    work = workspace.work;
+  },
+);
 
 const directoryWith = (name: string, files: Record<string, string | Buffer>) => ws.directoryWith(name, files);
 const sdk = (name: string, script: string, args: Record<string, unknown>) => ws.sdk(name, script, args, alice.token);
@@ -69,7 +82,7 @@ print(json.dumps({
 }))
 `;
 
-test("the SDK creates a dataset, uploads files, finds, downloads and queries them, and updates the dataset", async () => {
+flow("the SDK creates a dataset, uploads files, finds, downloads and queries them, and updates the dataset", async () => {
   const bag = randomBytes(9 * 1024 * 1024); // above boto3's 8 MiB multipart threshold
   const source = await directoryWith("data-flow", { "logs/a.txt": "1\n2\n3\n", "logs/b.txt": "x\n", "bags/run.bag": bag, "notes.md": "# run 1\n" });
   const downloadTo = path.join(work, "downloaded.bag");
@@ -215,7 +228,7 @@ print(json.dumps({
 }))
 `;
 
-test("an action written for the SDK's action runtime runs unchanged under the process runner, triggered and invoked through the SDK", async () => {
+flow("an action written for the SDK's action runtime runs unchanged under the process runner, triggered and invoked through the SDK", async () => {
   const actionScript = path.join(work, "summarize_action.py");
   await writeFile(actionScript, SUMMARIZE_ACTION);
   const triggeredSource = await directoryWith("triggered", { "logs/a.txt": "1\n2\n3\n", "logs/b.txt": "x\n", "notes.md": "not an input\n" });

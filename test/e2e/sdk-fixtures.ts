@@ -38,6 +38,33 @@ export type SdkRelease = "pinned" | "newest";
 
 const PYTHON_OF: Record<SdkRelease, string> = { pinned: "HANGAR_TEST_ROBOTO_PYTHON", newest: "HANGAR_TEST_ROBOTO_NEXT_PYTHON" };
 
+/** Both releases, in the order the compatibility suites run them. */
+export const SDK_RELEASES: readonly SdkRelease[] = ["pinned", "newest"];
+
+/** The PyPI version of each release (what scripts/install-python-sdk.sh installs). */
+export const SDK_VERSION: Record<SdkRelease, string> = { pinned: "0.53.0", newest: "0.62.0" };
+
+/**
+ * Registers each flow of a compatibility suite once per SDK release: `prepare` builds a release's
+ * context (its own tenants and workspace, so the two runs share no data) in a beforeAll registered
+ * here, so call this after the beforeAll that starts the platform; `enter` installs the context
+ * while that release's test runs (the tests of a file run one at a time).
+ */
+export function perRelease<C>(prepare: (release: SdkRelease) => Promise<C>, enter: (context: C, release: SdkRelease) => void): (name: string, fn: () => Promise<void>) => void {
+  const contexts = new Map<SdkRelease, C>();
+  beforeAll(async () => {
+    for (const release of SDK_RELEASES) contexts.set(release, await prepare(release));
+  });
+  return (name, fn) => {
+    for (const release of SDK_RELEASES) {
+      test(`${name} [roboto ${SDK_VERSION[release]}]`, async () => {
+        enter(contexts.get(release)!, release);
+        await fn();
+      });
+    }
+  };
+}
+
 /** A workspace whose scripts run with the given SDK release (default the pinned 0.53.0). */
 export async function sdkWorkspace(t: TestPlatform, release: SdkRelease = "pinned"): Promise<SdkWorkspace> {
   const work = await mkdtemp(path.join(tmpdir(), "hangar-sdk-"));

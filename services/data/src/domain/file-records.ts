@@ -95,3 +95,21 @@ export function newFsNode(init: NewFsNode): FsNodeRow {
     ...init,
   };
 }
+
+/**
+ * A link is a file node whose `uri` is a `roboto://file/<target>?v=<version>` pointer instead of an
+ * object's `s3://` URI: it stores no bytes (size 0), the client follows it to the target at that
+ * version, and it reads as `fs_type: "link"` (the SDK 0.62 model). Storing it as a file node keeps
+ * every path rule (conflicts, parents, listings, deletes) the same for links and files.
+ */
+const LINK_URI_PREFIX = "roboto://file/";
+
+/** Whether a file node is a link. */
+export function isLink(node: Pick<FsNodeRow, "uri">): boolean {
+  return node.uri?.startsWith(LINK_URI_PREFIX) === true;
+}
+
+/** The pointer a link to `fileId` at `version` stores as its uri. */
+export function linkUri(fileId: string, version: string): string {
+  return `${LINK_URI_PREFIX}${fileId}?v=${version}`;
+}

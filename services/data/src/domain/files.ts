@@ -8,6 +8,7 @@ import {
   createFieldCatalog,
   decodeCursorToken,
   encodeCursorToken,
+  invalidArgument,
   notFound,
   nullableString,
   queryFingerprint,
@@ -19,7 +20,7 @@ import {
 } from "@hangar/shared";
 import { FileChangedSchema } from "@hangar/shared/proto/events";
 import { checkTags } from "./datasets";
-import type { FsNodeRow } from "./file-records";
+import { isLink, type FsNodeRow } from "./file-records";
 import type { FileRepository } from "./file-repositories";
 import { pathPatternFilter } from "./path-filter";
 import type { DataRepositories, EventRepository } from "./repositories";
@@ -146,6 +147,8 @@ export async function deleteFile(uow: UnitOfWork<FileRepositories>, orgId: strin
 export async function downloadableUri(uow: UnitOfWork<FileRepositories>, orgId: string | undefined, fileId: string): Promise<string> {
   const file = await loadFile(uow.repositories().files, orgId, fileId);
   if (file.status !== "available" || !file.uri) throw badRequest(`file ${quoteValue(fileId)} is still being uploaded`);
+  // The client follows a link (its uri names the target and version) and asks for the target's URL.
+  if (isLink(file)) throw invalidArgument("file_id", `${quoteValue(fileId)} is a link to ${file.uri}; ask for its target's signed URL`);
   return file.uri;
 }
 

@@ -2,7 +2,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { conflict, invalidArgument, newId, notFound, quoteValue, type UnitOfWork } from "@hangar/shared";
 import type { ObjectStore } from "../object-store/object-store";
 import { checkTags } from "./datasets";
-import { newFsNode, type FsNodeRow } from "./file-records";
+import { isLink, newFsNode, type FsNodeRow } from "./file-records";
 import type { DatasetLookup, FileRepository } from "./file-repositories";
 import { ancestorDirectories, checkRelativePath } from "./paths";
 import type { DataRepositories } from "./repositories";
@@ -145,6 +145,7 @@ async function applyImport(store: FileRepository, orgId: string, plan: ImportPla
   const field = `${plan.prefix}relative_path`;
   const existing = await store.nodeAtPath(plan.datasetId, plan.path);
   if (existing?.fsType === "directory") throw conflict(`${field}: ${quoteValue(plan.path)} is a directory`);
+  if (existing && isLink(existing)) throw conflict(`${field}: ${quoteValue(plan.path)} is a link`);
   const described = {
     ...(plan.description !== undefined ? { description: plan.description } : {}),
     ...(plan.deviceId !== undefined ? { deviceId: plan.deviceId } : {}),
@@ -163,8 +164,8 @@ async function applyImport(store: FileRepository, orgId: string, plan: ImportPla
   return file;
 }
 
-/** Refuses a path below a file (`a.txt/b`): a file cannot hold children. */
-async function checkAncestors(store: FileRepository, associationId: string, path: string, field: string): Promise<void> {
+/** Refuses a path below a file (`a.txt/b`), a 409 naming `field`: a file cannot hold children. */
+export async function checkAncestors(store: FileRepository, associationId: string, path: string, field: string): Promise<void> {
   for (const dir of ancestorDirectories(path)) {
     const node = await store.nodeAtPath(associationId, dir);
     if (node?.fsType === "file") throw conflict(`${field}: ${quoteValue(dir)} is a file, so ${quoteValue(path)} cannot be created below it`);
@@ -233,7 +234,7 @@ export async function linkFile(uow: UnitOfWork<ImportRepositories>, orgId: strin
 async function linkTarget(files: FileRepository, orgId: string, link: FileLink): Promise<FsNodeRow> {
   if (link.targetFileId === "") throw invalidArgument("target_file_id", "is required");
   const file = await files.findNode(orgId, link.targetFileId);
-  if (!file || file.fsType !== "file") throw notFound("file", link.targetFileId);
+  if (!file || file.fsType !== "file" || isLink(file)) throw notFound("file", link.targetFileId);
   if (link.targetVersion === undefined || String(link.targetVersion) === file.version) {
     if (file.status !== "available" || !file.uri) throw invalidArgument("target_file_id", `file ${quoteValue(link.targetFileId)} is still being uploaded`);
     return file;

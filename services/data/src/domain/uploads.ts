@@ -3,7 +3,7 @@ import { timestampNow } from "@bufbuild/protobuf/wkt";
 import { badRequest, conflict, invalidArgument, newId, notFound, TOPICS, quoteValue, type UnitOfWork } from "@hangar/shared";
 import { UploadCompletedSchema } from "@hangar/shared/proto/events";
 import { s3Uri, type ObjectStore } from "../object-store/object-store";
-import { newFsNode, type FsNodeRow, type UploadItemRow, type UploadTransactionRow } from "./file-records";
+import { isLink, newFsNode, type FsNodeRow, type UploadItemRow, type UploadTransactionRow } from "./file-records";
 import type { DatasetLookup, FileRepository, UploadRepository } from "./file-repositories";
 import { checkRelativePath } from "./paths";
 import type { DataRepositories } from "./repositories";
@@ -164,6 +164,8 @@ async function makeAvailable(files: FileRepository, transaction: UploadTransacti
     const current = await files.nodeAtPath(transaction.associationId, item.relativePath);
     const pending = current?.nodeId === item.fileId ? null : (byId.get(item.fileId) ?? null);
     if (current?.fsType === "directory") throw conflict(`${quoteValue(item.relativePath)} is a directory`);
+    // A link keeps its path until it is deleted: its target's bytes must not be replaced through it.
+    if (current && isLink(current)) throw conflict(`${quoteValue(item.relativePath)} is a link`);
     if (current) {
       files.snapshot(current);
       Object.assign(current, { uri, size: item.size, version: String(BigInt(current.version) + 1n), uploadId: transaction.transactionId, modified: now, modifiedBy: actor });

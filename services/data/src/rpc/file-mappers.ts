@@ -2,7 +2,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { CredentialsSchema, FileSchema } from "@hangar/shared/proto/data";
 import type { ScopedCredentials, StoreLocation } from "../object-store/object-store";
-import type { FsNodeRow } from "../domain/file-records";
+import { isLink, type FsNodeRow } from "../domain/file-records";
 
 /** A file node (current, or an earlier version's snapshot whose dates are JSON strings) to its wire record. */
 export function fileToProto(row: FsNodeRow): MessageInitShape<typeof FileSchema> {
@@ -13,7 +13,7 @@ export function fileToProto(row: FsNodeRow): MessageInitShape<typeof FileSchema>
     ...(row.description !== null ? { description: row.description } : {}),
     ...(row.deviceId !== null ? { deviceId: row.deviceId } : {}),
     fileId: row.nodeId,
-    fsType: row.fsType,
+    fsType: isLink(row) ? "link" : row.fsType,
     ingestable: false,
     ingestionStatus: row.ingestionStatus,
     metadata: row.metadata,

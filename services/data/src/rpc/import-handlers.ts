@@ -1,17 +1,19 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { callerOf, invalidArgument, readableOrg, requireOrg } from "@hangar/shared";
 import type { DataService } from "@hangar/shared/proto/data";
+import { createLink } from "../domain/file-links";
 import { applyImports, fileDeviceIds, linkFile, MAX_DEVICE_ID_FILES, planImport, planImports } from "../domain/imports";
 import type { FileHandlerDeps } from "./file-deps";
 import { fileToProto } from "./file-mappers";
 
-type ImportHandlers = Pick<ServiceImpl<typeof DataService>, "importFile" | "importFiles" | "linkFile" | "fileDeviceIds">;
+type ImportHandlers = Pick<ServiceImpl<typeof DataService>, "importFile" | "importFiles" | "linkFile" | "createLink" | "fileDeviceIds">;
 
 /**
  * Files whose bytes already exist: imports of objects in the platform's bucket, links to another
- * file's version, and the devices a set of files came from.
+ * file's version (a dataset's copy-like link, and the SDK 0.62 pointer link), and the devices a set
+ * of files came from.
  */
-export function createImportHandlers({ uow, objects }: FileHandlerDeps): ImportHandlers {
+export function createImportHandlers({ uow, objects, resolveAssociation }: FileHandlerDeps): ImportHandlers {
   return {
     async importFile(req, ctx) {
       const caller = callerOf(ctx);
@@ -32,6 +34,12 @@ export function createImportHandlers({ uow, objects }: FileHandlerDeps): ImportH
     async linkFile(req, ctx) {
       const caller = callerOf(ctx);
       return { file: fileToProto(await linkFile(uow, requireOrg(caller), req, caller.subject)) };
+    },
+
+    async createLink(req, ctx) {
+      const caller = callerOf(ctx);
+      const owner = await resolveAssociation(caller, { associationId: req.associationId }, "association_id");
+      return { file: fileToProto(await createLink(uow, owner, req, caller.subject)) };
     },
 
     async fileDeviceIds(req, ctx) {

@@ -20,6 +20,7 @@ type UploadHandlers = Pick<
   | "beginDatasetUpload"
   | "completeDatasetUpload"
   | "datasetCredentials"
+  | "associationCredentials"
 >;
 
 /** The upload operations: transactions, credentials, progress, completion and abort. */
@@ -94,6 +95,12 @@ export function createUploadHandlers({ uow, objects, resolveAssociation, eventsW
 
     async beginDatasetUpload(req, ctx) {
       return beginSingle(callerOf(ctx), { associationId: req.datasetId, associationType: "dataset" }, req.filePath, req.fileSize, req.origination ?? "");
+    },
+
+    async associationCredentials(req, ctx) {
+      const owner = await resolveAssociation(callerOf(ctx), { associationId: req.associationId }, "association_id");
+      const creds = await objects.issueCredentials({ prefix: `${owner.orgId}/${owner.associationId}/`, mode: parseMode(req.mode), ttlSeconds: CREDENTIALS_TTL_SECONDS });
+      return { credentials: [credentialsToProto(creds, objects.location)] };
     },
 
     async datasetCredentials(req, ctx) {

@@ -121,7 +121,8 @@ export class FileStore implements FileRepository {
    * out and need nothing, so two cleanups sharing an object cannot each leave the bytes to the other.
    */
   async unreferencedKeys(uris: string[]): Promise<string[]> {
-    const unique = [...new Set(uris)];
+    // A link's `roboto://` pointer names no object.
+    const unique = [...new Set(uris)].filter((uri) => uri.startsWith("s3://"));
     if (unique.length === 0) return [];
     const rows = await this.em.execute<{ uri: string }[]>(
       `select u.uri from unnest(?::text[]) as u(uri)

@@ -1,0 +1,93 @@
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import {
+  DataService,
+  FileSchema,
+  GetFileResponseSchema,
+  QueryDatasetFilesResponseSchema,
+  ReportUploadProgressResponseSchema,
+} from "@hangar/shared/proto/data";
+import { buildRouteTable, type Route } from "../routes";
+import { parsePathTemplate } from "../pattern";
+import { API_VERSIONS, LATEST_API_VERSION, readApiVersion, versionOf } from "./api-version";
+import { applyDatedChanges, projectResponse, routeForVersion, rpcName } from "./route-versions";
+import { DATED_CHANGES, type DatedChange } from "./version-table";
+
+const { routes } = buildRouteTable([DataService]);
+const routeOf = (rpc: string, httpMethod?: string): Route => routes.find((r) => r.method.name === rpc && (!httpMethod || r.httpMethod === httpMethod))!;
+const file = (fsType: string, fileId: string) => create(FileSchema, { fileId, fsType });
+
+describe("readApiVersion", () => {
+  test.each([
+    [undefined, LATEST_API_VERSION],
+    ["2026-10-06", LATEST_API_VERSION],
+    ["2026-05-20", versionOf("2026-05-20")],
+    [" 2025-01-01 ", 0],
+  ])("%p reads as version %p", (header, version) => {
+    expect(readApiVersion(header === undefined ? {} : { "x-roboto-api-version": header })).toBe(version);
+  });
+
+  test.each([["2026-07-04"], ["2026-7-5"], [""], ["latest"]])("%p is a 400 naming the header", (header) => {
+    expect(() => readApiVersion({ "x-roboto-api-version": header })).toThrow(expect.objectContaining({ code: Code.InvalidArgument, rawMessage: expect.stringMatching(/^X-Roboto-Api-Version: /) }));
+  });
+
+  test("the known versions are sorted and end at the newest client's", () => {
+    expect([...API_VERSIONS]).toEqual([...API_VERSIONS].sort());
+    expect(API_VERSIONS[LATEST_API_VERSION]).toBe("2026-10-06");
+  });
+});
+
+describe("the dated-change table", () => {
+  test("every row touches some route (a misspelt RPC or record would touch none); untouched routes carry nothing", () => {
+    for (const change of DATED_CHANGES) {
+      const touched = buildRouteTable([DataService], [change]).routes.filter((r) => r.versions).map(rpcName);
+      expect({ change: change.summary, touched: touched.length > 0 }).toEqual({ change: change.summary, touched: true });
+    }
+    expect(routeOf("GetDataset").versions).toBeUndefined();
+    expect(routeOf("ReportUploadProgress").versions?.projections).toHaveLength(1);
+  });
+
+  test("pluck: older callers get each record's field; newer ones the message", () => {
+    const route = routeOf("ReportUploadProgress");
+    const message = create(ReportUploadProgressResponseSchema, { items: [{ uri: "s3://b/k", fileId: "fl_1" }, { uri: "s3://b/l", fileId: "fl_2" }] });
+    expect(projectResponse(route, versionOf("2026-05-20"), message)).toBe('["fl_1","fl_2"]');
+    expect(projectResponse(route, versionOf("2026-07-05"), message)).toBeUndefined();
+  });
+
+  test("hide: lists drop matching records for older callers; a response that is one is a 404", () => {
+    const list = routeOf("QueryDatasetFiles");
+    const page = () => create(QueryDatasetFilesResponseSchema, { items: [file("file", "fl_1"), file("link", "fl_2"), file("file", "fl_3")] });
+    const older = page();
+    expect(projectResponse(list, versionOf("2026-09-30"), older)).toBeUndefined();
+    expect(older.items.map((f) => f.fileId)).toEqual(["fl_1", "fl_3"]);
+    const newer = page();
+    projectResponse(list, versionOf("2026-10-02"), newer);
+    expect(newer.items.map((f) => f.fileId)).toEqual(["fl_1", "fl_2", "fl_3"]);
+    const get = routeOf("GetFile");
+    const link = create(GetFileResponseSchema, { file: file("link", "fl_2") });
+    expect(() => projectResponse(get, versionOf("2026-09-30"), link)).toThrow(new ConnectError("file not found: it needs API version 2026-10-02 or later", Code.NotFound));
+    expect(projectResponse(get, versionOf("2026-09-30"), create(GetFileResponseSchema, { file: file("file", "fl_1") }))).toBeUndefined();
+  });
+});
+
+describe("reroute", () => {
+  /** Two RPCs bound to the same method and path, as a legacy shape and its successor would be. */
+  const shared = (rpc: string): Route => ({ ...routeOf(rpc), httpMethod: "GET", template: parsePathTemplate("/v1/things/{dataset_id}"), versions: undefined });
+  const change: DatedChange = { since: "2026-08-27", summary: "test", change: "reroute", rpc: "hangar.data.v1.DataService.GetDataset", olderRpc: "hangar.data.v1.DataService.DeleteDataset" };
+
+  test("the older twin is served only through its successor, below the change's date", () => {
+    const newer = shared("GetDataset");
+    const older = shared("DeleteDataset");
+    const served = applyDatedChanges([older, newer], [change]);
+    expect(served).toEqual([newer]);
+    expect(routeForVersion(newer, versionOf("2026-08-10")).method.name).toBe("DeleteDataset");
+    expect(routeForVersion(newer, versionOf("2026-08-27")).method.name).toBe("GetDataset");
+    expect(routeForVersion(newer, LATEST_API_VERSION)).toBe(newer);
+  });
+
+  test("without a twin on the same binding nothing is folded", () => {
+    const served = applyDatedChanges([shared("GetDataset"), routeOf("DeleteDataset")], [change]);
+    expect(served).toHaveLength(2);
+    expect(served.every((r) => r.versions === undefined)).toBe(true);
+  });
+});

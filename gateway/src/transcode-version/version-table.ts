@@ -1,0 +1,42 @@
+import type { ApiVersionDate } from "./api-version";
+
+/**
+ * One dated change of the API: from `since` on, callers get the current shape; a caller naming an
+ * older version gets what `change` describes instead.
+ * - `pluck`: the RPC's `data` is a list of records; older callers receive each record's `field`.
+ * - `hide`: records of message type `record` whose `field` equals `equals` do not exist for older
+ *   callers: lists leave them out, a response that is one of them is a 404. It applies to every
+ *   route whose response holds that record type, found from the descriptors.
+ * - `reroute`: older callers reach `olderRpc` on the same HTTP binding as `rpc` (a legacy shape kept
+ *   by its own RPC; the binding is declared on both and served by version).
+ */
+export type DatedChange = { since: ApiVersionDate; summary: string } & (
+  | { change: "pluck"; rpc: string; field: string }
+  | { change: "hide"; record: string; field: string; equals: string }
+  | { change: "reroute"; rpc: string; olderRpc: string }
+);
+
+/**
+ * The one table of dated changes (sdk-0.62-routes.md, "Global changes"), for the areas this server
+ * implements. Every version translation the gateway does is a row here: handlers never see the
+ * caller's version. Dated changes of areas not built yet (tags 2026-08-10, triggers 2026-08-27,
+ * threads 2026-09-30, read plans, sessions and metrics 2026-10-05, Views 2026-10-06) get their row
+ * with their area.
+ */
+export const DATED_CHANGES: readonly DatedChange[] = [
+  {
+    since: "2026-07-05",
+    summary: "upload progress answers {uri, file_id} pairs; older clients get the bare list of file ids",
+    change: "pluck",
+    rpc: "hangar.data.v1.DataService.ReportUploadProgress",
+    field: "file_id",
+  },
+  {
+    since: "2026-10-02",
+    summary: "file records may be links (fs_type 'link'); older clients never see one: lists drop them, direct reads are 404",
+    change: "hide",
+    record: "hangar.data.v1.File",
+    field: "fs_type",
+    equals: "link",
+  },
+];

@@ -1,0 +1,210 @@
+import {
+  createDataset,
+  createDevice,
+  expectBadRequest,
+  startWithTenants,
+  uploadFiles,
+  type ApiClient,
+  type ExtraHeaders,
+  type TestPlatform,
+  type TestTenant,
+} from "@hangar/test-harness";
+
+// X-Roboto-Api-Version (sdk-0.62-routes.md, "Global changes"): every dated change applies from its
+// date on, an older version keeps the older shape, no header means the newest, and an unknown or
+// malformed version is a 400 naming the header. The matrix: each dated change of an implemented
+// area under the version just before it and under its own date.
+
+let t: TestPlatform;
+let alice: TestTenant;
+let bob: TestTenant;
+
+beforeAll(async () => {
+  [t, alice, bob] = await startWithTenants(["versions-alice", "versions-bob"]);
+});
+afterAll(() => t?.close());
+
+const at = (version: string): ExtraHeaders => ({ "X-Roboto-Api-Version": version });
+const q = encodeURIComponent;
+let counter = 0;
+const unique = (name: string) => `${name}-${++counter}`;
+
+describe("the version header", () => {
+  test.each([
+    ["an unknown date", "2026-07-04", /^X-Roboto-Api-Version: unknown API version '2026-07-04'; known versions are 2025-01-01 to 2026-10-06/],
+    ["a future date", "2027-01-01", /^X-Roboto-Api-Version: unknown API version '2027-01-01'/],
+    ["not a date", "latest", /^X-Roboto-Api-Version: must be an API version date \(YYYY-MM-DD\), such as 2026-10-06, not 'latest'$/],
+  ])("%s is a 400 naming the header, and nothing is written", async (_, version, message) => {
+    const before = (await alice.client.post("/v1/datasets/query", {})).body.data.items.length;
+    const res = await alice.client.post("/v1/datasets", { name: "never" }, at(version));
+    expectBadRequest(res, "X-Roboto-Api-Version");
+    expect(res.body.error.message).toMatch(message);
+    expect((await alice.client.post("/v1/datasets/query", {})).body.data.items).toHaveLength(before);
+  });
+
+  test("a huge value is not echoed", async () => {
+    const res = await alice.client.get("/v1/users/whoami", at("x".repeat(5000)));
+    expectBadRequest(res, "X-Roboto-Api-Version");
+    expect(res.body.error.message.length).toBeLessThan(200);
+  });
+
+  test("the X-Service-Api-Version alias is read as the header", async () => {
+    expectBadRequest(await alice.client.get("/v1/users/whoami", { "X-Service-Api-Version": "nope" }), "X-Roboto-Api-Version");
+    expect((await alice.client.get("/v1/users/whoami", { "X-Service-Api-Version": "2025-01-01" })).status).toBe(200);
+  });
+
+  test("every known version is accepted", async () => {
+    const known = ["2025-01-01", "2025-07-14", "2026-01-02", "2026-02-02", "2026-02-11", "2026-03-13", "2026-05-20"];
+    known.push("2026-07-05", "2026-08-10", "2026-08-27", "2026-09-30", "2026-10-02", "2026-10-05", "2026-10-06");
+    for (const version of known) expect({ version, status: (await alice.client.get("/v1/users/whoami", at(version))).status }).toEqual({ version, status: 200 });
+  });
+});
+
+describe("2026-07-05: upload progress answers {uri, file_id} pairs", () => {
+  const progress = async (headers: ExtraHeaders) => {
+    const ds = await createDataset(alice.client);
+    const { transactionId, mappings } = await uploadFiles(alice.client, ds, { "a.txt": "a", "b.txt": "b" }, { complete: false });
+    const res = await alice.client.put(`/v1/files/upload/${transactionId}/progress`, { manifest_items: [mappings["b.txt"], mappings["a.txt"]] }, headers);
+    expect(res.status).toBe(200);
+    const ids = await Promise.all(["a.txt", "b.txt"].map(async (path) => (await alice.client.get(`/v1/files/record/path/${path}/association/${ds}`)).body.data.file_id));
+    return { data: res.body.data, mappings, ids: { a: ids[0], b: ids[1] } };
+  };
+
+  test.each([["2026-07-05"], ["2026-10-06"], ["no header"]])("at %s: pairs, one per marked URI", async (version) => {
+    const { data, mappings, ids } = await progress(version === "no header" ? {} : at(version));
+    expect([...data].sort((x: { uri: string }, y: { uri: string }) => x.uri.localeCompare(y.uri))).toEqual([
+      { uri: mappings["a.txt"], file_id: ids.a },
+      { uri: mappings["b.txt"], file_id: ids.b },
+    ]);
+  });
+
+  test.each([["2026-05-20"], ["2025-01-01"]])("at %s (before): the bare list of file ids", async (version) => {
+    const { data, ids } = await progress(at(version));
+    expect([...data].sort()).toEqual([ids.a, ids.b].sort());
+  });
+});
+
+describe("2026-10-02: file records may be links", () => {
+  /** A device of alice's with a link `cfg/link.txt` to a file of one of her datasets, and that target. */
+  const deviceWithLink = async () => {
+    const ds = await createDataset(alice.client);
+    await uploadFiles(alice.client, ds, { "target.txt": "bytes" });
+    const target = (await alice.client.get(`/v1/files/record/path/target.txt/association/${ds}`)).body.data;
+    const device = await createDevice(alice.client, { device_id: unique("robot") });
+    await uploadFiles(alice.client, device.universal_device_id, { "cfg/own.txt": "own" }, { associationType: "device" });
+    const res = await alice.client.put(`/v1/files/association/id/${device.universal_device_id}/link`, { relative_path: "cfg/link.txt", target_file_id: target.file_id });
+    expect(res.status).toBe(200);
+    return { device, target, link: res.body.data };
+  };
+  const listings = (client: ApiClient, association: string, headers: ExtraHeaders) =>
+    Promise.all([
+      client.get(`/v1/files/association/id/${association}`, headers).then((r) => r.body.data),
+      client.post(`/v1/files/association/id/${association}/query`, {}, headers).then((r) => r.body.data.items),
+      client.get(`/v1/files/association/id/${association}/directory/cfg`, headers).then((r) => r.body.data.files),
+    ]);
+  const paths = (files: { relative_path: string }[]) => files.map((file) => file.relative_path).sort();
+
+  test.each([["2026-10-02"], ["2026-10-06"], ["no header"]])("at %s: links are listed and read like files, as fs_type 'link'", async (version) => {
+    const headers = version === "no header" ? {} : at(version);
+    const { device, target, link } = await deviceWithLink();
+    expect(link).toMatchObject({ fs_type: "link", uri: `roboto://file/${target.file_id}?v=1`, size: 0, association_id: device.universal_device_id, relative_path: "cfg/link.txt" });
+    for (const listed of await listings(alice.client, device.universal_device_id, headers)) expect(paths(listed)).toEqual(["cfg/link.txt", "cfg/own.txt"]);
+    expect((await alice.client.get(`/v1/files/record/${link.file_id}`, headers)).body.data).toEqual(link);
+    expect((await alice.client.get(`/v1/files/record/path/${q("cfg/link.txt")}/association/${device.universal_device_id}`, headers)).body.data).toEqual(link);
+  });
+
+  test.each([["2026-09-30"], ["2026-05-20"]])("at %s (before): links vanish from listings and read as not found", async (version) => {
+    const { device, link } = await deviceWithLink();
+    for (const listed of await listings(alice.client, device.universal_device_id, at(version))) expect(paths(listed)).toEqual(["cfg/own.txt"]);
+    const byId = await alice.client.get(`/v1/files/record/${link.file_id}`, at(version));
+    expect(byId.status).toBe(404);
+    expect(byId.body.error.message).toBe("file not found: it needs API version 2026-10-02 or later");
+    expect((await alice.client.get(`/v1/files/record/path/${q("cfg/link.txt")}/association/${device.universal_device_id}`, at(version))).status).toBe(404);
+    // The file next to it is untouched.
+    expect((await alice.client.get(`/v1/files/record/path/${q("cfg/own.txt")}/association/${device.universal_device_id}`, at(version))).status).toBe(200);
+  });
+});
+
+describe("create_link (PUT .../link)", () => {
+  const link = (client: ApiClient, association: string, body: object) => client.put(`/v1/files/association/id/${q(association)}/link`, body);
+  const fileIn = async (client: ApiClient, files: Record<string, string>) => {
+    const ds = await createDataset(client);
+    await uploadFiles(client, ds, files);
+    const first = Object.keys(files)[0]!;
+    return { ds, file: (await client.get(`/v1/files/record/path/${q(first)}/association/${ds}`)).body.data };
+  };
+
+  test("pins a version: the current one by default, or an earlier one; into a device by device_id, a device type or the org", async () => {
+    const { ds, file } = await fileIn(alice.client, { "v.txt": "one" });
+    await uploadFiles(alice.client, ds, { "v.txt": "second" });
+    const device = await createDevice(alice.client, { device_id: unique("fleet/robot") });
+    const current = await link(alice.client, device.device_id, { relative_path: "now.txt", target_file_id: file.file_id });
+    expect(current.body.data).toMatchObject({ uri: `roboto://file/${file.file_id}?v=2`, association_id: device.universal_device_id, version: 1, size: 0, fs_type: "link" });
+    const earlier = await link(alice.client, device.universal_device_id, { relative_path: "deep/then.txt", target_file_id: file.file_id, target_version: 1 });
+    expect(earlier.body.data).toMatchObject({ uri: `roboto://file/${file.file_id}?v=1`, parent_id: expect.stringMatching(/^dr_/) });
+    const type = (await alice.client.post("/v1/device-types/create", { name: unique("type") })).body.data;
+    expect((await link(alice.client, type.device_type_id, { relative_path: "t.txt", target_file_id: file.file_id })).body.data.association_id).toBe(type.device_type_id);
+    expect((await link(alice.client, alice.orgId, { relative_path: "org.txt", target_file_id: file.file_id })).body.data.association_id).toBe(alice.orgId);
+  });
+
+  test("refusals: a dataset, a missing or unpinnable target, a link as target, a taken path; an upload over a link is a 409", async () => {
+    const { ds, file } = await fileIn(alice.client, { "f.txt": "f" });
+    const device = await createDevice(alice.client, { device_id: unique("robot") });
+    const dv = device.universal_device_id;
+    expectBadRequest(await link(alice.client, ds, { relative_path: "x.txt", target_file_id: file.file_id }), "association_id");
+    expectBadRequest(await link(alice.client, dv, { relative_path: "x.txt", target_file_id: "fl_nope" }), "target_file_id");
+    expectBadRequest(await link(alice.client, dv, { relative_path: "x.txt", target_file_id: file.file_id, target_version: 9 }), "target_version");
+    expectBadRequest(await link(alice.client, dv, { relative_path: "../x.txt", target_file_id: file.file_id }), "relative_path");
+    expectBadRequest(await link(alice.client, dv, { target_file_id: file.file_id }), "relative_path");
+    expectBadRequest(await link(alice.client, dv, { relative_path: "x.txt" }), "target_file_id");
+    const made = (await link(alice.client, dv, { relative_path: "x.txt", target_file_id: file.file_id })).body.data;
+    expectBadRequest(await link(alice.client, dv, { relative_path: "y.txt", target_file_id: made.file_id }), "target_file_id");
+    expect((await link(alice.client, dv, { relative_path: "x.txt", target_file_id: file.file_id })).status).toBe(409);
+    await expect(uploadFiles(alice.client, dv, { "x.txt": "over" }, { associationType: "device" })).rejects.toThrow(/is a link/);
+    expectBadRequest(await alice.client.get(`/v1/files/${made.file_id}/signed-url`), "file_id");
+    // Nothing of the refused calls was written.
+    expect((await alice.client.get(`/v1/files/association/id/${dv}`)).body.data.map((f: { relative_path: string }) => f.relative_path)).toEqual(["x.txt"]);
+  });
+
+  test("another org sees nothing: its device is a 404, its file an unpinnable target, and the link cannot be read", async () => {
+    const { file } = await fileIn(alice.client, { "a.txt": "a" });
+    const aliceDevice = await createDevice(alice.client, { device_id: unique("robot") });
+    const bobDevice = await createDevice(bob.client, { device_id: unique("robot") });
+    const made = (await link(alice.client, aliceDevice.universal_device_id, { relative_path: "a.txt", target_file_id: file.file_id })).body.data;
+    expect((await link(bob.client, aliceDevice.universal_device_id, { relative_path: "b.txt", target_file_id: file.file_id })).status).toBe(404);
+    const foreign = await link(bob.client, bobDevice.universal_device_id, { relative_path: "b.txt", target_file_id: file.file_id });
+    const missing = await link(bob.client, bobDevice.universal_device_id, { relative_path: "b.txt", target_file_id: "fl_doesnotexist" });
+    expectBadRequest(foreign, "target_file_id");
+    expect(foreign.body.error.message).toBe(missing.body.error.message.replace("fl_doesnotexist", file.file_id));
+    expect((await bob.client.get(`/v1/files/record/${made.file_id}`)).status).toBe(404);
+    expect((await bob.client.get(`/v1/files/association/id/${bobDevice.universal_device_id}`)).body.data).toEqual([]);
+  });
+});
+
+describe("the other 0.62 file routes", () => {
+  test("POST delete-directories removes directories of a dataset and of a device; a path that is no directory is a 400 naming it", async () => {
+    const ds = await createDataset(alice.client);
+    await uploadFiles(alice.client, ds, { "a/1.txt": "1", "b/2.txt": "2" });
+    const device = await createDevice(alice.client, { device_id: unique("robot") });
+    await uploadFiles(alice.client, device.universal_device_id, { "c/3.txt": "3", "d/4.txt": "4" }, { associationType: "device" });
+    expect((await alice.client.post(`/v1/datasets/${ds}/files/delete-directories`, { directory_paths: ["a"] })).status).toBe(200);
+    expect((await alice.client.post(`/v1/files/association/id/${q(device.device_id)}/delete-directories`, { directory_paths: ["c"] })).status).toBe(200);
+    const left = async (association: string) => (await alice.client.get(`/v1/files/association/id/${association}`)).body.data.map((f: { relative_path: string }) => f.relative_path);
+    expect(await left(ds)).toEqual(["b/2.txt"]);
+    expect(await left(device.universal_device_id)).toEqual(["d/4.txt"]);
+    expectBadRequest(await alice.client.post(`/v1/files/association/id/${device.universal_device_id}/delete-directories`, { directory_paths: ["d", "nope"] }), "directory_paths[1]");
+    expect(await left(device.universal_device_id)).toEqual(["d/4.txt"]);
+    expect((await bob.client.post(`/v1/files/association/id/${device.universal_device_id}/delete-directories`, { directory_paths: ["d"] })).status).toBe(404);
+    expect(await left(device.universal_device_id)).toEqual(["d/4.txt"]);
+  });
+
+  test("association credentials are scoped to the association's objects; another org's association is a 404; a bad mode a 400", async () => {
+    const device = await createDevice(alice.client, { device_id: unique("robot") });
+    const res = await alice.client.get(`/v1/files/association/id/${q(device.device_id)}/credentials?mode=ReadOnly`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual([expect.objectContaining({ required_prefix: `${alice.orgId}/${device.universal_device_id}/`, bucket: expect.any(String) })]);
+    expect((await alice.client.get(`/v1/files/association/id/${alice.orgId}/credentials`)).body.data[0].required_prefix).toBe(`${alice.orgId}/${alice.orgId}/`);
+    expect((await bob.client.get(`/v1/files/association/id/${device.universal_device_id}/credentials`)).status).toBe(404);
+    expectBadRequest(await alice.client.get(`/v1/files/association/id/${device.universal_device_id}/credentials?mode=Everything`), "mode");
+  });
+});
