@@ -1,3 +1,4 @@
 /** The admin service's API (hangar.admin.v1). */
 export * from "../gen/hangar/admin/v1/identity_pb";
 export * from "../gen/hangar/admin/v1/admin_service_pb";
+export * from "../gen/hangar/admin/v1/notification_pb";
