@@ -180,7 +180,9 @@ test("bad input is a 400 naming the field, and changes nothing", async () => {
   expectBadRequest(await ivy.client.get("/v1/notifications?read_status=seen"), "read_status");
   expectBadRequest(await ivy.client.put("/v1/notifications/batch", {}), "requests");
   expectBadRequest(await ivy.client.put("/v1/notifications/batch", { requests: Array.from({ length: 101 }, () => ({ notification_id: "nt_x" })) }), "requests");
-  expect(ok(await ivy.client.get(path))).toMatchObject({ read_status: "unread", lifecycle_status: notification.lifecycle_status.email === "Send" ? { email: "Send" } : { email: expect.any(String) } });
+  // The email task may have moved `email` on meanwhile; nothing a refused request sent is there.
+  const after = ok(await ivy.client.get(path));
+  expect({ read: after.read_status, channels: Object.keys(after.lifecycle_status) }).toEqual({ read: "unread", channels: ["email"] });
 });
 
 test("a batch update answers each item in its place: the notification, or the error it alone would get", async () => {
