@@ -174,6 +174,8 @@ test("another org's caller sees nothing of the org's comments", async () => {
   expectError(await bob.client.delete(path), 404, notFound);
   expectError(await bob.client.get(path, { "X-Service-Resource-Owner-Id": alice.orgId }), 404, notFound);
   expectError(await bob.client.get(`/v1/comments/dataset/${datasetId}`), 404, `dataset '${datasetId}' not found`);
+  const asOwner = { "X-Service-Resource-Owner-Id": alice.orgId };
+  expectError(await bob.client.get(`/v1/comments/dataset/${datasetId}`, asOwner), 404, `dataset '${datasetId}' not found`);
   for (const list of ["/v1/comments/type/dataset", `/v1/comments/user/${encodeURIComponent(alice.userId)}`, "/v1/comments/recent"]) {
     expect(ok(await bob.client.get(list))).toMatchObject({ items: [], next_token: null, total_count: 0 });
   }

@@ -101,8 +101,11 @@ export async function deleteComment(uow: UnitOfWork<CommentRepositories>, actor:
  * (a 404 otherwise); another org's caller finds nothing.
  */
 export async function listComments(deps: CommentDeps, actor: Actor, scope: CommentScope, range: CommentRange): Promise<CommentPage> {
+  if (scope.kind === "entity") {
+    if (!actor.orgId) throw notFound(scope.entityType, scope.entityId);
+    await requireEntity(deps, actor.orgId, scope.entityType, scope.entityId);
+  }
   if (!actor.orgId) return { rows: [], keys: [], hasMore: false, total: 0 };
-  if (scope.kind === "entity") await requireEntity(deps, actor.orgId, scope.entityType, scope.entityId);
   return deps.uow.repositories().comments.list(actor.orgId, scope, range);
 }
 
