@@ -109,18 +109,28 @@ async function createFixtures(): Promise<void> {
     return items.find((n) => n.lifecycle_status.email === "Send");
   });
   add("notification_id", notification.notification_id, () => seen(c.get(`/v1/notifications/${notification.notification_id}`)));
+  ok(await c.put("/v1/users/config/notification_channels", { value: ["email"] }), "set A's config");
+  add("key", "notification_channels", () => seen(c.get("/v1/users/config/notification_channels")));
 }
 
 /**
- * Listings of the caller's own org whose path value names no resource of A's (an entity type, an
- * author): B's caller is answered B's own page, which holds nothing of A's, instead of a refusal.
+ * Operations whose path value names nothing of another org's (an entity type, an author, a
+ * configuration key): B's caller is answered about B alone, which must hold nothing of A's, instead
+ * of a refusal; A's resource must still read back unchanged.
  */
-const OWN_ORG_LISTINGS = new Set(["GET /v1/comments/type/{entity_type}", "GET /v1/comments/user/{user_id}"]);
+const CALLERS_OWN: Record<string, (data: any) => boolean> = {
+  "GET /v1/comments/type/{entity_type}": (data) => data.items.length === 0,
+  "GET /v1/comments/user/{user_id}": (data) => data.items.length === 0,
+  // B's own value: unset, or what B's own PUT of this suite set (the order of the operations is the table's).
+  "GET /v1/users/config/{key}": (data) => data.value === null || JSON.stringify(data.value) === JSON.stringify(["web_ui"]),
+  "PUT /v1/users/config/{key}": (data) => data === null,
+};
 
-/** Whether B's answer refuses, or is an empty page of B's own for a listing of OWN_ORG_LISTINGS. */
-function refusedOrOwnEmpty(route: AuthzRoute, res: ApiResponse): boolean {
+/** Whether B's answer refuses, or is B's own answer holding nothing of A's for an operation of CALLERS_OWN. */
+function refusedOrOwn(route: AuthzRoute, res: ApiResponse): boolean {
   if (REFUSED.includes(res.status)) return true;
-  return OWN_ORG_LISTINGS.has(`${route.httpMethod} ${route.template}`) && res.status === 200 && res.body.data.items.length === 0;
+  const own = CALLERS_OWN[`${route.httpMethod} ${route.template}`];
+  return own !== undefined && res.status === 200 && own(res.body.data);
 }
 
 /** The header sets org B's caller tries: none, and each way of naming an org. */
@@ -160,6 +170,7 @@ const BODIES: Record<string, (fixture: (key: string) => string) => unknown> = {
   "POST /v1/actions/invocations/{invocation_id}/status": () => ({ status: 5, detail: "by b" }),
   "PUT /v1/comments/{comment_id}": () => ({ comment_text: "edited by b" }),
   "PUT /v1/notifications/{notification_id}": (f) => ({ notification_id: f("notification_id"), read_status: "read" }),
+  "PUT /v1/users/config/{key}": () => ({ value: ["web_ui"] }),
 };
 
 test("every operation with an id in its path has a fixture", () => {
@@ -177,7 +188,7 @@ describe("another org's caller is refused, and org A's resource stays as it was"
     const accepted: string[] = [];
     for (const [label, headers] of HEADER_VARIANTS) {
       const res = await call(b.client, route, path, headers(a.orgId, b.orgId));
-      if (!refusedOrOwnEmpty(route, res)) accepted.push(`${label}: ${res.status} ${JSON.stringify(res.body?.error?.message ?? res.body)}`);
+      if (!refusedOrOwn(route, res)) accepted.push(`${label}: ${res.status} ${JSON.stringify(res.body?.error?.message ?? res.body)}`);
     }
     expect(accepted).toEqual([]);
     expect(await Promise.all(keys.map((k) => fixtures.get(k)!.read()))).toEqual(before);

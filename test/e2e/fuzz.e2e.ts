@@ -135,6 +135,7 @@ async function createResources(client: ApiClient): Promise<Record<string, string
     entity_id: datasetId,
     comment_text: "a comment",
     read_status: "read",
+    key: "notification_channels",
   };
 }
 

@@ -123,14 +123,23 @@ test("an edit notifies only the users it newly mentions", async () => {
   expect(await notificationsOf(erin)).toHaveLength(1);
 });
 
-test("notifications go on the channels the user chose", async () => {
+test("notifications go on the channels the user chose in its notification_channels configuration", async () => {
   const gina = await addMember(t, alice, "gina");
-  await db.query("insert into admin.notification_settings (user_id, channels, modified) values ($1, '{web_ui}', now())", [gina.userId]);
+  const path = "/v1/users/config/notification_channels";
+  expect(ok(await gina.client.get(path))).toEqual({ key: "notification_channels", value: null });
+  for (const value of [["sms"], "web_ui", ["web_ui", "web_ui"], [1], {}]) expectBadRequest(await gina.client.put(path, { value }), "value");
+  expectBadRequest(await gina.client.put(path, {}), "value");
+  expect(ok(await gina.client.put(path, { value: ["web_ui"] }))).toBeNull();
+  expect(ok(await gina.client.get(path))).toEqual({ key: "notification_channels", value: ["web_ui"] });
+  // Configuration is each user's own.
+  expect(ok(await alice.client.get(path))).toEqual({ key: "notification_channels", value: null });
+
   await comment(alice.client, mention(gina));
   const [notification] = await notified(gina, 1);
   expect(notification).toMatchObject({ channels: ["web_ui"], lifecycle_status: {} });
   const rows = await db.query("select email_pending from admin.notifications where notification_id = $1", [notification.notification_id]);
   expect(rows.rows).toEqual([{ email_pending: false }]);
+  expect(await receivedEmails(gina.userId)).toEqual([]);
 });
 
 test("the recipient reads, marks, filters and deletes its notifications; nobody else sees them", async () => {

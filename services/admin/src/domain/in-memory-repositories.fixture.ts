@@ -1,6 +1,7 @@
 import { snapshotUnitOfWork } from "@hangar/shared";
 import type { MembershipAuditEntry, MembershipRecord, OrgRecord, TokenRecord, UsageRecord, UserRecord } from "./records";
-import type { NotificationChannel, NotificationRecord } from "./notifications";
+import type { JsonValue } from "@bufbuild/protobuf";
+import type { NotificationRecord } from "./notifications";
 import type { AdminRepositories, AdminUnitOfWork } from "./repositories";
 
 /** Everything the in-memory admin repositories hold; specs seed it and read it back. */
@@ -16,8 +17,8 @@ export interface AdminState {
   /** Token ids stamped as used. */
   touched: string[];
   notifications: NotificationRecord[];
-  /** The channels users chose, by user id. */
-  channels: Record<string, NotificationChannel[]>;
+  /** Users' configuration values, by `<user id> <key>`. */
+  userConfig: Record<string, JsonValue>;
 }
 
 /** An admin unit of work over arrays and the state behind it, for unit specs of domain rules (no database). */
@@ -31,7 +32,7 @@ export interface InMemoryAdmin {
  * of a database would; a transaction that throws leaves the state as it was (all or nothing).
  */
 export function inMemoryAdmin(seed: Partial<AdminState> = {}): InMemoryAdmin {
-  const state: AdminState = { orgs: [], users: [], memberships: [], tokens: [], usage: [], audit: [], locks: [], touched: [], notifications: [], channels: {}, ...structuredClone(seed) };
+  const state: AdminState = { orgs: [], users: [], memberships: [], tokens: [], usage: [], audit: [], locks: [], touched: [], notifications: [], userConfig: {}, ...structuredClone(seed) };
   const uow: AdminUnitOfWork = snapshotUnitOfWork(state, bind);
   return { uow, state };
 }
@@ -79,6 +80,10 @@ function bind(s: AdminState): AdminRepositories {
       },
     },
     notifications: notificationsOf(s),
+    userConfig: {
+      get: async (userId, key) => copy(s.userConfig[`${userId} ${key}`]),
+      set: async (userId, key, value) => void (s.userConfig[`${userId} ${key}`] = copy(value)),
+    },
   };
 }
 
@@ -98,7 +103,6 @@ function notificationsOf(s: AdminState): AdminRepositories["notifications"] {
       return { rows: rows.slice(0, range.limit), keys: rows.slice(0, range.limit).map((_, i) => i + 1), hasMore: rows.length > range.limit, total: rows.length };
     },
     claimPendingEmails: async (limit) => copy(s.notifications.filter((n) => n.emailPending).slice(0, limit)),
-    channelsOf: async (userId) => copy(s.channels[userId] ?? null),
   };
 }
 

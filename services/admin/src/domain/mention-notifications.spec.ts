@@ -16,8 +16,8 @@ const mention: CommentMention = {
 const access: MentionAccess = { canSee: async (userId) => userId !== "outsider@example.com" };
 
 test("notifies each mentioned user who can see the entity, but not the author, on the channels the user chose", async () => {
-  const { uow, state } = inMemoryAdmin({ channels: { bob: ["web_ui"] } });
-  expect(await notifyMentions(uow.repositories().notifications, access, mention)).toBe(2);
+  const { uow, state } = inMemoryAdmin({ userConfig: { "bob notification_channels": ["web_ui"] } });
+  expect(await notifyMentions(uow.repositories(), access, mention)).toBe(2);
   const byUser = Object.fromEntries(state.notifications.map((n) => [n.userId, n]));
   expect(Object.keys(byUser).sort()).toEqual(["ann@example.com", "bob"]);
   expect(byUser["ann@example.com"]).toMatchObject({
@@ -36,9 +36,8 @@ test("notifies each mentioned user who can see the entity, but not the author, o
 
 test("the same event notifies nobody twice", async () => {
   const { uow, state } = inMemoryAdmin();
-  const notifications = uow.repositories().notifications;
-  await notifyMentions(notifications, access, mention);
-  expect(await notifyMentions(notifications, access, mention)).toBe(0);
+  await notifyMentions(uow.repositories(), access, mention);
+  expect(await notifyMentions(uow.repositories(), access, mention)).toBe(0);
   expect(state.notifications).toHaveLength(2);
 });
 
@@ -46,7 +45,7 @@ test("a user mentioned twice in one event is asked about and notified once", asy
   const { uow, state } = inMemoryAdmin();
   const asked: string[] = [];
   const counting: MentionAccess = { canSee: async (userId) => (asked.push(userId), true) };
-  await notifyMentions(uow.repositories().notifications, counting, { ...mention, mentionedUserIds: ["ann@example.com", "ann@example.com"] });
+  await notifyMentions(uow.repositories(), counting, { ...mention, mentionedUserIds: ["ann@example.com", "ann@example.com"] });
   expect(asked).toEqual(["ann@example.com"]);
   expect(state.notifications).toHaveLength(1);
 });

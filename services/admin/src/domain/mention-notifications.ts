@@ -1,5 +1,7 @@
 import { newId } from "@hangar/shared";
-import { DEFAULT_CHANNELS, type MentionDetail, type NotificationRecord, type NotificationRepository } from "./notifications";
+import { DEFAULT_CHANNELS, type MentionDetail, type NotificationRecord } from "./notifications";
+import type { AdminRepositories } from "./repositories";
+import { chosenChannels } from "./user-config";
 
 /** A comment-mention event as the admin service acts on it. */
 export interface CommentMention extends MentionDetail {
@@ -20,21 +22,27 @@ export interface MentionAccess {
 
 /**
  * Creates a `comment_mention` notification for each mentioned user (but the author) who can see
- * the comment's entity, on the channels the user chose (all of them when it chose none); an email
+ * the comment's entity, on the channels the user chose (its `notification_channels` configuration;
+ * all of them when it chose none); an email
  * is marked pending for the email channel and sent after the transaction commits (email-delivery).
  * Runs in the consumer's transaction, which records the event as handled. Returns how many it created.
  */
-export async function notifyMentions(notifications: NotificationRepository, access: MentionAccess, mention: CommentMention, now = new Date()): Promise<number> {
+export async function notifyMentions(
+  repositories: Pick<AdminRepositories, "notifications" | "userConfig">,
+  access: MentionAccess,
+  mention: CommentMention,
+  now = new Date(),
+): Promise<number> {
   let created = 0;
   for (const userId of new Set(mention.mentionedUserIds)) {
     if (userId === mention.author || !(await access.canSee(userId, mention))) continue;
-    if (await notifications.insert(await mentionNotification(notifications, mention, userId, now))) created += 1;
+    if (await repositories.notifications.insert(await mentionNotification(repositories, mention, userId, now))) created += 1;
   }
   return created;
 }
 
-async function mentionNotification(notifications: NotificationRepository, mention: CommentMention, userId: string, now: Date): Promise<NotificationRecord> {
-  const channels = (await notifications.channelsOf(userId)) ?? [...DEFAULT_CHANNELS];
+async function mentionNotification(repositories: Pick<AdminRepositories, "userConfig">, mention: CommentMention, userId: string, now: Date): Promise<NotificationRecord> {
+  const channels = (await chosenChannels(repositories.userConfig, userId)) ?? [...DEFAULT_CHANNELS];
   const email = channels.includes("email");
   return {
     notificationId: newId("nt"),

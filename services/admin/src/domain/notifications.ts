@@ -67,7 +67,7 @@ export interface NotificationPage {
   total: number;
 }
 
-/** Notifications, and the channels users chose. Found records are tracked: changes are written on commit. */
+/** Notifications. Found records are tracked: changes are written on commit. */
 export interface NotificationRepository {
   /** A notification of the recipient, locked for update when asked (in a transaction). */
   find(userId: string, notificationId: string, lock?: boolean): Promise<NotificationRecord | null>;
@@ -78,8 +78,6 @@ export interface NotificationRepository {
   list(filter: NotificationFilter, range: { limit: number; before: number | undefined }): Promise<NotificationPage>;
   /** Up to `limit` notifications with an email to send, locked (SKIP LOCKED: replicas share the work) until the transaction ends. */
   claimPendingEmails(limit: number): Promise<NotificationRecord[]>;
-  /** The channels the user chose, or null when it chose none. */
-  channelsOf(userId: string): Promise<NotificationChannel[] | null>;
 }
 
 /** Validates a read status; a 400 naming `field` lists the allowed ones. */

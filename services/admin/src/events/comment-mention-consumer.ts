@@ -20,7 +20,7 @@ export function commentMentionConsumer(
     handler: async (em, message) => {
       const event = fromBinary(CommentMentionSchema, message.payload);
       const repositories = repositoriesIn(em);
-      await notifyMentions(repositories.notifications, access(repositories), {
+      await notifyMentions(repositories, access(repositories), {
         eventId: message.eventId,
         orgId: event.orgId,
         author: event.author,

@@ -1,21 +1,38 @@
-import type { MessageInitShape } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { fromJson, toJson, type MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import { ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { callerOf, capMessage, fitPage, httpStatusOf, planKeysetPage } from "@hangar/shared";
+import { callerOf, capMessage, fitPage, httpStatusOf, invalidArgument, planKeysetPage, type UnitOfWork } from "@hangar/shared";
 import { NotificationSchema, type AdminService, type NotificationUpdateResultSchema, type UpdateNotificationRequest } from "@hangar/shared/proto/admin";
-import { deleteNotification, getNotification, listNotifications, updateNotification, type NotificationUnitOfWork, type NotificationUpdate } from "../domain/notification-use-cases";
+import { deleteNotification, getNotification, listNotifications, updateNotification, type NotificationUpdate } from "../domain/notification-use-cases";
 import { checkReadStatus, type NotificationRecord } from "../domain/notifications";
+import type { AdminRepositories } from "../domain/repositories";
+import { getUserConfig, setUserConfig } from "../domain/user-config";
 import { requireUser } from "./access";
 
-type NotificationHandlers = Pick<ServiceImpl<typeof AdminService>, "listNotifications" | "getNotification" | "updateNotification" | "deleteNotification" | "batchUpdateNotifications">;
+type NotificationHandlers = Pick<
+  ServiceImpl<typeof AdminService>,
+  "listNotifications" | "getNotification" | "updateNotification" | "deleteNotification" | "batchUpdateNotifications" | "getUserConfig" | "setUserConfig"
+>;
 
 /**
  * The notification operations, for the recipient only (anyone else's notification is a 404).
  * Listings show the caller's notifications in the org it acts in (all of its orgs' when it names
- * none), newest first.
+ * none), newest first. And the caller's own configuration values, where its notification settings
+ * are kept (`notification_channels`).
  */
-export function createNotificationHandlers(uow: NotificationUnitOfWork): NotificationHandlers {
+export function createNotificationHandlers(uow: UnitOfWork<Pick<AdminRepositories, "notifications" | "userConfig">>): NotificationHandlers {
   return {
+    async getUserConfig(req, ctx) {
+      const value = await getUserConfig(uow, requireUser(callerOf(ctx)), req.key);
+      return { config: { key: req.key, value: fromJson(ValueSchema, value) } };
+    },
+
+    async setUserConfig(req, ctx) {
+      if (req.value === undefined) throw invalidArgument("value", "is required");
+      await setUserConfig(uow, requireUser(callerOf(ctx)), req.key, toJson(ValueSchema, req.value));
+      return {};
+    },
+
     async listNotifications(req, ctx) {
       const caller = callerOf(ctx);
       const userId = requireUser(caller);

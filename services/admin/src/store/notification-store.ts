@@ -94,11 +94,6 @@ export class NotificationStore implements NotificationRepository {
     if (rows.length === 0) return [];
     return this.em.find(Notification, { notificationId: { $in: rows.map((row) => row.notification_id) } }, { orderBy: { created: "asc" } });
   }
-
-  async channelsOf(userId: string): Promise<NotificationChannel[] | null> {
-    const rows = await this.em.execute<{ channels: NotificationChannel[] }[]>("select channels from notification_settings where user_id = ?", [userId]);
-    return rows[0]?.channels ?? null;
-  }
 }
 
 function notificationFromRow(row: Record<string, unknown>): NotificationRecord {

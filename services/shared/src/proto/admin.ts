@@ -2,3 +2,4 @@
 export * from "../gen/hangar/admin/v1/identity_pb";
 export * from "../gen/hangar/admin/v1/admin_service_pb";
 export * from "../gen/hangar/admin/v1/notification_pb";
+export * from "../gen/hangar/admin/v1/user_config_pb";

@@ -1,7 +1,8 @@
 import { Migration } from "@mikro-orm/migrations";
 
 /**
- * Notifications (issue 14) and the channels users chose for them. One notification per event and
+ * Notifications (issue 14) and users' configuration values (get/set_user_config), where the
+ * channels users chose for their notifications are kept (`notification_channels`). One notification per event and
  * recipient (the unique index backs the consumer's processed-event record). `seq` orders a
  * recipient's listing newest first and is what its page tokens carry; the partial index is the
  * queue of emails still to send.
@@ -28,10 +29,12 @@ export class Migration0004Notifications extends Migration {
       create unique index notifications_event_user_idx on notifications (source_event_id, user_id);
       create index notifications_user_idx on notifications (user_id, seq desc);
       create index notifications_email_pending_idx on notifications (seq) where email_pending;
-      create table notification_settings (
-        user_id text primary key,
-        channels text[] not null,
-        modified timestamptz not null
+      create table user_config (
+        user_id text not null,
+        key text not null,
+        value jsonb not null,
+        modified timestamptz not null,
+        primary key (user_id, key)
       );
     `);
   }
