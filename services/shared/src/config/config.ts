@@ -159,7 +159,9 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
       invocationConcurrencyLimit: int("INVOCATION_CONCURRENCY_LIMIT", 4, 1, 100_000),
     },
     exportRetentionHours: int("EXPORT_RETENTION_HOURS", 24, 1, 87_600),
-    smtp: env.SMTP_HOST ? { host: env.SMTP_HOST, port: int("SMTP_PORT", 587, 1), secure: env.SMTP_SECURE === "true", ...smtpLogin(env), from: env.SMTP_FROM || "hangar@localhost" } : undefined,
+    smtp: env.SMTP_HOST
+      ? { host: env.SMTP_HOST, port: int("SMTP_PORT", 587, 1), secure: oneOf("SMTP_SECURE", ["true", "false"], "false") === "true", ...smtpLogin(env), from: env.SMTP_FROM || "hangar@localhost" }
+      : undefined,
   };
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
     problems.push("DATABASE_URL must be a postgres:// URL");
