@@ -147,12 +147,13 @@ test("a consumer crash before its commit leaves no trace; the redelivered event 
   const row = (await db.query("select event_id, topic, key, payload, headers from data.outbox where published is null and topic = $1", [TOPICS.commentMention])).rows[0];
   const message: EventMessage = { eventId: row.event_id, topic: row.topic, key: row.key, payload: row.payload, headers: row.headers };
   // The admin service's own handler, run as its consumer runs it, dying after the effect and before the commit.
-  const handler = mentionHandler();
+  const { handler, close } = mentionHandler();
   const crashing = async (...args: Parameters<ConsumerDefinition["handler"]>) => {
     await handler(...args);
     throw new Error("consumer crashed before committing");
   };
   await expect(applyOnce({ name: CONSUMER, orm: t.platform.services.admin.orm, handler: crashing }, message)).rejects.toThrow("consumer crashed");
+  await close();
   expect(await notificationsOf(gina)).toEqual([]);
   expect(await relayBatch({ orm: t.platform.services.data.orm, transport: t.transport })).toBe(1);
   await emailed(gina);
@@ -161,8 +162,8 @@ test("a consumer crash before its commit leaves no trace; the redelivered event 
   expect(await receivedEmails(gina.userId)).toHaveLength(1);
 });
 
-/** The admin service's comment-mention handler, bound to this platform's services. */
-function mentionHandler(): ConsumerDefinition["handler"] {
+/** The admin service's comment-mention handler, bound to this platform's services, and how to let go of its connections. */
+function mentionHandler(): { handler: ConsumerDefinition["handler"]; close: () => Promise<void> } {
   const runtime = {
     databaseUrl: t.databaseUrl,
     internalAuthSecret: t.internalAuthSecret,
@@ -171,6 +172,7 @@ function mentionHandler(): ConsumerDefinition["handler"] {
     port: 0,
     locate: (name: keyof typeof t.platform.services) => t.platform.services[name].url,
   };
-  const consumers = adminService().consumers!({ orm: t.platform.services.admin.orm, runtime, eventsWritten: () => {} });
-  return consumers.find((c) => c.name === CONSUMER)!.handler;
+  const definition = adminService();
+  const consumers = definition.consumers!({ orm: t.platform.services.admin.orm, runtime, eventsWritten: () => {} });
+  return { handler: consumers.find((c) => c.name === CONSUMER)!.handler, close: async () => definition.onStop?.() };
 }

@@ -35,6 +35,7 @@ export interface AdminServiceOptions {
  */
 export function adminService(options: AdminServiceOptions = {}): ServiceDefinition {
   let emails: PeriodicTask | undefined;
+  let mentionAccess: ReturnType<typeof dataMentionAccess> | undefined;
   let closeMailer = () => {};
   return {
     name: "admin",
@@ -42,7 +43,10 @@ export function adminService(options: AdminServiceOptions = {}): ServiceDefiniti
     migrations: adminMigrations,
     routes: (router, { orm, runtime }) =>
       router.service(AdminService, createAdminServiceImpl({ uow: unitOfWork(orm), internalAuthSecret: runtime.internalAuthSecret })),
-    consumers: ({ runtime }) => [usageConsumer(adminRepositories), commentMentionConsumer(adminRepositories, dataMentionAccess(runtime))],
+    consumers: ({ runtime }) => {
+      mentionAccess = dataMentionAccess(runtime);
+      return [usageConsumer(adminRepositories), commentMentionConsumer(adminRepositories, mentionAccess.accessFor)];
+    },
     async onStart({ orm, runtime }) {
       const result = await bootstrapIdentity(unitOfWork(orm), options.bootstrapToken, runtime.logger);
       if (result) options.onBootstrap?.(result);
@@ -54,6 +58,7 @@ export function adminService(options: AdminServiceOptions = {}): ServiceDefiniti
     async onStop() {
       await emails?.stop();
       closeMailer();
+      mentionAccess?.close();
     },
   };
 }

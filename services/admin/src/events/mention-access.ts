@@ -1,5 +1,5 @@
 import { createContextKey, createContextValues, createClient, Code, ConnectError, type Client, type Interceptor } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
+import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { PRINCIPAL_HEADER, signPrincipal, unavailable, type Principal, type ServiceRuntime } from "@hangar/shared";
 import { DataService } from "@hangar/shared/proto/data";
 import type { MentionAccess } from "../domain/mention-notifications";
@@ -13,13 +13,16 @@ const actingAs = createContextKey<Principal | undefined>(undefined, { descriptio
  * service, which keeps users and memberships, asks it for the comment acting as that user (a
  * principal with the user's memberships, signed with the internal key, as the gateway signs one).
  * An answer means yes; a 404 (no membership of the org, the entity or comment gone) means no.
- * `memberships` are read in the consumer's transaction.
+ * `accessFor` binds it to repositories (the consumer's transaction's); close() ends the connection.
  */
-export function dataMentionAccess(runtime: Pick<ServiceRuntime, "locate" | "internalAuthSecret">): (repositories: Pick<AdminRepositories, "memberships">) => MentionAccess {
-  let client: Client<typeof DataService> | undefined;
+export function dataMentionAccess(runtime: Pick<ServiceRuntime, "locate" | "internalAuthSecret">): {
+  accessFor(repositories: Pick<AdminRepositories, "memberships">): MentionAccess;
+  close(): void;
+} {
+  let client: { data: Client<typeof DataService>; session: Http2SessionManager } | undefined;
   // The data service may start after this one (embedded), so it is located on first use.
-  const data = () => (client ??= dataClient(runtime));
-  return ({ memberships }) => ({
+  const data = () => (client ??= dataClient(runtime)).data;
+  const accessFor = ({ memberships }: Pick<AdminRepositories, "memberships">): MentionAccess => ({
     async canSee(userId, mention) {
       const held = await memberships.ofUser(userId);
       if (!held.some((m) => m.orgId === mention.orgId)) return false;
@@ -40,9 +43,10 @@ export function dataMentionAccess(runtime: Pick<ServiceRuntime, "locate" | "inte
       }
     },
   });
+  return { accessFor, close: () => client?.session.abort() };
 }
 
-function dataClient(runtime: Pick<ServiceRuntime, "locate" | "internalAuthSecret">): Client<typeof DataService> {
+function dataClient(runtime: Pick<ServiceRuntime, "locate" | "internalAuthSecret">): { data: Client<typeof DataService>; session: Http2SessionManager } {
   const baseUrl = runtime.locate("data");
   if (!baseUrl) throw unavailable("the data service is not configured (DATA_SERVICE_URL)");
   const sign: Interceptor = (next) => (req) => {
@@ -50,5 +54,6 @@ function dataClient(runtime: Pick<ServiceRuntime, "locate" | "internalAuthSecret
     if (principal) req.header.set(PRINCIPAL_HEADER, signPrincipal(principal, runtime.internalAuthSecret));
     return next(req);
   };
-  return createClient(DataService, createGrpcTransport({ baseUrl, interceptors: [sign], defaultTimeoutMs: 30_000 }));
+  const session = new Http2SessionManager(baseUrl);
+  return { data: createClient(DataService, createGrpcTransport({ baseUrl, interceptors: [sign], defaultTimeoutMs: 30_000, sessionManager: session })), session };
 }
