@@ -1,10 +1,11 @@
 // Starts the real infrastructure once per test run: PostgreSQL (embedded binaries), a single-node
-// Kafka broker and an S3-compatible server (moto), unless DATABASE_URL / KAFKA_BROKERS / S3_ENDPOINT
+// Kafka broker, an S3-compatible server (moto) and an SMTP sink (aiosmtpd), the first three unless DATABASE_URL / KAFKA_BROKERS / S3_ENDPOINT
 // point at running ones; and installs the Python client SDK the SDK compatibility tests drive.
 import { startPostgres } from "./src/postgres.mjs";
 import { kafkaFromEnvOrStart } from "./src/kafka.mjs";
 import { robotoPython } from "./src/python-sdk.mjs";
 import { s3FromEnvOrStart } from "./src/s3.mjs";
+import { startSmtpSink } from "./src/smtp.mjs";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
@@ -29,6 +30,12 @@ export default async function globalSetup() {
   process.env.HANGAR_TEST_S3_ACCESS_KEY_ID = s3.accessKeyId;
   process.env.HANGAR_TEST_S3_SECRET_ACCESS_KEY = s3.secretAccessKey;
   process.env.HANGAR_TEST_S3_REGION = s3.region;
+  // A real SMTP server (aiosmtpd) that keeps what it receives, for the notification emails' tests.
+  const smtp = await startSmtpSink();
+  started.push(smtp);
+  process.env.HANGAR_TEST_SMTP_HOST = smtp.host;
+  process.env.HANGAR_TEST_SMTP_PORT = String(smtp.port);
+  process.env.HANGAR_TEST_SMTP_MAILBOX = smtp.mailbox;
   process.env.HANGAR_TEST_DATABASE_URL = databaseUrl;
   process.env.HANGAR_TEST_KAFKA_BROKERS = kafka.brokers;
   globalThis.__hangarInfrastructure = started;

@@ -1,4 +1,5 @@
 import {
+  addMember,
   apiClient,
   authzRoutes,
   createDataset,
@@ -96,6 +97,40 @@ async function createFixtures(): Promise<void> {
   add("user_id", a.userId, async () => [await seen(c.get(`/v1/users/id/${encodeURIComponent(a.userId)}`)), await membersOf()]);
   add("url_encoded_user_id", a.userId, membersOf);
   add("token_id", token.context.token_id, () => seen(c.get(`/v1/tokens/id/${token.context.token_id}`)));
+  // A comment on A's dataset by a teammate, mentioning A's user: A gets the notification.
+  const teammate = await addMember(t, a, "authz-teammate");
+  const comment = ok(await teammate.client.post("/v1/comments", { entity_type: "dataset", entity_id: datasetId, comment_text: `see @[A](${a.userId})` }), "comment");
+  add("comment_id", comment.comment_id, () => seen(c.get(`/v1/comments/${comment.comment_id}`)));
+  add("entity_type", "dataset", () => seen(c.get(`/v1/comments/dataset/${datasetId}`)));
+  add("entity_id", datasetId, () => seen(c.get(`/v1/comments/dataset/${datasetId}`)));
+  // Once its email went out, nothing changes the notification by itself.
+  const notification = await waitFor("A's notification, emailed", async () => {
+    const items = ok(await c.get("/v1/notifications"), "notifications").items as { notification_id: string; lifecycle_status: { email?: string } }[];
+    return items.find((n) => n.lifecycle_status.email === "Send");
+  });
+  add("notification_id", notification.notification_id, () => seen(c.get(`/v1/notifications/${notification.notification_id}`)));
+  ok(await c.put("/v1/users/config/notification_channels", { value: ["email"] }), "set A's config");
+  add("key", "notification_channels", () => seen(c.get("/v1/users/config/notification_channels")));
+}
+
+/**
+ * Operations whose path value names nothing of another org's (an entity type, an author, a
+ * configuration key): B's caller is answered about B alone, which must hold nothing of A's, instead
+ * of a refusal; A's resource must still read back unchanged.
+ */
+const CALLERS_OWN: Record<string, (data: any) => boolean> = {
+  "GET /v1/comments/type/{entity_type}": (data) => data.items.length === 0,
+  "GET /v1/comments/user/{user_id}": (data) => data.items.length === 0,
+  // B's own value: unset, or what B's own PUT of this suite set (the order of the operations is the table's).
+  "GET /v1/users/config/{key}": (data) => data.value === null || JSON.stringify(data.value) === JSON.stringify(["web_ui"]),
+  "PUT /v1/users/config/{key}": (data) => data === null,
+};
+
+/** Whether B's answer refuses, or is B's own answer holding nothing of A's for an operation of CALLERS_OWN. */
+function refusedOrOwn(route: AuthzRoute, res: ApiResponse): boolean {
+  if (REFUSED.includes(res.status)) return true;
+  const own = CALLERS_OWN[`${route.httpMethod} ${route.template}`];
+  return own !== undefined && res.status === 200 && own(res.body.data);
 }
 
 /** The header sets org B's caller tries: none, and each way of naming an org. */
@@ -136,6 +171,9 @@ const BODIES: Record<string, (fixture: (key: string) => string) => unknown> = {
   "PUT /v1/actions/invocations/{invocation_id}/container-info": () => ({ image_digest: "sha256:0000" }),
   "PUT /v1/actions/invocations/{invocation_id}/logs": () => ({ bucket: "b", prefix: "p" }),
   "POST /v1/actions/invocations/{invocation_id}/status": () => ({ status: 5, detail: "by b" }),
+  "PUT /v1/comments/{comment_id}": () => ({ comment_text: "edited by b" }),
+  "PUT /v1/notifications/{notification_id}": (f) => ({ notification_id: f("notification_id"), read_status: "read" }),
+  "PUT /v1/users/config/{key}": () => ({ value: ["web_ui"] }),
 };
 
 test("every operation with an id in its path has a fixture", () => {
@@ -153,7 +191,7 @@ describe("another org's caller is refused, and org A's resource stays as it was"
     const accepted: string[] = [];
     for (const [label, headers] of HEADER_VARIANTS) {
       const res = await call(b.client, route, path, headers(a.orgId, b.orgId));
-      if (!REFUSED.includes(res.status)) accepted.push(`${label}: ${res.status} ${JSON.stringify(res.body?.error?.message ?? res.body)}`);
+      if (!refusedOrOwn(route, res)) accepted.push(`${label}: ${res.status} ${JSON.stringify(res.body?.error?.message ?? res.body)}`);
     }
     expect(accepted).toEqual([]);
     expect(await Promise.all(keys.map((k) => fixtures.get(k)!.read()))).toEqual(before);
@@ -249,6 +287,8 @@ describe("another org's ids in a request body read as ids that do not exist, and
   let bAction: string;
   const bFiles = async () => ok(await b.client.post(`/v1/datasets/${bDataset}/files/query`, {}), "B's files").items.length;
   const bInvocations = async () => ok(await b.client.post("/v1/actions/invocations/query", {}), "B's invocations").items.length;
+  const bComments = async () => ok(await b.client.get("/v1/comments/recent"), "B's comments").total_count as number;
+  const commentOn = (entityType: string) => (id: string) => b.client.post("/v1/comments", { entity_type: entityType, entity_id: id, comment_text: "by b" });
 
   beforeAll(async () => {
     bDataset = await createDataset(b.client, "authz-b-dataset");
@@ -272,6 +312,9 @@ describe("another org's ids in a request body read as ids that do not exist, and
       (id) => b.client.post(`/v1/actions/${bAction}/invoke`, { data_source_id: id, data_source_type: "Dataset", input_data: ["**"], invocation_source: "Manual" }),
       bInvocations,
     ],
+    ["comment on A's dataset", "dataset_id", commentOn("dataset"), bComments],
+    ["comment on A's file", "file_id", commentOn("file"), bComments],
+    ["comment on A's invocation", "invocation_id", commentOn("invocation"), bComments],
   ];
 
   test.each(cases)("%s", async (_label, key, request, countInB) => {

@@ -104,6 +104,7 @@ async function createResources(client: ApiClient): Promise<Record<string, string
   );
   const trigger = await ok(client.post("/v1/triggers", { name: "fuzz-trigger", action_name: action.name, for_each: "dataset", required_inputs: ["*.txt"] }));
   const exportJob = await ok(client.post("/v1/files/export", { node_ids: [fileId] }));
+  const comment = await ok(client.post("/v1/comments", { entity_type: "dataset", entity_id: datasetId, comment_text: `hello @[Member](${member})` }));
   return {
     org_id: orgId,
     user_id: member,
@@ -129,6 +130,12 @@ async function createResources(client: ApiClient): Promise<Record<string, string
     data_source_type: "Dataset",
     invocation_source: "Manual",
     for_each: "dataset",
+    comment_id: comment.comment_id,
+    entity_type: "dataset",
+    entity_id: datasetId,
+    comment_text: "a comment",
+    read_status: "read",
+    key: "notification_channels",
   };
 }
 

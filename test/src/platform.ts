@@ -8,7 +8,7 @@ import type { ComputeServiceOptions } from "@hangar/compute";
 import { openObjectStore, type DataServiceOptions, type ObjectStore } from "@hangar/data";
 import { startPlatform, type Platform } from "@hangar/embedded";
 import { startRunner, type Runner } from "@hangar/runner";
-import { createInProcessTransport, createKafkaTransport, createLogger, type EventTransport, type S3Config } from "@hangar/shared";
+import { createInProcessTransport, createKafkaTransport, createLogger, type EventTransport, type S3Config, type SmtpConfig } from "@hangar/shared";
 import { createTestDatabase, requiredEnv } from "./database";
 import { apiClient, type ApiClient } from "./http";
 import { waitFor } from "./wait";
@@ -89,6 +89,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     onServed: logRoute,
     ...(options.compute ? { compute: options.compute } : {}),
     ...(options.data ? { data: options.data } : {}),
+    admin: { smtp: testSmtpConfig(), emailIntervalMs: 100 },
   });
   // Consumers join their groups in the background; tests start once they receive events.
   if (!options.kafkaBrokers) await waitFor("the consumers to join their groups", async () => (transport.status() === "ready" ? true : undefined), 60_000);
@@ -132,6 +133,11 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
 function logRoute(route: Route, status: number): void {
   const file = process.env.HANGAR_ROUTE_LOG;
   if (file) appendFileSync(file, `${JSON.stringify({ method: route.httpMethod, template: route.template.template, status })}\n`);
+}
+
+/** The test SMTP sink (aiosmtpd, started by the global setup), where the admin service sends notification emails. */
+function testSmtpConfig(): SmtpConfig {
+  return { host: requiredEnv("HANGAR_TEST_SMTP_HOST"), port: Number(requiredEnv("HANGAR_TEST_SMTP_PORT")), secure: false, from: "hangar-test@example.com" };
 }
 
 /** The test S3 server (moto, started by the global setup) as the platform's store, in a bucket of its own. */
@@ -189,3 +195,17 @@ export async function startWithTenants<const N extends readonly string[]>(
 }
 
 type TenantsOf<N extends readonly string[]> = { -readonly [K in keyof N]: TestTenant };
+
+/**
+ * Adds a user to a tenant's org as a plain member, with an API token, the way createTenant makes
+ * its user: another person of the same team, for tests of what members see of each other's work.
+ */
+export async function addMember(t: TestPlatform, tenant: Pick<TestTenant, "orgId">, name: string): Promise<TestTenant> {
+  const userId = `${name}-${randomBytes(3).toString("hex")}@example.com`;
+  const user = await t.admin.post("/v1/users", { user_id: userId, org_id: tenant.orgId }, { "X-Service-Org-Id": tenant.orgId });
+  if (user.status !== 200) throw new Error(`create user failed: ${JSON.stringify(user.body)}`);
+  const token = await t.admin.post("/v1/tokens", { name: "test", expiry_days: 1 }, { "X-Service-User-Id": userId });
+  if (token.status !== 200) throw new Error(`create token failed: ${JSON.stringify(token.body)}`);
+  const secret: string = token.body.data.secret;
+  return { orgId: tenant.orgId, userId, token: secret, client: apiClient(t.url, secret) };
+}

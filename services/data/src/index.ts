@@ -5,6 +5,8 @@ import { resolveAssociation } from "./domain/associations";
 import { DEFAULT_EXPORT_RETENTION_MS, sweepExpiredExports } from "./domain/export-jobs";
 import type { DataRepositories } from "./domain/repositories";
 import { s3Uri, type ObjectStore } from "./object-store/object-store";
+import { createCommentHandlers } from "./rpc/comment-handlers";
+import { computeEntities } from "./rpc/compute-entities";
 import { createDatasetHandlers } from "./rpc/data-service";
 import { createDeviceHandlers } from "./rpc/device-handlers";
 import { createDeviceTypeHandlers } from "./rpc/device-type-handlers";
@@ -22,6 +24,7 @@ import { exportEntities } from "./store/export-entities";
 import { fileEntities } from "./store/file-entities";
 import { dataMigrations } from "./store/migrations";
 import { bindDataRepositories } from "./store/repositories";
+import { commentEntities } from "./store/comment-store";
 
 export type { AccessMode, ObjectStore, ScopedCredentials, StoreLocation } from "./object-store/object-store";
 export { openObjectStore, type ObjectStoreConfig } from "./object-store/open-object-store";
@@ -51,7 +54,7 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
   const unitOfWork = (orm: Orm) => (uow ??= ormUnitOfWork(orm, bindDataRepositories));
   return {
     name: "data",
-    entities: [...dataEntities, ...fileEntities, ...exportEntities, ...deviceEntities],
+    entities: [...dataEntities, ...fileEntities, ...exportEntities, ...deviceEntities, ...commentEntities],
     migrations: dataMigrations,
     routes: (router, context) => {
       const uow = unitOfWork(context.orm);
@@ -72,6 +75,7 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         ...createExportHandlers({ uow, objects: options.objectStore, logger: context.runtime.logger }),
         ...createDeviceHandlers({ uow, runtime: context.runtime, deleted }),
         ...createDeviceTypeHandlers({ uow, deleted }),
+        ...createCommentHandlers({ uow, compute: computeEntities(context.runtime), eventsWritten: context.eventsWritten }),
       });
     },
     async onStart({ orm, runtime }) {

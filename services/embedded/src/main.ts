@@ -52,6 +52,7 @@ async function main(): Promise<void> {
     logger,
     compute: computeOptionsFromConfig(config),
     data: { exportRetentionMs: config.exportRetentionHours * 3_600_000 },
+    admin: { smtp: config.smtp },
   });
   const urls = Object.fromEntries(Object.values(platform.services).map((service) => [service.name, service.url]));
   logger.info({ services: urls }, "services listening");

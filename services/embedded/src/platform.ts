@@ -1,4 +1,4 @@
-import { adminService, type BootstrapResult } from "@hangar/admin";
+import { adminService, type AdminServiceOptions, type BootstrapResult } from "@hangar/admin";
 import { assistantService } from "@hangar/assistant";
 import { computeService, type ComputeServiceOptions } from "@hangar/compute";
 import { dataService, type DataServiceOptions, type ObjectStore } from "@hangar/data";
@@ -26,6 +26,8 @@ export interface PlatformOptions {
   compute?: ComputeServiceOptions;
   /** Options of the data service besides its object store (export retention). */
   data?: Omit<DataServiceOptions, "objectStore">;
+  /** Options of the admin service besides the bootstrap (the SMTP server of notification emails). */
+  admin?: Pick<AdminServiceOptions, "smtp" | "emailIntervalMs">;
 }
 
 /** The running platform. */
@@ -60,7 +62,7 @@ export async function startServices(options: Omit<PlatformOptions, "port" | "hos
     locate: (name: ServiceName) => urls[name],
   };
   const definitions = [
-    adminService({ ...(options.bootstrapToken ? { bootstrapToken: options.bootstrapToken } : {}), onBootstrap: (r) => (bootstrap = r) }),
+    adminService({ ...options.admin, ...(options.bootstrapToken ? { bootstrapToken: options.bootstrapToken } : {}), onBootstrap: (r) => (bootstrap = r) }),
     dataService({ ...options.data, objectStore: options.objectStore }),
     computeService(options.compute),
     assistantService(),

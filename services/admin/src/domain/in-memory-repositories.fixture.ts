@@ -1,5 +1,7 @@
 import { snapshotUnitOfWork } from "@hangar/shared";
 import type { MembershipAuditEntry, MembershipRecord, OrgRecord, TokenRecord, UsageRecord, UserRecord } from "./records";
+import type { JsonValue } from "@bufbuild/protobuf";
+import type { NotificationRecord } from "./notifications";
 import type { AdminRepositories, AdminUnitOfWork } from "./repositories";
 
 /** Everything the in-memory admin repositories hold; specs seed it and read it back. */
@@ -14,6 +16,9 @@ export interface AdminState {
   locks: string[];
   /** Token ids stamped as used. */
   touched: string[];
+  notifications: NotificationRecord[];
+  /** Users' configuration values, by `<user id> <key>`. */
+  userConfig: Record<string, JsonValue>;
 }
 
 /** An admin unit of work over arrays and the state behind it, for unit specs of domain rules (no database). */
@@ -27,7 +32,7 @@ export interface InMemoryAdmin {
  * of a database would; a transaction that throws leaves the state as it was (all or nothing).
  */
 export function inMemoryAdmin(seed: Partial<AdminState> = {}): InMemoryAdmin {
-  const state: AdminState = { orgs: [], users: [], memberships: [], tokens: [], usage: [], audit: [], locks: [], touched: [], ...structuredClone(seed) };
+  const state: AdminState = { orgs: [], users: [], memberships: [], tokens: [], usage: [], audit: [], locks: [], touched: [], notifications: [], userConfig: {}, ...structuredClone(seed) };
   const uow: AdminUnitOfWork = snapshotUnitOfWork(state, bind);
   return { uow, state };
 }
@@ -74,6 +79,30 @@ function bind(s: AdminState): AdminRepositories {
         else s.usage.push({ orgId, resourceName, quantity: String(delta) });
       },
     },
+    notifications: notificationsOf(s),
+    userConfig: {
+      get: async (userId, key) => copy(s.userConfig[`${userId} ${key}`]),
+      set: async (userId, key, value) => void (s.userConfig[`${userId} ${key}`] = copy(value)),
+    },
+  };
+}
+
+// Found records are copies here: specs read changes back from the state, not through found records.
+function notificationsOf(s: AdminState): AdminRepositories["notifications"] {
+  const newestFirst = (rows: NotificationRecord[]) => byCreated(rows).reverse();
+  return {
+    find: (userId, id) => one(s.notifications, (n) => n.userId === userId && n.notificationId === id),
+    insert: async (record) => {
+      if (s.notifications.some((n) => n.sourceEventId === record.sourceEventId && n.userId === record.userId)) return false;
+      s.notifications.push(copy(record));
+      return true;
+    },
+    remove: (record) => void (s.notifications = s.notifications.filter((n) => n.notificationId !== record.notificationId)),
+    list: async (filter, range) => {
+      const rows = newestFirst(s.notifications.filter((n) => n.userId === filter.userId && (!filter.orgId || n.orgId === filter.orgId)));
+      return { rows: rows.slice(0, range.limit), keys: rows.slice(0, range.limit).map((_, i) => i + 1), hasMore: rows.length > range.limit, total: rows.length };
+    },
+    claimPendingEmails: async (limit) => copy(s.notifications.filter((n) => n.emailPending).slice(0, limit)),
   };
 }
 

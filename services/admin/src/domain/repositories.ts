@@ -1,4 +1,6 @@
 import type { UnitOfWork } from "@hangar/shared";
+import type { NotificationRepository } from "./notifications";
+import type { UserConfigRepository } from "./user-config";
 import type { MembershipAuditEntry, MembershipRecord, OrgRecord, TokenRecord, UsageRecord, UserRecord } from "./records";
 
 /**
@@ -77,6 +79,8 @@ export interface AdminRepositories {
   memberships: MembershipRepository;
   tokens: TokenRepository;
   usage: UsageRepository;
+  notifications: NotificationRepository;
+  userConfig: UserConfigRepository;
 }
 
 /** The admin service's unit of work, built in `index.ts` and handed to `rpc/` and start-up. */

@@ -11,6 +11,7 @@ import { getOrgUsage } from "../domain/usage";
 import { createUser, getCurrentUser, getUser } from "../domain/users";
 import { requireMember, requireOrgAdmin, requireService, requireUser } from "./access";
 import { orgToProto, tokenResultToProto, userToProto } from "./mappers";
+import { createNotificationHandlers } from "./notification-handlers";
 
 /** What the admin RPCs need: the service's unit of work, and the key invocation tokens are signed with. */
 export interface AdminServiceDeps {
@@ -22,6 +23,7 @@ export interface AdminServiceDeps {
 export function createAdminServiceImpl(deps: AdminServiceDeps): ServiceImpl<typeof AdminService> {
   const { uow } = deps;
   return {
+    ...createNotificationHandlers(uow),
     async createOrg(req, ctx) {
       return { org: orgToProto(await createOrg(uow, requireUser(callerOf(ctx)), req.name)) };
     },

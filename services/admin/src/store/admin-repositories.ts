@@ -1,6 +1,8 @@
 import type { EntityManager } from "@hangar/shared";
 import type { AdminRepositories } from "../domain/repositories";
 import { MembershipStore } from "./membership-store";
+import { NotificationStore } from "./notification-store";
+import { UserConfigStore } from "./user-config-store";
 import { OrgStore } from "./org-store";
 import { TokenStore } from "./token-store";
 import { UsageStore } from "./usage-store";
@@ -8,5 +10,5 @@ import { UserStore } from "./user-store";
 
 /** The admin repositories over one entity manager: the `bind` of the service's unit of work and its consumers. */
 export function adminRepositories(em: EntityManager): AdminRepositories {
-  return { orgs: new OrgStore(em), users: new UserStore(em), memberships: new MembershipStore(em), tokens: new TokenStore(em), usage: new UsageStore(em) };
+  return { orgs: new OrgStore(em), users: new UserStore(em), memberships: new MembershipStore(em), tokens: new TokenStore(em), usage: new UsageStore(em), notifications: new NotificationStore(em), userConfig: new UserConfigStore(em) };
 }

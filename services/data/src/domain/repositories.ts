@@ -1,5 +1,6 @@
 import type { NewEvent } from "@hangar/shared";
 import type { AssociationDeletionRepository } from "./association-cleanup";
+import type { CommentRepository } from "./comments";
 import type { DatasetRepository } from "./datasets";
 import type { DeviceRepository, DeviceTypeRepository } from "./devices";
 import type { ExportRepository } from "./exports";
@@ -25,4 +26,5 @@ export interface DataRepositories {
   tree: TreeRepository;
   uploads: UploadRepository;
   fileSearch: FileSearchRepository;
+  comments: CommentRepository;
 }

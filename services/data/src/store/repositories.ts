@@ -1,6 +1,7 @@
 import type { EntityManager } from "@hangar/shared";
 import type { DataRepositories } from "../domain/repositories";
 import { AssociationDeletionStore } from "./association-deletion-store";
+import { CommentStore } from "./comment-store";
 import { DatasetStore } from "./dataset-store";
 import { DeviceStore, DeviceTypeStore } from "./device-store";
 import { EventStore } from "./event-store";
@@ -27,5 +28,6 @@ export function bindDataRepositories(em: EntityManager): DataRepositories {
     tree: new TreeStore(files),
     uploads: new UploadStore(em),
     fileSearch: new FileSearchStore(em),
+    comments: new CommentStore(em),
   };
 }

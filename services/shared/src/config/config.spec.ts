@@ -65,3 +65,13 @@ test("the standalone object store's variables have defaults but for its root cre
     "invalid configuration:\n  OBJECT_STORE_PORT must be an integer from 0 to 65535, got 's3'\n  OBJECT_STORE_ACCESS_KEY_ID is required\n  OBJECT_STORE_SECRET_ACCESS_KEY is required",
   );
 });
+
+test("notification emails need SMTP_HOST; the other SMTP settings have documented defaults and are checked", () => {
+  expect(loadConfig({}).smtp).toBeUndefined();
+  expect(loadConfig({ SMTP_HOST: "mail.example.com" }).smtp).toEqual({ host: "mail.example.com", port: 587, secure: false, from: "hangar@localhost" });
+  const env = { SMTP_HOST: "mail", SMTP_PORT: "465", SMTP_SECURE: "true", SMTP_USER: "u", SMTP_PASSWORD: "p", SMTP_FROM: "robots@example.com" };
+  expect(loadConfig(env).smtp).toEqual({ host: "mail", port: 465, secure: true, user: "u", password: "p", from: "robots@example.com" });
+  expect(() => loadConfig({ SMTP_HOST: "mail", SMTP_PORT: "0", SMTP_SECURE: "yes" })).toThrow(
+    "invalid configuration:\n  SMTP_PORT must be an integer from 1 to 65535, got '0'\n  SMTP_SECURE must be one of true, false, got 'yes'",
+  );
+});

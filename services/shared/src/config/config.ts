@@ -39,6 +39,23 @@ export interface PlatformConfig {
   compute: ComputeConfig;
   /** How long a finished export's archive and status are kept, in hours (`EXPORT_RETENTION_HOURS`, default 24). */
   exportRetentionHours: number;
+  /** The SMTP server notification emails go through (`SMTP_*`); unset (no `SMTP_HOST`): no email is sent. */
+  smtp: SmtpConfig | undefined;
+}
+
+/** Where the admin service sends notification emails. */
+export interface SmtpConfig {
+  /** `SMTP_HOST`. */
+  host: string;
+  /** `SMTP_PORT` (default 587, submission). */
+  port: number;
+  /** `SMTP_SECURE=true`: TLS from the start (port 465); else STARTTLS when the server offers it. */
+  secure: boolean;
+  /** `SMTP_USER` / `SMTP_PASSWORD`: else no authentication. */
+  user?: string;
+  password?: string;
+  /** `SMTP_FROM`: the sender (default `hangar@localhost`). */
+  from: string;
 }
 
 /** The compute service's settings. */
@@ -142,6 +159,9 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
       invocationConcurrencyLimit: int("INVOCATION_CONCURRENCY_LIMIT", 4, 1, 100_000),
     },
     exportRetentionHours: int("EXPORT_RETENTION_HOURS", 24, 1, 87_600),
+    smtp: env.SMTP_HOST
+      ? { host: env.SMTP_HOST, port: int("SMTP_PORT", 587, 1), secure: oneOf("SMTP_SECURE", ["true", "false"], "false") === "true", ...smtpLogin(env), from: env.SMTP_FROM || "hangar@localhost" }
+      : undefined,
   };
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
     problems.push("DATABASE_URL must be a postgres:// URL");
@@ -163,6 +183,10 @@ function s3Config(env: Env, bucket: string): S3Config {
     ...(env.OBJECT_STORE_SECRET_ACCESS_KEY ? { secretAccessKey: env.OBJECT_STORE_SECRET_ACCESS_KEY } : {}),
     createBucket: env.OBJECT_STORE_CREATE_BUCKET === "true",
   };
+}
+
+function smtpLogin(env: Env): Pick<SmtpConfig, "user" | "password"> {
+  return { ...(env.SMTP_USER ? { user: env.SMTP_USER } : {}), ...(env.SMTP_PASSWORD ? { password: env.SMTP_PASSWORD } : {}) };
 }
 
 /** The executors a standalone runner may offer. */

@@ -9,4 +9,6 @@ export const TOPICS = {
   uploadCompleted: "hangar.data.upload-completed.v1",
   /** hangar.events.v1.FileChanged, keyed by association id; data -> compute (triggers). */
   fileChanged: "hangar.data.file-changed.v1",
+  /** hangar.events.v1.CommentMention, keyed by comment id; data -> admin (notifications). */
+  commentMention: "hangar.data.comment-mention.v1",
 } as const;
