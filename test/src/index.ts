@@ -10,3 +10,5 @@ export * from "./query-plans";
 export * from "./authz-route-table";
 export * from "./harness-child";
 export * from "./fuzz";
+export * from "./manifests";
+export * from "./distributed";

@@ -9,6 +9,11 @@ export interface PlatformConfig {
   databaseUrl: string | undefined;
   /** Kafka bootstrap brokers; empty means in-process event delivery (`KAFKA_BROKERS`). */
   kafkaBrokers: string[];
+  /**
+   * Prefix of this deployment's Kafka topics and consumer groups (`KAFKA_NAMESPACE`, default none),
+   * so that several deployments (staging beside production, test runs) can share one cluster.
+   */
+  kafkaNamespace: string | undefined;
   /** Secret of the bootstrap admin token; unset means a random one (`BOOTSTRAP_TOKEN`). */
   bootstrapToken: string | undefined;
   /** Where embedded state lives (`DATA_DIR`, default `./.data`). */
@@ -122,6 +127,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
     port: int("PORT", 8080),
     databaseUrl: env.DATABASE_URL || undefined,
     kafkaBrokers: (env.KAFKA_BROKERS ?? "").split(",").map((b) => b.trim()).filter(Boolean),
+    kafkaNamespace: env.KAFKA_NAMESPACE || undefined,
     bootstrapToken: env.BOOTSTRAP_TOKEN || undefined,
     dataDir: env.DATA_DIR || "./.data",
     objectStorePort: int("OBJECT_STORE_PORT", 9000),

@@ -21,7 +21,12 @@ export function runServiceMain(define: (config: PlatformConfig) => ServiceDefini
     if (missing.length) throw new Error(`a distributed service needs ${missing.join(", ")}`);
     initTelemetry(`hangar-${definition.name}`);
     const logger = createLogger(`hangar-${definition.name}`, config.logLevel);
-    const transport = createKafkaTransport({ brokers: config.kafkaBrokers, clientId: `hangar-${definition.name}`, logger });
+    const transport = createKafkaTransport({
+      brokers: config.kafkaBrokers,
+      clientId: `hangar-${definition.name}`,
+      logger,
+      ...(config.kafkaNamespace ? { namespace: config.kafkaNamespace } : {}),
+    });
     const service = await runService(definition, {
       databaseUrl: config.databaseUrl!,
       internalAuthSecret: config.internalAuthSecret!,
