@@ -12,6 +12,7 @@ import { answerClientError, MAX_HEADER_BYTES } from "./client-error";
 import { writeError } from "./errors";
 import { readIdentityHeaders } from "./headers";
 import { healthEndpoints, type HealthEndpoint } from "./health";
+import { openApiEndpoint } from "./openapi";
 import { buildRouteTable, type Route } from "./routes";
 import { buildRequest, readBody } from "./transcode-request";
 import { writeResponse } from "./transcode-response";
@@ -71,7 +72,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       admin.call(AdminService.method.resolveUser, create(ResolveUserRequestSchema, { userId }), asGateway(traceContext)),
     ttlMs: options.authCacheTtlMs,
   });
-  const health = healthEndpoints({ upstreams, asGateway });
+  // The probes, and the API's description: answered before route matching, without a token.
+  const health = new Map<string, HealthEndpoint>([...healthEndpoints({ upstreams, asGateway }), ["/openapi.json", openApiEndpoint(routes)]]);
   const handle = createHandler({ ...options, router, upstreams, authenticate, sign, health });
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => void handle(req, res));
   server.on("clientError", (error, socket) => answerClientError(error, socket as Socket));
@@ -100,7 +102,7 @@ interface HandlerDeps extends Omit<GatewayOptions, "upstreams"> {
   authenticate: Authenticator;
   /** Signs the principal header (reusing a fresh signature of the same cached principal). */
   sign: (principal: Principal) => string;
-  /** `/healthz` and `/readyz`, by path (`healthEndpoints`). */
+  /** `/healthz`, `/readyz` (`healthEndpoints`) and `/openapi.json`, by path. */
   health: Map<string, HealthEndpoint>;
 }
 
