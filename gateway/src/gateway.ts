@@ -12,6 +12,7 @@ import { answerClientError, MAX_HEADER_BYTES } from "./client-error";
 import { writeError } from "./errors";
 import { readIdentityHeaders } from "./headers";
 import { healthEndpoints, type HealthEndpoint } from "./health";
+import { answerMetrics, countUpstreamErrors, createGatewayMetrics, type GatewayMetrics } from "./metrics";
 import { openApiEndpoint } from "./openapi";
 import { buildRouteTable, type Route } from "./routes";
 import { buildRequest, readBody } from "./transcode-request";
@@ -60,7 +61,7 @@ export interface Gateway {
  */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { router, routes } = buildRouteTable(Object.values(SERVICES));
-  const upstreams = createUpstreams(options.upstreams, options.upstreamConnection);
+  const upstreams = countUpstreamErrors(createUpstreams(options.upstreams, options.upstreamConnection));
   const gatewayPrincipal: Principal = { kind: "service", subject: "gateway", memberships: [], isSystemAdmin: false };
   const admin = upstreams.get(AdminService.typeName)!;
   const sign = createPrincipalSigner(options.internalAuthSecret);
@@ -72,9 +73,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       admin.call(AdminService.method.resolveUser, create(ResolveUserRequestSchema, { userId }), asGateway(traceContext)),
     ttlMs: options.authCacheTtlMs,
   });
-  // The probes, and the API's description: answered before route matching, without a token.
-  const health = new Map<string, HealthEndpoint>([...healthEndpoints({ upstreams, asGateway }), ["/openapi.json", openApiEndpoint(routes)]]);
-  const handle = createHandler({ ...options, router, upstreams, authenticate, sign, health });
+  // The probes, the API's description and the metrics: answered before route matching, without a token.
+  const health = new Map<string, HealthEndpoint>([
+    ...healthEndpoints({ upstreams, asGateway }),
+    ["/openapi.json", openApiEndpoint(routes)],
+    ["/metrics", answerMetrics],
+  ]);
+  const metrics = createGatewayMetrics(routes);
+  const handle = createHandler({ ...options, router, upstreams, authenticate, sign, health, metrics });
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => void handle(req, res));
   server.on("clientError", (error, socket) => answerClientError(error, socket as Socket));
   server.keepAliveTimeout = 65_000;
@@ -102,13 +108,15 @@ interface HandlerDeps extends Omit<GatewayOptions, "upstreams"> {
   authenticate: Authenticator;
   /** Signs the principal header (reusing a fresh signature of the same cached principal). */
   sign: (principal: Principal) => string;
-  /** `/healthz`, `/readyz` (`healthEndpoints`) and `/openapi.json`, by path. */
+  /** `/healthz`, `/readyz` (`healthEndpoints`), `/openapi.json` and `/metrics`, by path. */
   health: Map<string, HealthEndpoint>;
+  metrics: GatewayMetrics;
 }
 
 function createHandler(deps: HandlerDeps) {
   const httpTracer = tracer();
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const started = performance.now();
     const served: { route?: Route } = {};
     const span = httpTracer.startSpan(`HTTP ${req.method}`, { kind: SpanKind.SERVER, attributes: { "http.request.method": req.method ?? "" } });
     try {
@@ -123,6 +131,7 @@ function createHandler(deps: HandlerDeps) {
       span.setAttribute("http.response.status_code", res.statusCode);
       span.end();
       if (served.route) deps.onServed?.(served.route, res.statusCode);
+      deps.metrics.served(served.route, res.statusCode, (performance.now() - started) / 1000);
     }
   };
 }

@@ -1,6 +1,17 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { createDataset, createTenant, startDistributedPlatform, uploadFiles, waitFor, type ApiClient, type DistributedPlatform, type TestTenant } from "@hangar/test-harness";
+import {
+  createDataset,
+  createTenant,
+  sampleValue,
+  scrape,
+  startDistributedPlatform,
+  uploadFiles,
+  waitFor,
+  type ApiClient,
+  type DistributedPlatform,
+  type TestTenant,
+} from "@hangar/test-harness";
 import { ok, Status } from "./invocation-fixtures";
 import { contentAt, sdkWorkspace, sha256, type SdkWorkspace } from "./sdk-fixtures";
 
@@ -152,8 +163,30 @@ test("SIGKILL of the compute service mid-flow: calls fail cleanly with 503 meanw
 
   // Every call got an answer, a success or a 503 to retry: none hung, none was a 500.
   expect([...new Set(calls.statuses)].sort()).toEqual([200, 503]);
+  // Each of those 503s was an upstream failure, counted by the gateway for the compute service.
+  const unavailable = sampleValue(await scrape(`${d.url}/metrics`), "hangar_gateway_upstream_errors_total", { service: "hangar.compute.v1.ComputeService", code: "Unavailable" });
+  expect(unavailable).toBeGreaterThanOrEqual(calls.statuses.filter((status) => status === 503).length);
   const invocation = await finishedInvocation(datasetId);
   expect(invocation.last_status).toBe(Status.Completed);
   expect(JSON.parse((await contentAt(alice.client, datasetId, "summary.json")).toString())).toEqual({ files: ["logs/c.txt"], lines: 2 });
   expect(await invocationsOf(alice.client, datasetId)).toHaveLength(1);
 }, 180_000);
+
+test("each service serves Prometheus metrics on its own METRICS_PORT: its RPCs, its outbox, its consumers' lag", async () => {
+  const metricsOf = (service: string) => scrape(`http://127.0.0.1:${d.localPort(service, 9464)}/metrics`);
+  ok(await alice.client.get("/v1/actions/count-lines"));
+  const compute = await metricsOf("compute");
+  expect(sampleValue(compute, "hangar_rpc_server_handled_total", { service: "compute", method: "GetAction", code: "OK" })).toBeGreaterThanOrEqual(1);
+  expect(sampleValue(compute, "hangar_runner_queue_depth", { service: "compute" })).toEqual(expect.any(Number));
+  // The trigger's consumer has committed every upload event of this file's uploads.
+  await waitFor("compute's consumers to catch up", async () => {
+    const lags = (await metricsOf("compute")).filter((s) => s.name === "hangar_consumer_lag_messages");
+    return lags.length > 0 && lags.every((s) => s.value === 0) ? true : undefined;
+  });
+  for (const service of ["admin", "data", "compute", "assistant", "registry"]) {
+    const samples = await metricsOf(service);
+    expect({ service, pending: sampleValue(samples, "hangar_outbox_pending_events", { service }) }).toEqual({ service, pending: expect.any(Number) });
+    // prom-client's process metrics come along.
+    expect(sampleValue(samples, "process_cpu_seconds_total")).toBeGreaterThan(0);
+  }
+}, 60_000);

@@ -50,9 +50,9 @@ test("describes every route of the gateway's table, with each path variable as a
     expect(pathParameters.map((p: any) => [p.name, p.required])).toEqual(route.template.variables.map((v) => [v.name, true]));
   }
   const operations = Object.values(doc.paths).flatMap((item: any) => Object.keys(item));
-  // The route table's operations, plus the gateway's own /healthz, /readyz and /openapi.json.
-  expect(operations).toHaveLength(routes.length + 3);
-  expect(new Set(Object.values(doc.paths).flatMap((item: any) => Object.values(item).map((op: any) => op.operationId))).size).toBe(routes.length + 3);
+  // The route table's operations, plus the gateway's own /healthz, /readyz, /openapi.json and /metrics.
+  expect(operations).toHaveLength(routes.length + 4);
+  expect(new Set(Object.values(doc.paths).flatMap((item: any) => Object.values(item).map((op: any) => op.operationId))).size).toBe(routes.length + 4);
 });
 
 test("schemas use the wire's forms: proto (snake_case) field names, int64 as integer, Struct as object, Timestamp as date-time", () => {

@@ -32,6 +32,8 @@ export interface DistributedPlatform {
   adminToken: string;
   /** The object store's S3 endpoint, as the data service hands it to clients. */
   objectStore: { location: { endpoint: string } };
+  /** Where a component's container port listens on this machine: `localPort("data", 9464)`. */
+  localPort(component: string, containerPort: number): number;
   processes: Record<string, ComponentProcess>;
   close(): Promise<void>;
 }
@@ -39,7 +41,7 @@ export interface DistributedPlatform {
 /** Order of start: the object store before the data service uses it, the services before the gateway, the gateway before the runner. */
 const START_WAVES = [["object-store"], ["admin", "data", "compute", "assistant", "registry"], ["gateway"], ["runner"]];
 /** The log line (pino's `msg`) by which each kind of process says it serves. */
-const SERVING = /"msg":"[^"]*(listening|runner started)"/;
+const SERVING = /"msg":"([a-z]+ service listening|gateway listening|object store listening|runner started)"/;
 const OUTPUT_KEPT = 64 * 1024;
 /** How long a process may take to stop on SIGTERM before it is killed (a pod's grace is 30 s; tests need not wait that). */
 const STOP_GRACE_MS = 10_000;
@@ -63,7 +65,11 @@ export async function startDistributedPlatform(): Promise<DistributedPlatform> {
     OBJECT_STORE_ACCESS_KEY_ID: `HANGARTEST${randomBytes(5).toString("hex").toUpperCase()}`,
     OBJECT_STORE_SECRET_ACCESS_KEY: randomBytes(20).toString("hex"),
   });
-  const ports = Object.fromEntries(await Promise.all(Object.keys(components).map(async (name) => [name, await freePort()] as const)));
+  const ports: Ports = {};
+  for (const component of Object.values(components)) {
+    ports[component.name] = new Map(await Promise.all(component.ports.map(async (port) => [port, await freePort()] as const)));
+  }
+  const localPort = (component: string, containerPort: number) => ports[component]!.get(containerPort)!;
   const cluster = { KAFKA_BROKERS: requiredEnv("HANGAR_TEST_KAFKA_BROKERS"), KAFKA_NAMESPACE: `d${randomBytes(4).toString("hex")}` };
   const processes: Record<string, ComponentProcess> = {};
   for (const component of Object.values(components)) {
@@ -79,23 +85,29 @@ export async function startDistributedPlatform(): Promise<DistributedPlatform> {
     await close();
     throw error;
   }
-  const url = `http://127.0.0.1:${ports.gateway}`;
-  return { url, admin: apiClient(url, adminToken), adminToken, objectStore: { location: { endpoint: `http://127.0.0.1:${ports["object-store"]}` } }, processes, close };
+  const url = `http://127.0.0.1:${localPort("gateway", 8080)}`;
+  const objectStore = { location: { endpoint: `http://127.0.0.1:${localPort("object-store", 9000)}` } };
+  return { url, admin: apiClient(url, adminToken), adminToken, objectStore, localPort, processes, close };
 }
 
+/** Each component's free loopback port by container port, in the manifest's order. */
+type Ports = Record<string, Map<number, number>>;
+
 /**
- * The container's environment for a process on this machine: the container port becomes the
- * component's own free port, in-cluster URLs (`http://data:50051`, `http://gateway`) point at the
- * components' ports on loopback, and volume mount paths become directories under `dir`.
+ * The container's environment for a process on this machine: a `*_PORT` naming one of its
+ * container ports becomes that port's free loopback port, in-cluster URLs (`http://data:50051`;
+ * `http://gateway`, the Service's port 80, is its first container port) point at the components'
+ * ports on loopback, and volume mount paths become directories under `dir`.
  */
-function localized(component: ManifestContainer, ports: Record<string, number>, dir: string, cluster: Record<string, string>): ManifestContainer {
-  const ownPorts = new Set(["50051", "8080", "9000"]);
+function localized(component: ManifestContainer, ports: Ports, dir: string, cluster: Record<string, string>): ManifestContainer {
+  const own = ports[component.name]!;
   const mounts = new Map(component.mounts.map((mount) => [mount, path.join(dir, mount)]));
   for (const local of mounts.values()) mkdirSync(local, { recursive: true });
   const local = (name: string, value: string): string => {
-    if (ownPorts.has(value) && /PORT$/.test(name)) return String(ports[component.name]);
-    const url = /^http:\/\/([a-z-]+)(:\d+)?$/.exec(value);
-    if (url && ports[url[1]!] !== undefined) return `http://127.0.0.1:${ports[url[1]!]}`;
+    if (/PORT$/.test(name) && own.has(Number(value))) return String(own.get(Number(value)));
+    const url = /^http:\/\/([a-z-]+)(?::(\d+))?$/.exec(value);
+    const target = url ? ports[url[1]!] : undefined;
+    if (url && target) return `http://127.0.0.1:${url[2] ? target.get(Number(url[2])) : [...target.values()][0]}`;
     const mount = [...mounts.keys()].find((m) => value === m || value.startsWith(`${m}/`));
     return mount ? mounts.get(mount)! + value.slice(mount.length) : value;
   };

@@ -12,3 +12,4 @@ export * from "./harness-child";
 export * from "./fuzz";
 export * from "./manifests";
 export * from "./distributed";
+export * from "./metrics";

@@ -14,6 +14,8 @@ export interface ManifestContainer {
   env: Record<string, string>;
   /** Mount paths of its volumes, which a process gets as directories of its own. */
   mounts: string[];
+  /** Its container ports, the first the one its Service fronts (`grpc`, `http`, `s3`). */
+  ports: number[];
 }
 
 /** What the manifests of an overlay start: the Deployments' containers, by Deployment name. */
@@ -62,7 +64,13 @@ function containerOf(deployment: Yaml, config: Record<string, string>, secrets: 
     const value = valueOf(variable, name, config, secrets);
     if (value !== undefined) env[variable.name] = value;
   }
-  return { name, command: container!.command, env, mounts: ((container!.volumeMounts as Yaml[] | undefined) ?? []).map((m) => m.mountPath) };
+  return {
+    name,
+    command: container!.command,
+    env,
+    mounts: ((container!.volumeMounts as Yaml[] | undefined) ?? []).map((m) => m.mountPath),
+    ports: ((container!.ports as Yaml[] | undefined) ?? []).map((port) => port.containerPort as number),
+  };
 }
 
 function valueOf(variable: Yaml, pod: string, config: Record<string, string>, secrets: Record<string, string>): string | undefined {

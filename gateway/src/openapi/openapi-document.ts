@@ -18,10 +18,11 @@ const HEADERS: Record<string, { name: string; description: string }> = {
 };
 
 /** Routes the gateway answers itself, before the route table and without a token. */
-const OWN_ROUTES: Record<string, { operationId: string; summary: string }> = {
+const OWN_ROUTES: Record<string, { operationId: string; summary: string; contentType?: string }> = {
   "/healthz": { operationId: "Gateway_Healthz", summary: "Liveness: the gateway process answers." },
   "/readyz": { operationId: "Gateway_Readyz", summary: "Readiness: every service and its components answer (503 names the ones that do not)." },
   "/openapi.json": { operationId: "Gateway_OpenApi", summary: "This document." },
+  "/metrics": { operationId: "Gateway_Metrics", summary: "Prometheus metrics of the gateway process.", contentType: "text/plain" },
 };
 
 /**
@@ -38,7 +39,7 @@ export function buildOpenApiDocument(routes: readonly Route[], options: OpenApiO
     const item = (paths[openApiPath(route)] ??= {});
     item[route.httpMethod.toLowerCase()] = operation(route, registry, uniqueId(route, operationIds));
   }
-  for (const [path, own] of Object.entries(OWN_ROUTES)) paths[path] = { get: ownOperation(own.operationId, own.summary) };
+  for (const [path, own] of Object.entries(OWN_ROUTES)) paths[path] = { get: ownOperation(own) };
   return {
     openapi: "3.1.0",
     info: {
@@ -158,6 +159,7 @@ function stripNull(schema: JsonSchema): JsonSchema {
   return schema;
 }
 
-function ownOperation(operationId: string, summary: string): Record<string, unknown> {
-  return { operationId, summary, security: [], tags: ["Gateway"], responses: { "200": jsonResponse("OK", { type: "object" }), default: jsonResponse("An error.", ERROR_REF) } };
+function ownOperation(own: (typeof OWN_ROUTES)[string]): Record<string, unknown> {
+  const ok = own.contentType ? { description: "OK", content: { [own.contentType]: { schema: { type: "string" } } } } : jsonResponse("OK", { type: "object" });
+  return { operationId: own.operationId, summary: own.summary, security: [], tags: ["Gateway"], responses: { "200": ok, default: jsonResponse("An error.", ERROR_REF) } };
 }

@@ -30,6 +30,8 @@ export interface PlatformConfig {
   internalAuthSecret: string | undefined;
   /** Port of this process's RPC server in distributed mode (`RPC_PORT`, default 50051). */
   rpcPort: number;
+  /** Port of a service process's Prometheus endpoint, `GET /metrics` over HTTP/1.1 (`METRICS_PORT`, default 9464). */
+  metricsPort: number;
   /** `development` shows stack traces in error bodies (`NODE_ENV`). */
   development: boolean;
   /** Log level (`LOG_LEVEL`, default `info`). */
@@ -136,6 +138,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
     runner: oneOf("RUNNER", EMBEDDED_RUNNERS, "process"),
     internalAuthSecret: env.INTERNAL_AUTH_SECRET || undefined,
     rpcPort: int("RPC_PORT", 50051),
+    metricsPort: int("METRICS_PORT", 9464),
     development: env.NODE_ENV === "development",
     logLevel: env.LOG_LEVEL || "info",
     authCacheTtlMs: int("AUTH_CACHE_TTL_MS", 2000, 0, 3_600_000),
