@@ -41,6 +41,8 @@ COPY tsconfig.base.json tsconfig.build.json ./
 COPY services/ services/
 COPY gateway/ gateway/
 COPY runner/ runner/
+# The build writes the gateway's OpenAPI document (gateway/dist/api/openapi.json) after tsc.
+COPY scripts/openapi.mjs scripts/
 RUN npm run build
 
 # ---- deps: production dependencies of the components that run in containers ----

@@ -13,6 +13,8 @@ import { writeError } from "./errors";
 import { readIdentityHeaders } from "./headers";
 import { healthEndpoints, type HealthEndpoint } from "./health";
 import { serviceDiscovery, SERVICE_DISCOVERY_PATH } from "./service-discovery";
+import { answerMetrics, countUpstreamErrors, createGatewayMetrics, type GatewayMetrics } from "./metrics";
+import { openApiEndpoint } from "./openapi";
 import { buildRouteTable, type Route } from "./routes";
 import { buildRequest, readBody } from "./transcode-request";
 import { writeResponse } from "./transcode-response";
@@ -62,7 +64,7 @@ export interface Gateway {
  */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { router, routes } = buildRouteTable(Object.values(SERVICES));
-  const upstreams = createUpstreams(options.upstreams, options.upstreamConnection);
+  const upstreams = countUpstreamErrors(createUpstreams(options.upstreams, options.upstreamConnection));
   const gatewayPrincipal: Principal = { kind: "service", subject: "gateway", memberships: [], isSystemAdmin: false };
   const admin = upstreams.get(AdminService.typeName)!;
   const sign = createPrincipalSigner(options.internalAuthSecret);
@@ -74,8 +76,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       admin.call(AdminService.method.resolveUser, create(ResolveUserRequestSchema, { userId }), asGateway(traceContext)),
     ttlMs: options.authCacheTtlMs,
   });
-  const health = healthEndpoints({ upstreams, asGateway }).set(SERVICE_DISCOVERY_PATH, serviceDiscovery);
-  const handle = createHandler({ ...options, router, upstreams, authenticate, sign, health });
+  // The probes, the service discovery document, the API's description and the metrics: answered
+  // before route matching, without a token.
+  const health = new Map<string, HealthEndpoint>([
+    ...healthEndpoints({ upstreams, asGateway }),
+    [SERVICE_DISCOVERY_PATH, serviceDiscovery],
+    ["/openapi.json", openApiEndpoint(routes)],
+    ["/metrics", answerMetrics],
+  ]);
+  const metrics = createGatewayMetrics(routes);
+  const handle = createHandler({ ...options, router, upstreams, authenticate, sign, health, metrics });
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => void handle(req, res));
   server.on("clientError", (error, socket) => answerClientError(error, socket as Socket));
   server.keepAliveTimeout = 65_000;
@@ -103,13 +113,15 @@ interface HandlerDeps extends Omit<GatewayOptions, "upstreams"> {
   authenticate: Authenticator;
   /** Signs the principal header (reusing a fresh signature of the same cached principal). */
   sign: (principal: Principal) => string;
-  /** `/healthz`, `/readyz` and the service discovery document, by path. */
+  /** `/healthz`, `/readyz` (`healthEndpoints`), the service discovery document, `/openapi.json` and `/metrics`, by path. */
   health: Map<string, HealthEndpoint>;
+  metrics: GatewayMetrics;
 }
 
 function createHandler(deps: HandlerDeps) {
   const httpTracer = tracer();
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const started = performance.now();
     const served: { route?: Route } = {};
     const span = httpTracer.startSpan(`HTTP ${req.method}`, { kind: SpanKind.SERVER, attributes: { "http.request.method": req.method ?? "" } });
     try {
@@ -124,6 +136,7 @@ function createHandler(deps: HandlerDeps) {
       span.setAttribute("http.response.status_code", res.statusCode);
       span.end();
       if (served.route) deps.onServed?.(served.route, res.statusCode);
+      deps.metrics.served(served.route, res.statusCode, (performance.now() - started) / 1000);
     }
   };
 }

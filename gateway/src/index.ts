@@ -2,3 +2,4 @@ export { startGateway, type Gateway, type GatewayOptions } from "./gateway";
 export { buildRouteTable, type Route } from "./routes";
 export { SERVICES, type Upstream } from "./upstreams";
 export { API_VERSIONS, DATED_CHANGES, type DatedChange } from "./transcode-version";
+export { buildOpenApiDocument, gatewayOpenApiDocument } from "./openapi";

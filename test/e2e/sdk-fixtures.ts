@@ -64,9 +64,11 @@ export function perRelease<C>(prepare: (release: SdkRelease) => Promise<C>, ente
     }
   };
 }
+/** The platform a workspace's scripts call: its gateway, and the S3 endpoint of its object store (an embedded or a distributed platform). */
+export type SdkTarget = Pick<TestPlatform, "url"> & { objectStore: { location: { endpoint: string | undefined } } };
 
 /** A workspace whose scripts run with the given SDK release (default the pinned 0.53.0). */
-export async function sdkWorkspace(t: TestPlatform, release: SdkRelease = "pinned"): Promise<SdkWorkspace> {
+export async function sdkWorkspace(t: SdkTarget, release: SdkRelease = "pinned"): Promise<SdkWorkspace> {
   const work = await mkdtemp(path.join(tmpdir(), "hangar-sdk-"));
   return {
     work,

@@ -11,3 +11,6 @@ export * from "./authz-route-table";
 export * from "./harness-child";
 export * from "./fuzz";
 export * from "./mailbox";
+export * from "./manifests";
+export * from "./distributed";
+export * from "./metrics";

@@ -166,7 +166,7 @@ export interface TestTenant {
  * Creates an org and a user who belongs only to it, with an API token, the way an operator does:
  * the bootstrap admin creates the org and the user, then acts as the user to create its token.
  */
-export async function createTenant(t: TestPlatform, name: string): Promise<TestTenant> {
+export async function createTenant(t: Pick<TestPlatform, "admin" | "url">, name: string): Promise<TestTenant> {
   const org = await t.admin.post("/v1/orgs", { name });
   if (org.status !== 200) throw new Error(`create org failed: ${JSON.stringify(org.body)}`);
   const orgId: string = org.body.data.org_id;

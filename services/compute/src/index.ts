@@ -3,6 +3,7 @@ import { ComputeService } from "@hangar/shared/proto/compute";
 import { adminUserDirectory } from "./admin-user-directory";
 import { dataServiceClients, dataServiceDatasets, dataServiceQueries } from "./data-service-clients";
 import { DEFAULT_CONCURRENCY_LIMIT } from "./domain/compute-defaults";
+import { runnerQueueDepth } from "./domain/invocation-reports";
 import { leaseSettings, type LeaseSettings } from "./domain/leases";
 import type { ComputeRepositories } from "./domain/repositories";
 import { startSweeper } from "./domain/sweeper";
@@ -63,6 +64,9 @@ export function computeService(options: ComputeServiceOptions = {}): ServiceDefi
       sweeper = startSweeper({ uow: computeUnitOfWork(orm), settings: leases, logger: runtime.logger });
     },
     onStop: async () => sweeper?.stop(),
+    gauges: ({ orm }) => [
+      { name: "hangar_runner_queue_depth", help: "Invocations of every org waiting for a runner (Queued).", read: () => runnerQueueDepth(computeUnitOfWork(orm)) },
+    ],
   };
 }
 

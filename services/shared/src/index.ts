@@ -11,3 +11,4 @@ export * from "./server";
 export * from "./telemetry";
 export * from "./wire";
 export * from "./query";
+export * from "./metrics";

@@ -1,7 +1,7 @@
 import { snapshotUnitOfWork, type UnitOfWork } from "@hangar/shared";
 import type { ActionRecord, ActionVersionRecord, InvocationRecord, TriggerEvaluationRecord, TriggerRecord } from "./records";
 import type { ActionRepository, ComputeRepositories, InvocationRepository, LeaseRepository, TriggerRepository } from "./repositories";
-import { isTerminal } from "./invocation-status";
+import { InvocationStatus, isTerminal } from "./invocation-status";
 import { occasionKey } from "./trigger-evaluation";
 
 /** Everything the in-memory repositories hold; a transaction that throws puts back the state it started from. */
@@ -81,6 +81,7 @@ function memoryInvocations(state: MemoryState): InvocationRepository {
     runSummaries: () => unused("invocations.runSummaries"),
     search: () => unused("invocations.search"),
     countByStatus: () => unused("invocations.countByStatus"),
+    countQueued: async () => state.invocations.filter((i) => i.lastStatus === InvocationStatus.Queued).length,
     medianCompletedSeconds: () => unused("invocations.medianCompletedSeconds"),
     activitySources: () => unused("invocations.activitySources"),
     groups: () => unused("invocations.groups"),

@@ -35,6 +35,11 @@ export async function queueStatus(uow: UnitOfWork<InvocationRepositories>, orgId
   return { countByStatus, medianDurationSeconds: median, queuedWorkSeconds: queuedWorkSeconds(countByStatus.Queued ?? 0, median) };
 }
 
+/** How many invocations of every org wait for a runner: the queue the runners drain (the `hangar_runner_queue_depth` gauge). */
+export async function runnerQueueDepth(uow: UnitOfWork<InvocationRepositories>): Promise<number> {
+  return uow.repositories().invocations.countQueued();
+}
+
 /** Invocations per status name (every status, 0 when none). */
 export async function countByStatus(uow: UnitOfWork<InvocationRepositories>, orgId: string): Promise<Record<string, number>> {
   return countByStatusName(await uow.repositories().invocations.countByStatus(orgId));

@@ -97,6 +97,8 @@ export interface InvocationRepository {
   search(orgId: string, plan: SearchPlan): Promise<SearchPage<InvocationRecord>>;
   /** How many of the org's invocations are in each status (statuses without any are absent). */
   countByStatus(orgId: string): Promise<Map<number, number>>;
+  /** How many invocations of every org wait for a runner (Queued). */
+  countQueued(): Promise<number>;
   /** The median run time in seconds of the org's invocations completed since `since` (null when none did). */
   medianCompletedSeconds(orgId: string, since: Date): Promise<number | null>;
   /** The status histories and vCPUs of the org's invocations alive at some point in the window and matching `where`. */

@@ -117,6 +117,12 @@ export class InvocationStore implements InvocationRepository {
     return new Map(rows.map((r) => [Number(r.last_status), Number(r.count)]));
   }
 
+  /** How many invocations of every org wait for a runner (Queued). */
+  async countQueued(): Promise<number> {
+    const [row] = await this.execute<{ count: string }>(sql`select count(*) as count from invocations where last_status = ${InvocationStatus.Queued}`);
+    return Number(row?.count ?? 0);
+  }
+
   /**
    * The median run time in seconds of the org's invocations that completed since `since`: from the
    * runner's first claim (or from creation when none claimed it) to completion. Null when none did.

@@ -9,6 +9,11 @@ export interface PlatformConfig {
   databaseUrl: string | undefined;
   /** Kafka bootstrap brokers; empty means in-process event delivery (`KAFKA_BROKERS`). */
   kafkaBrokers: string[];
+  /**
+   * Prefix of this deployment's Kafka topics and consumer groups (`KAFKA_NAMESPACE`, default none),
+   * so that several deployments (staging beside production, test runs) can share one cluster.
+   */
+  kafkaNamespace: string | undefined;
   /** Secret of the bootstrap admin token; unset means a random one (`BOOTSTRAP_TOKEN`). */
   bootstrapToken: string | undefined;
   /** Where embedded state lives (`DATA_DIR`, default `./.data`). */
@@ -25,6 +30,8 @@ export interface PlatformConfig {
   internalAuthSecret: string | undefined;
   /** Port of this process's RPC server in distributed mode (`RPC_PORT`, default 50051). */
   rpcPort: number;
+  /** Port of a service process's Prometheus endpoint, `GET /metrics` over HTTP/1.1 (`METRICS_PORT`, default 9464). */
+  metricsPort: number;
   /** `development` shows stack traces in error bodies (`NODE_ENV`). */
   development: boolean;
   /** Log level (`LOG_LEVEL`, default `info`). */
@@ -139,6 +146,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
     port: int("PORT", 8080),
     databaseUrl: env.DATABASE_URL || undefined,
     kafkaBrokers: (env.KAFKA_BROKERS ?? "").split(",").map((b) => b.trim()).filter(Boolean),
+    kafkaNamespace: env.KAFKA_NAMESPACE || undefined,
     bootstrapToken: env.BOOTSTRAP_TOKEN || undefined,
     dataDir: env.DATA_DIR || "./.data",
     objectStorePort: int("OBJECT_STORE_PORT", 9000),
@@ -147,6 +155,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
     runner: oneOf("RUNNER", EMBEDDED_RUNNERS, "process"),
     internalAuthSecret: env.INTERNAL_AUTH_SECRET || undefined,
     rpcPort: int("RPC_PORT", 50051),
+    metricsPort: int("METRICS_PORT", 9464),
     development: env.NODE_ENV === "development",
     logLevel: env.LOG_LEVEL || "info",
     authCacheTtlMs: int("AUTH_CACHE_TTL_MS", 2000, 0, 3_600_000),

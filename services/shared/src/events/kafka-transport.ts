@@ -1,4 +1,4 @@
-import { Kafka, logLevel, type IHeaders, type Producer } from "kafkajs";
+import { Kafka, logLevel, type Admin, type IHeaders, type Producer } from "kafkajs";
 import type { Logger } from "../telemetry";
 import { MAX_RETRY_MS, startGroupMember, type GroupMember } from "./kafka-group-member";
 import type { EventMessage, EventTransport, Subscription } from "./transport";
@@ -33,6 +33,7 @@ export function createKafkaTransport(options: KafkaTransportOptions): EventTrans
   const members = new Set<GroupMember>();
   const prefix = options.namespace ? `${options.namespace}.` : "";
   const producer = lazyProducer(kafka);
+  const admin = lazyAdmin(kafka);
   return {
     async publish(messages) {
       if (messages.length === 0) return;
@@ -69,11 +70,13 @@ export function createKafkaTransport(options: KafkaTransportOptions): EventTrans
       };
     },
     status: () => ([...members].every((m) => m.joined()) ? "ready" : "connecting"),
+    consumerLag: (group, topics) => consumerLag(admin, prefix, group, topics),
     async close() {
       const leaving = [...members];
       members.clear();
       await Promise.all(leaving.map((m) => m.stop()));
       await producer.disconnect();
+      await admin.disconnect();
     },
   };
 }
@@ -114,4 +117,43 @@ function kafkaLogs(logger: Logger) {
     ({ namespace, log }: { namespace: string; log: { message: string } & Record<string, unknown> }) => {
       logger.warn({ kafka: namespace, ...log }, log.message);
     };
+}
+
+/** An admin client connected on first use (metrics scrapes), so a platform without scrapes opens none. */
+function lazyAdmin(kafka: Kafka): { connected(): Promise<Admin>; disconnect(): Promise<void> } {
+  let admin: Promise<Admin> | undefined;
+  return {
+    connected() {
+      admin ??= (async () => {
+        const client = kafka.admin();
+        await client.connect();
+        return client;
+      })().catch((error: unknown) => {
+        admin = undefined;
+        throw error;
+      });
+      return admin;
+    },
+    async disconnect() {
+      const connecting = admin;
+      admin = undefined;
+      await (await connecting?.catch(() => undefined))?.disconnect();
+    },
+  };
+}
+
+/** Per topic, the group's committed offsets behind the partitions' ends (a partition never committed counts from its start). */
+async function consumerLag(admin: ReturnType<typeof lazyAdmin>, prefix: string, group: string, topics: readonly string[]): Promise<Map<string, number>> {
+  const client = await admin.connected();
+  const committed = await client.fetchOffsets({ groupId: prefix + group, topics: topics.map((t) => prefix + t) });
+  const lag = new Map<string, number>();
+  for (const { topic, partitions } of committed) {
+    const ends = await client.fetchTopicOffsets(topic);
+    const behind = ends.reduce((sum, end) => {
+      const offset = Number(partitions.find((p) => p.partition === end.partition)?.offset ?? -1);
+      return sum + Number(end.high) - (offset < 0 ? Number(end.low) : offset);
+    }, 0);
+    lag.set(topic.slice(prefix.length), behind);
+  }
+  return lag;
 }

@@ -127,3 +127,13 @@ function toMessage(row: PendingRow): EventMessage {
   span.end();
   return { eventId: row.event_id, topic: row.topic, key: row.key, payload: row.payload, headers };
 }
+
+/** How many outbox events wait to be published, and the oldest one's age in seconds (0 when none): the relay's backlog, for metrics. */
+export async function outboxBacklog(orm: Orm): Promise<{ pending: number; lagSeconds: number }> {
+  const [row] = await orm.em
+    .fork()
+    .execute<{ pending: number; lag: number }[]>(
+      "select count(*)::int as pending, coalesce(extract(epoch from now() - min(created)), 0)::float8 as lag from outbox where published is null",
+    );
+  return { pending: Number(row?.pending ?? 0), lagSeconds: Number(row?.lag ?? 0) };
+}

@@ -33,6 +33,11 @@ export interface EventTransport {
    * its group (the broker away, a rebalance). Publishing does not wait for it: the outbox holds events.
    */
   status(): TransportStatus;
+  /**
+   * How many messages of each topic the consumer group has yet to commit (the Kafka transport's
+   * consumer lag, for metrics); absent where delivery is synchronous (in process).
+   */
+  consumerLag?(group: string, topics: readonly string[]): Promise<Map<string, number>>;
   close(): Promise<void>;
 }
 

@@ -7,6 +7,7 @@ import { createPrincipalVerifier, principalKey, PRINCIPAL_HEADER } from "../auth
 import { isDatabaseUnavailable } from "../db";
 import { capMessage } from "../errors";
 import { enforceLimits } from "../limits";
+import { measureCalls } from "../metrics";
 import { extractTraceContext, tracer, type Logger } from "../telemetry";
 import { Health } from "../gen/grpc/health/v1/health_pb";
 import { registerGrpcHealth } from "./grpc-health";
@@ -91,7 +92,8 @@ export interface RpcServer {
  */
 export async function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
   const verify = options.verifyCallers === false ? [] : [verifyCaller(options.internalAuthSecret)];
-  const interceptors = [traceCalls(options.name), normalizeErrors(options.logger), ...verify, enforceLimits()];
+  // Measured outermost, so that every outcome (a refused principal, a limit) is counted.
+  const interceptors = [measureCalls(options.name), traceCalls(options.name), normalizeErrors(options.logger), ...verify, enforceLimits()];
   const unary: UnaryMethods = new Map();
   // The same request size limit on both paths (Connect's own default is 4 GiB).
   const readMaxBytes = options.readMaxBytes ?? MAX_REQUEST_BYTES;

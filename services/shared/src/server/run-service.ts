@@ -2,7 +2,8 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import type { EntitySchema, MigrationObject } from "@mikro-orm/core";
 import type { ServiceName } from "../config";
 import { openDatabase, type Orm } from "../db";
-import { eventEntities, eventTablesMigration, startConsumer, startOutboxRelay, type EventHandler, type EventTransport, type OutboxRelay, type RunningConsumer } from "../events";
+import { eventEntities, eventTablesMigration, outboxBacklog, startConsumer, startOutboxRelay, type EventHandler, type EventTransport, type OutboxRelay, type RunningConsumer } from "../events";
+import { addServiceGauges, type ServiceGauge } from "../metrics";
 import type { Logger } from "../telemetry";
 import { COMPONENT_READY, createDatabaseCheck, registerHealth } from "./health";
 import type { InProcessEndpoint } from "./in-process-endpoint";
@@ -48,6 +49,8 @@ export interface ServiceDefinition {
   onStart?(context: ServiceContext): Promise<void>;
   /** Runs on close, after the server stops taking calls and before the database closes (stops background loops). */
   onStop?(): Promise<void>;
+  /** Gauges of the service's own, read at scrape time (`/metrics`), beside the outbox and consumer lag every service has. */
+  gauges?(context: ServiceContext): ServiceGauge[];
 }
 
 /** A started service. */
@@ -82,9 +85,11 @@ export async function runService(definition: ServiceDefinition, runtime: Service
   const context: ServiceContext = { orm, runtime: { ...runtime, logger }, eventsWritten: () => relay.wake() };
   await definition.onStart?.(context);
   const consumers: RunningConsumer[] = [];
-  for (const consumer of definition.consumers?.(context) ?? []) {
+  const consumerDefinitions = definition.consumers?.(context) ?? [];
+  for (const consumer of consumerDefinitions) {
     consumers.push(await startConsumer({ ...consumer, orm, transport: runtime.transport, logger }));
   }
+  const removeGauges = addServiceGauges({ service: definition.name, outbox: () => outboxBacklog(orm), consumers: consumerLags(runtime.transport, consumerDefinitions) }, definition.gauges?.(context));
   const checkDatabase = createDatabaseCheck(orm);
   const server = await startRpcServer({
     name: definition.name,
@@ -107,6 +112,7 @@ export async function runService(definition: ServiceDefinition, runtime: Service
     orm,
     relay,
     async close() {
+      removeGauges();
       await server.close();
       // Events published after this (by services that stop later) wait for the next start.
       for (const consumer of consumers) await consumer.stop();
@@ -115,4 +121,11 @@ export async function runService(definition: ServiceDefinition, runtime: Service
       await orm.close();
     },
   };
+}
+
+/** Each consumer's lag, where the transport measures it (Kafka). */
+function consumerLags(transport: EventTransport, consumers: ConsumerDefinition[]): { name: string; lag: () => Promise<Map<string, number>> }[] {
+  const measure = transport.consumerLag?.bind(transport);
+  if (!measure) return [];
+  return consumers.map((consumer) => ({ name: consumer.name, lag: () => measure(consumer.name, consumer.topics) }));
 }
