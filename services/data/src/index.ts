@@ -15,6 +15,7 @@ import { createFileHandlers } from "./rpc/file-handlers";
 import { createFileQueryHandlers } from "./rpc/file-query-handlers";
 import { createImportHandlers } from "./rpc/import-handlers";
 import { createMoveHandlers } from "./rpc/move-handlers";
+import { createTopicHandlers } from "./rpc/topic-handlers";
 import { createUploadHandlers } from "./rpc/upload-handlers";
 import { deviceEntities } from "./store/device-entities";
 import { dataEntities } from "./store/entities";
@@ -72,6 +73,8 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         ...createExportHandlers({ uow, objects: options.objectStore, logger: context.runtime.logger }),
         ...createDeviceHandlers({ uow, runtime: context.runtime, deleted }),
         ...createDeviceTypeHandlers({ uow, deleted }),
+        // --- topics ---
+        ...createTopicHandlers(uow),
       });
     },
     async onStart({ orm, runtime }) {

@@ -4,6 +4,7 @@ import type { DatasetRepository } from "./datasets";
 import type { DeviceRepository, DeviceTypeRepository } from "./devices";
 import type { ExportRepository } from "./exports";
 import type { FileRepository, FileSearchRepository, TreeRepository, UploadRepository } from "./file-repositories";
+import type { TopicRepository } from "./topics";
 /** The outbox: an event recorded here is published after the unit of work commits, never if it rolls back. */
 export interface EventRepository {
   record(event: NewEvent): void;
@@ -25,4 +26,6 @@ export interface DataRepositories {
   tree: TreeRepository;
   uploads: UploadRepository;
   fileSearch: FileSearchRepository;
+  // --- topics ---
+  topics: TopicRepository;
 }

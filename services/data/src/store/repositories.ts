@@ -7,6 +7,7 @@ import { EventStore } from "./event-store";
 import { ExportStore } from "./export-store";
 import { FileSearchStore } from "./file-search-store";
 import { FileStore } from "./file-store";
+import { TopicStore } from "./topic-store";
 import { TreeStore } from "./tree-store";
 import { UploadStore } from "./upload-store";
 
@@ -27,5 +28,7 @@ export function bindDataRepositories(em: EntityManager): DataRepositories {
     tree: new TreeStore(files),
     uploads: new UploadStore(em),
     fileSearch: new FileSearchStore(em),
+    // --- topics ---
+    topics: new TopicStore(em),
   };
 }

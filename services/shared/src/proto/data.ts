@@ -4,3 +4,4 @@ export * from "../gen/hangar/data/v1/device_pb";
 export * from "../gen/hangar/data/v1/data_service_pb";
 export * from "../gen/hangar/data/v1/file_pb";
 export * from "../gen/hangar/data/v1/directory_pb";
+export * from "../gen/hangar/data/v1/topic_pb";
