@@ -101,7 +101,7 @@ export async function createTopic(uow: UnitOfWork<TopicRepositories>, actor: Act
     const now = new Date();
     const row: TopicRow = {
       ...input.association,
-      topicId: newId("tp_"),
+      topicId: newId("tp"),
       orgId,
       topicName: input.topicName,
       schemaName: input.schemaName ?? null,
@@ -251,10 +251,9 @@ export async function listTopicRepresentations(
   if (storageFormat !== undefined) checkOneOf(storageFormat, STORAGE_FORMATS, "storage_format");
   const r = uow.repositories();
   const view = (await viewsOf(r.topics, [await findTopic(r, actor, { topicId })]))[0]!;
-  const byId = new Map(view.messagePaths.map((p) => [p.messagePathId, p]));
   return view.representations
     .filter((rep) => storageFormat === undefined || rep.storageFormat === storageFormat)
-    .map((representation) => ({ representation, messagePaths: representation.messagePathIds.map((id) => byId.get(id)!).filter(Boolean) }));
+    .map((representation) => ({ representation, messagePaths: view.messagePaths.filter((p) => representation.messagePathIds.includes(p.messagePathId)) }));
 }
 
 /** Finds the topic an address names in the actor's readable org; a 404 otherwise. */
@@ -291,7 +290,7 @@ export function newMessagePaths(topic: Pick<TopicRow, "topicId" | "orgId">, path
     if (seen.has(p.messagePath)) throw invalidArgument(`${p.field}.message_path`, `${quoteValue(p.messagePath)} is listed twice`);
     seen.add(p.messagePath);
     return {
-      messagePathId: newId("mp_"),
+      messagePathId: newId("mp"),
       topicId: topic.topicId,
       orgId: topic.orgId,
       messagePath: p.messagePath,
@@ -352,7 +351,7 @@ async function representationFor(r: TopicRepositories, actor: Actor, topic: Topi
   const now = new Date();
   const row: RepresentationRow = {
     ...rep.association,
-    representationId: newId("rp_"),
+    representationId: newId("rp"),
     topicId: topic.topicId,
     orgId,
     storageFormat: rep.storageFormat,
