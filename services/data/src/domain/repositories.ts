@@ -4,6 +4,7 @@ import type { DatasetRepository } from "./datasets";
 import type { DeviceRepository, DeviceTypeRepository } from "./devices";
 import type { ExportRepository } from "./exports";
 import type { FileRepository, FileSearchRepository, TreeRepository, UploadRepository } from "./file-repositories";
+import type { TimelineRepository } from "./file-topics";
 import type { TopicRepository } from "./topics";
 /** The outbox: an event recorded here is published after the unit of work commits, never if it rolls back. */
 export interface EventRepository {
@@ -28,4 +29,5 @@ export interface DataRepositories {
   fileSearch: FileSearchRepository;
   // --- topics ---
   topics: TopicRepository;
+  timelines: TimelineRepository;
 }

@@ -7,6 +7,7 @@ import { EventStore } from "./event-store";
 import { ExportStore } from "./export-store";
 import { FileSearchStore } from "./file-search-store";
 import { FileStore } from "./file-store";
+import { TimelineStore } from "./timeline-store";
 import { TopicStore } from "./topic-store";
 import { TreeStore } from "./tree-store";
 import { UploadStore } from "./upload-store";
@@ -30,5 +31,6 @@ export function bindDataRepositories(em: EntityManager): DataRepositories {
     fileSearch: new FileSearchStore(em),
     // --- topics ---
     topics: new TopicStore(em),
+    timelines: new TimelineStore(em),
   };
 }

@@ -1,0 +1,333 @@
+import type { JsonValue } from "@bufbuild/protobuf";
+import { badRequest, invalidArgument, newId, notFound, quoteValue, unauthenticated, type UnitOfWork } from "@hangar/shared";
+import type { Actor } from "./actor";
+import type { FsNodeRow } from "./file-records";
+import {
+  checkDeclaration,
+  ENVELOPE_KINDS,
+  schemaChecksum,
+  storedSource,
+  topicPartId,
+  type DeclaredRepresentation,
+  type FileExtent,
+  type TimelineExtentRow,
+  type TopicDeclaration,
+} from "./file-topics";
+import type { DataRepositories } from "./repositories";
+import { MAX_TIME_NS, nanosecondsOf } from "./time-values";
+import { newMessagePaths } from "./topic-use-cases";
+import type { MessagePathRow, RepresentationRow, TopicRow } from "./topics";
+
+/** What the file topic use cases reach. */
+export type FileTopicRepositories = Pick<DataRepositories, "topics" | "timelines" | "files">;
+
+/**
+ * The seam where session bounds follow file topics: called in the same transaction whenever the
+ * topics or timelines on these files change (registration, representation replacement, calibration).
+ * Sessions are not built here; the default does nothing until the sessions engineer wires the recompute.
+ */
+export interface FileTopicsHooks {
+  fileTopicsChanged(repositories: FileTopicRepositories, fileIds: readonly string[]): Promise<void>;
+}
+
+/** The hooks that do nothing (no sessions yet). */
+export const NO_FILE_TOPICS_HOOKS: FileTopicsHooks = { fileTopicsChanged: async () => {} };
+
+/** The caller of a file topic write, with whether it may edit topics in the org (for default-for-reads sources). */
+export interface FileTopicsActor extends Actor {
+  canEditTopics: boolean;
+}
+
+/**
+ * Registers the topics a file carries (register_file_topics). Every refusal of the request as a whole
+ * (400 malformed, 404 file or representation file, 401 default-for-reads without topic edit access)
+ * is decided before the first write, so a refused request registers nothing; the declarations are
+ * then written in one transaction; the registered topics come back in request order.
+ */
+export async function registerFileTopics(
+  uow: UnitOfWork<FileTopicRepositories>,
+  actor: FileTopicsActor,
+  fileId: string,
+  declarations: readonly TopicDeclaration[],
+  hooks: FileTopicsHooks,
+): Promise<TopicRow[]> {
+  checkBatch(declarations.length, "topics");
+  declarations.forEach((d, i) => checkDeclaration(d, `topics[${i}]`));
+  checkUniqueSlices(declarations);
+  return uow.transaction(async (r) => {
+    const file = await availableFile(r, actor, fileId);
+    await checkRepresentationFiles(r, file.orgId, declarations.flatMap((d) => d.representations));
+    if (!actor.canEditTopics && declarations.some((d) => d.sources.some((s) => s.isDefaultForReads !== undefined))) {
+      throw unauthenticated("stating is_default_for_reads needs topic edit access in the org");
+    }
+    const topics: TopicRow[] = [];
+    for (const d of declarations) topics.push(await registerOne(r, actor, file, d));
+    await r.timelines.recomputeTopicBounds(topics.map((t) => t.topicId));
+    await hooks.fileTopicsChanged(r, [file.nodeId]);
+    return topics;
+  });
+}
+
+/** A representation replacement for one topic of a file. */
+export interface TopicRepresentationsInput {
+  topicName: string;
+  dataRange: [bigint, bigint] | null;
+  representations: DeclaredRepresentation[];
+}
+
+/**
+ * Leaves each listed topic of the file with exactly the listed representations (replace_file_topic_representations),
+ * all or nothing. A parquet representation for data timed by a message envelope (log or publish time) is a 400.
+ */
+export async function replaceFileTopicRepresentations(
+  uow: UnitOfWork<FileTopicRepositories>,
+  actor: Actor,
+  fileId: string,
+  entries: readonly TopicRepresentationsInput[],
+  hooks: FileTopicsHooks,
+): Promise<void> {
+  checkBatch(entries.length, "topics");
+  await uow.transaction(async (r) => {
+    const file = await availableFile(r, actor, fileId);
+    await checkRepresentationFiles(r, file.orgId, entries.flatMap((e) => e.representations));
+    const topics = new Map((await r.topics.byNames(file.orgId, file.nodeId, entries.map((e) => e.topicName), true)).map((t) => [t.topicName, t]));
+    const extents = await r.timelines.extentsOfFile(file.orgId, file.nodeId);
+    entries.forEach((e, i) => {
+      const topic = topics.get(e.topicName);
+      if (!topic) throw notFound("topic on the file", e.topicName);
+      const envelopeTimed = extents.some((x) => x.topicId === topic.topicId && ENVELOPE_KINDS.has(x.sourceKind));
+      e.representations.forEach((rep, j) => {
+        if (rep.storageFormat === "parquet" && envelopeTimed) {
+          throw invalidArgument(`topics[${i}].representations[${j}].storage_format`, "parquet cannot carry data timed by message log or publish time");
+        }
+      });
+    });
+    for (const e of entries) await replaceRepresentations(r, actor, topics.get(e.topicName)!, e.representations);
+    await hooks.fileTopicsChanged(r, [file.nodeId]);
+  });
+}
+
+/** One calibration entry: an offset and the selectors narrowing which extents it touches. */
+export interface TimelineOffsetInput {
+  offset: JsonValue;
+  topicName: string | undefined;
+  timelineSourceName: string | undefined;
+  timelineSourceId: string | undefined;
+}
+
+/**
+ * Applies offsets to a file's timeline extents in one transaction (calibrate_file_timelines): later
+ * entries win where they overlap; extents already carrying their offset are left alone and not
+ * returned; an offset that would put data before the epoch or past 2**63 - 1 ns is a 400 and writes nothing.
+ */
+export async function calibrateFileTimelines(
+  uow: UnitOfWork<FileTopicRepositories>,
+  actor: Actor,
+  fileId: string,
+  entries: readonly TimelineOffsetInput[],
+  hooks: FileTopicsHooks,
+): Promise<TimelineExtentRow[]> {
+  if (entries.length === 0) throw invalidArgument("offsets", "must list at least one offset");
+  const offsets = entries.map((e, i) => nanosecondsOf(e.offset, `offsets[${i}].unix_epoch_offset_ns`, 0n));
+  return uow.transaction(async (r) => {
+    const file = await editableFile(r, actor, fileId);
+    const extents = await r.timelines.extentsOfFile(file.orgId, file.nodeId);
+    if (extents.length === 0) throw notFound("registered topic data on file", fileId);
+    const target = new Map<FileExtent, bigint>();
+    entries.forEach((e, i) => extents.filter((x) => reaches(e, x)).forEach((x) => target.set(x, offsets[i]!)));
+    if (target.size === 0) throw notFound("timeline extent on file", fileId);
+    const changed = [...target].filter(([x, offset]) => x.unixEpochOffsetNs !== offset);
+    changed.forEach(([x, offset]) => checkShift(x, offset, entries.length === 1 ? "offsets[0].unix_epoch_offset_ns" : "offsets"));
+    const now = new Date();
+    const rows = changed.map(([x, offset]) => ({ ...stripSelectors(x), unixEpochOffsetNs: offset, modified: now, modifiedBy: actor.subject }));
+    await r.timelines.setOffsets(rows);
+    await r.timelines.recomputeTopicBounds([...new Set(changed.map(([x]) => x.topicId))]);
+    if (rows.length > 0) await hooks.fileTopicsChanged(r, [file.nodeId]);
+    return rows;
+  });
+}
+
+function reaches(e: TimelineOffsetInput, x: FileExtent): boolean {
+  return (
+    (e.topicName === undefined || e.topicName === x.topicName) &&
+    (e.timelineSourceName === undefined || e.timelineSourceName === x.sourceName) &&
+    (e.timelineSourceId === undefined || e.timelineSourceId === x.timelineSourceId)
+  );
+}
+
+function checkShift(x: FileExtent, offset: bigint, field: string): void {
+  if ((x.maxTimestamp ?? 0n) + offset > MAX_TIME_NS) throw invalidArgument(field, "would move data past 2**63 - 1 ns");
+  if ((x.minTimestamp ?? 0n) + offset < 0n) throw invalidArgument(field, "would move data before the Unix epoch");
+}
+
+function stripSelectors(x: FileExtent): TimelineExtentRow {
+  const { topicId: _t, topicName: _n, sourceName: _s, sourceKind: _k, ...row } = x;
+  return row;
+}
+
+function checkBatch(count: number, field: string): void {
+  if (count < 1 || count > 500) throw invalidArgument(field, "must list 1 to 500 items");
+}
+
+function checkUniqueSlices(declarations: readonly TopicDeclaration[]): void {
+  const seen = new Set<string>();
+  const anchors = new Map<string, bigint>();
+  declarations.forEach((d, i) => {
+    const slice = d.dataRange ? d.dataRange.join("-") : "*";
+    if (seen.has(`${d.topicName}\0${slice}`)) throw invalidArgument(`topics[${i}]`, `topic ${quoteValue(d.topicName)} is declared twice over the same part of the file`);
+    seen.add(`${d.topicName}\0${slice}`);
+    if (d.anchorNs === null) return;
+    const stated = anchors.get(slice) ?? d.anchorNs;
+    if (stated !== d.anchorNs) throw invalidArgument(`topics[${i}].anchor_ns`, "topics sharing a part of the file must state the same anchor");
+    anchors.set(slice, stated);
+  });
+}
+
+/** The file as a write to its topics needs it: a file of the caller's org (404 otherwise). */
+async function editableFile(r: FileTopicRepositories, actor: Actor, fileId: string): Promise<FsNodeRow> {
+  const file = actor.orgId && fileId ? await r.files.findNode(actor.orgId, fileId) : null;
+  if (!file || file.fsType !== "file") throw notFound("file", fileId);
+  return file;
+}
+
+/** An editable file that is `available` (a 404 while its upload is open). */
+async function availableFile(r: FileTopicRepositories, actor: Actor, fileId: string): Promise<FsNodeRow> {
+  const file = await editableFile(r, actor, fileId);
+  if (file.status !== "available") throw notFound("available file", fileId);
+  return file;
+}
+
+/** Every file a representation names must be an available file of the org (one query). */
+async function checkRepresentationFiles(r: FileTopicRepositories, orgId: string, reps: readonly DeclaredRepresentation[]): Promise<void> {
+  const ids = [...new Set(reps.map((rep) => rep.fileId))];
+  if (ids.length === 0) return;
+  const found = await r.files.nodesByIds(orgId, ids);
+  const missing = ids.find((id) => found.get(id)?.fsType !== "file" || found.get(id)?.status !== "available");
+  if (missing !== undefined) throw notFound("available file", missing);
+}
+
+async function registerOne(r: FileTopicRepositories, actor: Actor, file: FsNodeRow, d: TopicDeclaration): Promise<TopicRow> {
+  const topic = await topicOnFile(r, actor, file, d);
+  const paths = await syncPaths(r, actor, topic, d);
+  await syncTimelines(r, actor, topic, file, d);
+  if (d.representations.length > 0) await replaceRepresentations(r, actor, topic, d.representations, paths);
+  return topic;
+}
+
+/** The file's topic of that name, created on first declaration; the schema's name and checksum are restated. */
+async function topicOnFile(r: FileTopicRepositories, actor: Actor, file: FsNodeRow, d: TopicDeclaration): Promise<TopicRow> {
+  const now = new Date();
+  const existing = await r.topics.byName(file.orgId, file.nodeId, d.topicName, true);
+  const topic: TopicRow = existing ?? {
+    topicId: newId("tp"),
+    orgId: file.orgId,
+    associationType: "file",
+    associationId: file.nodeId,
+    associationVersion: null,
+    topicName: d.topicName,
+    schemaName: null,
+    schemaChecksum: null,
+    schemaId: null,
+    startTime: null,
+    endTime: null,
+    messageCount: null,
+    metadata: {},
+    defaultRepresentationId: null,
+    created: now,
+    createdBy: actor.subject,
+    modified: now,
+    modifiedBy: actor.subject,
+  };
+  topic.schemaName = d.schemaName ?? topic.schemaName;
+  topic.schemaChecksum = schemaChecksum(d.fields);
+  topic.modified = now;
+  topic.modifiedBy = actor.subject;
+  if (existing) await r.topics.update(topic);
+  else if (!(await r.topics.insert(topic))) throw badRequest(`topic ${quoteValue(d.topicName)} was declared concurrently; retry`);
+  return topic;
+}
+
+/** Adds the schema's fields the topic lacks as message paths and returns all of the topic's paths. */
+async function syncPaths(r: FileTopicRepositories, actor: Actor, topic: TopicRow, d: TopicDeclaration): Promise<MessagePathRow[]> {
+  const existing = await r.topics.messagePaths([topic.topicId]);
+  const known = new Set(existing.map((p) => p.messagePath));
+  const fresh = d.fields
+    .filter((f) => !known.has(f.path.join(".")))
+    .map((f, i) => ({ messagePath: f.path.join("."), dataType: f.dataType, canonicalDataType: f.canonicalDataType, pathInSchema: f.path, field: `topic_schema.fields[${i}]` }));
+  const added = newMessagePaths(topic, fresh, actor.subject, new Date());
+  if (added.length > 0) await r.topics.insertMessagePaths(added);
+  return [...existing, ...added];
+}
+
+async function syncTimelines(r: FileTopicRepositories, actor: Actor, topic: TopicRow, file: FsNodeRow, d: TopicDeclaration): Promise<void> {
+  const part = topicPartId(topic.topicId, file.nodeId, d.dataRange);
+  const now = new Date();
+  for (const s of d.sources) {
+    const { kind, name } = storedSource(s);
+    const source = await r.timelines.upsertSource({
+      timelineSourceId: newId("ts"),
+      topicId: topic.topicId,
+      orgId: topic.orgId,
+      name,
+      kind,
+      fieldPath: s.kind === "field" ? s.fieldPath : [],
+      isDefaultForReads: s.isDefaultForReads ?? false,
+    });
+    if (s.isDefaultForReads) await r.timelines.clearOtherDefaults(topic.topicId, source.timelineSourceId);
+    const extent: TimelineExtentRow = {
+      timelineExtentId: newId("te"),
+      timelineSourceId: source.timelineSourceId,
+      topicPartId: part,
+      fileId: file.nodeId,
+      dataRange: d.dataRange,
+      orgId: topic.orgId,
+      minTimestamp: s.minFileTimestampNs,
+      maxTimestamp: s.maxFileTimestampNs,
+      unixEpochOffsetNs: d.anchorNs ?? 0n,
+      created: now,
+      createdBy: actor.subject,
+      modified: now,
+      modifiedBy: actor.subject,
+    };
+    await r.timelines.upsertExtent(extent, d.anchorNs !== null);
+  }
+}
+
+/** Replaces a topic's representations with the listed ones, each holding the paths under its `field_path` (all when empty). */
+async function replaceRepresentations(
+  r: FileTopicRepositories,
+  actor: Actor,
+  topic: TopicRow,
+  reps: readonly DeclaredRepresentation[],
+  known?: MessagePathRow[],
+): Promise<void> {
+  const paths = known ?? (await r.topics.messagePaths([topic.topicId]));
+  await r.topics.deleteRepresentations((await r.topics.representations([topic.topicId])).map((x) => x.representationId));
+  const now = new Date();
+  let first: string | null = null;
+  for (const rep of reps) {
+    const prefix = rep.fieldPath.join(".");
+    const held = paths.filter((p) => prefix === "" || p.messagePath === prefix || p.messagePath.startsWith(`${prefix}.`));
+    const row: RepresentationRow = {
+      representationId: newId("rp"),
+      topicId: topic.topicId,
+      orgId: topic.orgId,
+      associationType: "file",
+      associationId: rep.fileId,
+      associationVersion: null,
+      storageFormat: rep.storageFormat,
+      version: 1n,
+      format: rep.contentFormat ?? null,
+      transformations: rep.transformations,
+      created: now,
+      modified: now,
+      messagePathIds: held.map((p) => p.messagePathId),
+    };
+    await r.topics.insertRepresentation(row);
+    first ??= row.representationId;
+  }
+  topic.defaultRepresentationId = first;
+  topic.modified = now;
+  topic.modifiedBy = actor.subject;
+  await r.topics.update(topic);
+}
