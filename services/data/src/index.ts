@@ -16,6 +16,8 @@ import { createFileQueryHandlers } from "./rpc/file-query-handlers";
 import { createImportHandlers } from "./rpc/import-handlers";
 import { createMoveHandlers } from "./rpc/move-handlers";
 import { createTopicHandlers } from "./rpc/topic-handlers";
+import { createFileTopicHandlers } from "./rpc/file-topic-handlers";
+import { NO_FILE_TOPICS_HOOKS } from "./domain/file-topic-use-cases";
 import { createUploadHandlers } from "./rpc/upload-handlers";
 import { deviceEntities } from "./store/device-entities";
 import { dataEntities } from "./store/entities";
@@ -75,6 +77,7 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         ...createDeviceTypeHandlers({ uow, deleted }),
         // --- topics ---
         ...createTopicHandlers(uow),
+        ...createFileTopicHandlers({ uow, hooks: NO_FILE_TOPICS_HOOKS }),
       });
     },
     async onStart({ orm, runtime }) {
