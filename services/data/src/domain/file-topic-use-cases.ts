@@ -133,13 +133,14 @@ export async function calibrateFileTimelines(
     const file = await editableFile(r, actor, fileId);
     const extents = await r.timelines.extentsOfFile(file.orgId, file.nodeId);
     if (extents.length === 0) throw notFound("registered topic data on file", fileId);
-    const target = new Map<FileExtent, bigint>();
-    entries.forEach((e, i) => extents.filter((x) => reaches(e, x)).forEach((x) => target.set(x, offsets[i]!)));
+    // Each reached extent with the entry that reaches it last (later entries win).
+    const target = new Map<FileExtent, number>();
+    entries.forEach((e, i) => extents.filter((x) => reaches(e, x)).forEach((x) => target.set(x, i)));
     if (target.size === 0) throw notFound("timeline extent on file", fileId);
-    const changed = [...target].filter(([x, offset]) => x.unixEpochOffsetNs !== offset);
-    changed.forEach(([x, offset]) => checkShift(x, offset, entries.length === 1 ? "offsets[0].unix_epoch_offset_ns" : "offsets"));
+    const changed = [...target].filter(([x, i]) => x.unixEpochOffsetNs !== offsets[i]);
+    changed.forEach(([x, i]) => checkShift(x, offsets[i]!, `offsets[${i}].unix_epoch_offset_ns`));
     const now = new Date();
-    const rows = changed.map(([x, offset]) => ({ ...stripSelectors(x), unixEpochOffsetNs: offset, modified: now, modifiedBy: actor.subject }));
+    const rows = changed.map(([x, i]) => ({ ...stripSelectors(x), unixEpochOffsetNs: offsets[i]!, modified: now, modifiedBy: actor.subject }));
     await r.timelines.setOffsets(rows);
     await r.timelines.recomputeTopicBounds([...new Set(changed.map(([x]) => x.topicId))]);
     if (rows.length > 0) await hooks.fileTopicsChanged(r, [file.nodeId]);
