@@ -50,6 +50,13 @@ type TopicHandlers = Pick<
   | "datasetTopicTimeRange"
 >;
 
+/**
+ * Page size of the topic listings when the caller names none: a topic carries its message paths and
+ * representations, so a page of 1000 (the platform's usual default) is tens of times the bytes of
+ * another record's; clients follow `next_token` either way.
+ */
+const TOPIC_PAGE_SIZE = 100;
+
 /** How many topics get_association_topics returns before saying `results_remaining`. */
 const ASSOCIATION_TOPICS_LIMIT = 1000;
 
@@ -73,7 +80,7 @@ export function createTopicHandlers(uow: UnitOfWork<TopicRepositories>): TopicHa
 
     async listAssociationTopics(req, ctx) {
       const association = decodeAssociation(req.encodedAssociation, "encoded_association");
-      const page = planKeysetPage(req.pageSize, req.pageToken, `topics:${association.associationId}`);
+      const page = planKeysetPage(req.pageSize, req.pageToken, `topics:${association.associationId}`, { defaultSize: TOPIC_PAGE_SIZE });
       return pageOf(await listAssociationTopics(uow, readerOf(callerOf(ctx)), association, page), page);
     },
 
@@ -156,7 +163,7 @@ export function createTopicHandlers(uow: UnitOfWork<TopicRepositories>): TopicHa
 
     async listDatasetTopics(req, ctx) {
       const association = datasetOf(req.datasetId);
-      const page = planKeysetPage(req.pageSize, req.pageToken, `topics:${association.associationId}`);
+      const page = planKeysetPage(req.pageSize, req.pageToken, `topics:${association.associationId}`, { defaultSize: TOPIC_PAGE_SIZE });
       return pageOf(await listAssociationTopics(uow, readerOf(callerOf(ctx)), association, page), page);
     },
 

@@ -554,6 +554,8 @@ export type ListAssociationTopicsRequest = Message<"hangar.data.v1.ListAssociati
   pageToken?: string | undefined;
 
   /**
+   * Default 100 (a topic carries its message paths), at most 1000.
+   *
    * @generated from field: optional int64 page_size = 3;
    */
   pageSize?: bigint | undefined;
@@ -583,6 +585,8 @@ export type ListDatasetTopicsRequest = Message<"hangar.data.v1.ListDatasetTopics
   pageToken?: string | undefined;
 
   /**
+   * Default 100 (a topic carries its message paths), at most 1000.
+   *
    * @generated from field: optional int64 page_size = 3;
    */
   pageSize?: bigint | undefined;
