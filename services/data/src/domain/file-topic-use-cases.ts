@@ -1,5 +1,5 @@
 import type { JsonValue } from "@bufbuild/protobuf";
-import { badRequest, invalidArgument, newId, notFound, quoteValue, unauthenticated, type UnitOfWork } from "@hangar/shared";
+import { conflict, invalidArgument, newId, notFound, quoteValue, unauthenticated, type UnitOfWork } from "@hangar/shared";
 import type { Actor } from "./actor";
 import type { FsNodeRow } from "./file-records";
 import {
@@ -60,11 +60,9 @@ export async function registerFileTopics(
     if (!actor.canEditTopics && declarations.some((d) => d.sources.some((s) => s.isDefaultForReads !== undefined))) {
       throw unauthenticated("stating is_default_for_reads needs topic edit access in the org");
     }
-    const topics: TopicRow[] = [];
-    for (const d of declarations) topics.push(await registerOne(r, actor, file, d));
-    await r.timelines.recomputeTopicBounds(topics.map((t) => t.topicId));
+    const topics = await registerAll(r, actor, file, declarations);
     await hooks.fileTopicsChanged(r, [file.nodeId]);
-    return topics;
+    return declarations.map((d) => topics.get(d.topicName)!);
   });
 }
 
@@ -102,7 +100,9 @@ export async function replaceFileTopicRepresentations(
         }
       });
     });
-    for (const e of entries) await replaceRepresentations(r, actor, topics.get(e.topicName)!, e.representations);
+    const listed = entries.map((e) => ({ topic: topics.get(e.topicName)!, reps: e.representations }));
+    const paths = await r.topics.messagePaths(listed.map((x) => x.topic.topicId));
+    await writeRepresentations(r, actor, listed, paths);
     await hooks.fileTopicsChanged(r, [file.nodeId]);
   });
 }
@@ -207,25 +207,45 @@ async function checkRepresentationFiles(r: FileTopicRepositories, orgId: string,
   if (missing !== undefined) throw notFound("available file", missing);
 }
 
-async function registerOne(r: FileTopicRepositories, actor: Actor, file: FsNodeRow, d: TopicDeclaration): Promise<TopicRow> {
-  const topic = await topicOnFile(r, actor, file, d);
-  const paths = await syncPaths(r, actor, topic, d);
-  await syncTimelines(r, actor, topic, file, d);
-  if (d.representations.length > 0) await replaceRepresentations(r, actor, topic, d.representations, paths);
-  return topic;
+/**
+ * Writes every declaration in a fixed number of statements whatever their count (issue 11's rule):
+ * the file's topics (created or restated), their new message paths, timeline sources and extents,
+ * and the representations of the topics that list any; then the topics' times from their extents.
+ */
+async function registerAll(r: FileTopicRepositories, actor: Actor, file: FsNodeRow, declarations: readonly TopicDeclaration[]): Promise<Map<string, TopicRow>> {
+  const now = new Date();
+  const names = [...new Set(declarations.map((d) => d.topicName))];
+  const existing = new Map((await r.topics.byNames(file.orgId, file.nodeId, names, true)).map((t) => [t.topicName, t]));
+  const topics = new Map(names.map((name) => [name, existing.get(name) ?? newFileTopic(actor, file, name, now)]));
+  for (const d of declarations) {
+    const topic = topics.get(d.topicName)!;
+    topic.schemaName = d.schemaName ?? topic.schemaName;
+    topic.schemaChecksum = schemaChecksum(d.fields);
+    topic.modified = now;
+    topic.modifiedBy = actor.subject;
+  }
+  const all = [...topics.values()];
+  if (!(await r.topics.saveAll(all))) throw conflict("a topic of this request was declared on the file concurrently; retry");
+  const paths = await addSchemaPaths(r, actor, topics, declarations, now);
+  await writeTimelines(r, actor, file, topics, declarations, now);
+  const withReps = declarations.filter((d) => d.representations.length > 0);
+  const listed = [...new Set(withReps.map((d) => d.topicName))].map((name) => ({
+    topic: topics.get(name)!,
+    reps: withReps.filter((d) => d.topicName === name).flatMap((d) => d.representations),
+  }));
+  await writeRepresentations(r, actor, listed, paths);
+  await r.timelines.recomputeTopicBounds(all.map((t) => t.topicId));
+  return topics;
 }
 
-/** The file's topic of that name, created on first declaration; the schema's name and checksum are restated. */
-async function topicOnFile(r: FileTopicRepositories, actor: Actor, file: FsNodeRow, d: TopicDeclaration): Promise<TopicRow> {
-  const now = new Date();
-  const existing = await r.topics.byName(file.orgId, file.nodeId, d.topicName, true);
-  const topic: TopicRow = existing ?? {
+function newFileTopic(actor: Actor, file: FsNodeRow, topicName: string, now: Date): TopicRow {
+  return {
     topicId: newId("tp"),
     orgId: file.orgId,
     associationType: "file",
     associationId: file.nodeId,
     associationVersion: null,
-    topicName: d.topicName,
+    topicName,
     schemaName: null,
     schemaChecksum: null,
     schemaId: null,
@@ -239,96 +259,105 @@ async function topicOnFile(r: FileTopicRepositories, actor: Actor, file: FsNodeR
     modified: now,
     modifiedBy: actor.subject,
   };
-  topic.schemaName = d.schemaName ?? topic.schemaName;
-  topic.schemaChecksum = schemaChecksum(d.fields);
-  topic.modified = now;
-  topic.modifiedBy = actor.subject;
-  if (existing) await r.topics.update(topic);
-  else if (!(await r.topics.insert(topic))) throw badRequest(`topic ${quoteValue(d.topicName)} was declared concurrently; retry`);
-  return topic;
 }
 
-/** Adds the schema's fields the topic lacks as message paths and returns all of the topic's paths. */
-async function syncPaths(r: FileTopicRepositories, actor: Actor, topic: TopicRow, d: TopicDeclaration): Promise<MessagePathRow[]> {
-  const existing = await r.topics.messagePaths([topic.topicId]);
-  const known = new Set(existing.map((p) => p.messagePath));
-  const fresh = d.fields
-    .filter((f) => !known.has(f.path.join(".")))
-    .map((f, i) => ({ messagePath: f.path.join("."), dataType: f.dataType, canonicalDataType: f.canonicalDataType, pathInSchema: f.path, field: `topic_schema.fields[${i}]` }));
-  const added = newMessagePaths(topic, fresh, actor.subject, new Date());
+/** Adds the declared fields the topics lack as message paths; returns every path of the topics. */
+async function addSchemaPaths(r: FileTopicRepositories, actor: Actor, topics: Map<string, TopicRow>, declarations: readonly TopicDeclaration[], now: Date): Promise<MessagePathRow[]> {
+  const existing = await r.topics.messagePaths([...topics.values()].map((t) => t.topicId));
+  const known = new Set(existing.map((p) => `${p.topicId}\0${p.messagePath}`));
+  const added: MessagePathRow[] = [];
+  for (const d of declarations) {
+    const topic = topics.get(d.topicName)!;
+    const fresh = d.fields
+      .filter((f) => !known.has(`${topic.topicId}\0${f.path.join(".")}`))
+      .map((f, i) => ({ messagePath: f.path.join("."), dataType: f.dataType, canonicalDataType: f.canonicalDataType, pathInSchema: f.path, field: `topic_schema.fields[${i}]` }));
+    for (const row of newMessagePaths(topic, fresh, actor.subject, now)) {
+      known.add(`${topic.topicId}\0${row.messagePath}`);
+      added.push(row);
+    }
+  }
   if (added.length > 0) await r.topics.insertMessagePaths(added);
   return [...existing, ...added];
 }
 
-async function syncTimelines(r: FileTopicRepositories, actor: Actor, topic: TopicRow, file: FsNodeRow, d: TopicDeclaration): Promise<void> {
-  const part = topicPartId(topic.topicId, file.nodeId, d.dataRange);
-  const now = new Date();
-  for (const s of d.sources) {
-    const { kind, name } = storedSource(s);
-    const source = await r.timelines.upsertSource({
-      timelineSourceId: newId("ts"),
-      topicId: topic.topicId,
-      orgId: topic.orgId,
-      name,
-      kind,
-      fieldPath: s.kind === "field" ? s.fieldPath : [],
-      isDefaultForReads: s.isDefaultForReads ?? false,
+/** Stores the declared sources and their extents over each declared slice; an extent without an anchor keeps its offset. */
+async function writeTimelines(r: FileTopicRepositories, actor: Actor, file: FsNodeRow, topics: Map<string, TopicRow>, declarations: readonly TopicDeclaration[], now: Date): Promise<void> {
+  const offsets = new Map((await r.timelines.extentsOfFile(file.orgId, file.nodeId)).map((x) => [`${x.topicId}\0${x.sourceName}\0${x.topicPartId}`, x.unixEpochOffsetNs]));
+  const planned = declarations.flatMap((d) => {
+    const topic = topics.get(d.topicName)!;
+    const part = topicPartId(topic.topicId, file.nodeId, d.dataRange);
+    return d.sources.map((s) => {
+      const { kind, name } = storedSource(s);
+      const source = { timelineSourceId: newId("ts"), topicId: topic.topicId, orgId: topic.orgId, name, kind, fieldPath: s.kind === "field" ? s.fieldPath : [], isDefaultForReads: s.isDefaultForReads ?? false };
+      const offset = d.anchorNs ?? offsets.get(`${topic.topicId}\0${name}\0${part}`) ?? 0n;
+      return { source, part, declared: s, offset, range: d.dataRange };
     });
-    if (s.isDefaultForReads) await r.timelines.clearOtherDefaults(topic.topicId, source.timelineSourceId);
-    const extent: TimelineExtentRow = {
+  });
+  // One row per topic and source name: a topic declared over several slices shares its sources.
+  const unique = [...new Map(planned.map((p) => [`${p.source.topicId}\0${p.source.name}`, p.source])).values()];
+  const stored = new Map((await r.timelines.upsertSources(unique)).map((x) => [`${x.topicId}\0${x.name}`, x]));
+  const sources = planned.map((p) => stored.get(`${p.source.topicId}\0${p.source.name}`)!);
+  await r.timelines.setDefaults(sources.filter((_, i) => planned[i]!.declared.isDefaultForReads === true));
+  await r.timelines.upsertExtents(
+    planned.map((p, i) => ({
       timelineExtentId: newId("te"),
-      timelineSourceId: source.timelineSourceId,
-      topicPartId: part,
+      timelineSourceId: sources[i]!.timelineSourceId,
+      topicPartId: p.part,
       fileId: file.nodeId,
-      dataRange: d.dataRange,
-      orgId: topic.orgId,
-      minTimestamp: s.minFileTimestampNs,
-      maxTimestamp: s.maxFileTimestampNs,
-      unixEpochOffsetNs: d.anchorNs ?? 0n,
+      dataRange: p.range,
+      orgId: file.orgId,
+      minTimestamp: p.declared.minFileTimestampNs,
+      maxTimestamp: p.declared.maxFileTimestampNs,
+      unixEpochOffsetNs: p.offset,
       created: now,
       createdBy: actor.subject,
       modified: now,
       modifiedBy: actor.subject,
-    };
-    await r.timelines.upsertExtent(extent, d.anchorNs !== null);
-  }
+    })),
+  );
 }
 
-/** Replaces a topic's representations with the listed ones, each holding the paths under its `field_path` (all when empty). */
-async function replaceRepresentations(
+/**
+ * Leaves each listed topic with exactly its listed representations, each holding the paths under
+ * its `field_path` (all when empty), the first being the default; a fixed number of statements.
+ */
+async function writeRepresentations(
   r: FileTopicRepositories,
   actor: Actor,
-  topic: TopicRow,
-  reps: readonly DeclaredRepresentation[],
-  known?: MessagePathRow[],
+  listed: readonly { topic: TopicRow; reps: readonly DeclaredRepresentation[] }[],
+  paths: readonly MessagePathRow[],
 ): Promise<void> {
-  const paths = known ?? (await r.topics.messagePaths([topic.topicId]));
-  await r.topics.deleteRepresentations((await r.topics.representations([topic.topicId])).map((x) => x.representationId));
+  if (listed.length === 0) return;
   const now = new Date();
-  let first: string | null = null;
-  for (const rep of reps) {
-    const prefix = rep.fieldPath.join(".");
-    const held = paths.filter((p) => prefix === "" || p.messagePath === prefix || p.messagePath.startsWith(`${prefix}.`));
-    const row: RepresentationRow = {
-      representationId: newId("rp"),
-      topicId: topic.topicId,
-      orgId: topic.orgId,
-      associationType: "file",
-      associationId: rep.fileId,
-      associationVersion: null,
-      storageFormat: rep.storageFormat,
-      version: 1n,
-      format: rep.contentFormat ?? null,
-      transformations: rep.transformations,
-      created: now,
-      modified: now,
-      messagePathIds: held.map((p) => p.messagePathId),
-    };
-    await r.topics.insertRepresentation(row);
-    first ??= row.representationId;
-  }
-  topic.defaultRepresentationId = first;
-  topic.modified = now;
-  topic.modifiedBy = actor.subject;
-  await r.topics.update(topic);
+  await r.topics.deleteRepresentationsOf(listed.map((x) => x.topic.topicId));
+  const rows = listed.flatMap(({ topic, reps }) => {
+    const own = paths.filter((p) => p.topicId === topic.topicId);
+    const made = reps.map((rep) => representationRow(topic, rep, own, now));
+    topic.defaultRepresentationId = made[0]?.representationId ?? null;
+    topic.modified = now;
+    topic.modifiedBy = actor.subject;
+    return made;
+  });
+  await r.topics.saveAll(listed.map((x) => x.topic));
+  await r.topics.insertRepresentations(rows);
+}
+
+function representationRow(topic: TopicRow, rep: DeclaredRepresentation, paths: readonly MessagePathRow[], now: Date): RepresentationRow {
+  const prefix = rep.fieldPath.join(".");
+  const held = paths.filter((p) => prefix === "" || p.messagePath === prefix || p.messagePath.startsWith(`${prefix}.`));
+  return {
+    representationId: newId("rp"),
+    topicId: topic.topicId,
+    orgId: topic.orgId,
+    associationType: "file",
+    associationId: rep.fileId,
+    associationVersion: null,
+    storageFormat: rep.storageFormat,
+    version: 1n,
+    format: rep.contentFormat ?? null,
+    transformations: rep.transformations,
+    created: now,
+    modified: now,
+    messagePathIds: held.map((p) => p.messagePathId),
+  };
 }

@@ -41,12 +41,12 @@ export interface FileExtent extends TimelineExtentRow {
 
 /** The timelines of file topics. Each method is one statement. */
 export interface TimelineRepository {
-  /** Stores a source (by topic and name: an existing one is updated and keeps its id) and returns it. */
-  upsertSource(row: TimelineSourceRow): Promise<TimelineSourceRow>;
-  /** Makes `keepSourceId` the topic's only default-for-reads source. */
-  clearOtherDefaults(topicId: string, keepSourceId: string): Promise<void>;
-  /** Stores an extent by source and part; an existing one keeps its offset unless `offset` is given. */
-  upsertExtent(row: TimelineExtentRow, offsetStated: boolean): Promise<void>;
+  /** Stores sources by topic and name (an existing one is updated and keeps its id); returns them in order with their stored ids. */
+  upsertSources(rows: readonly TimelineSourceRow[]): Promise<TimelineSourceRow[]>;
+  /** Makes each of `keep` the only default-for-reads source of its topic. */
+  setDefaults(keep: readonly TimelineSourceRow[]): Promise<void>;
+  /** Stores extents by source and part (an existing one keeps its id; bounds and offset are rewritten). */
+  upsertExtents(rows: readonly TimelineExtentRow[]): Promise<void>;
   /** The extents on a file of the org, with their topics and sources. */
   extentsOfFile(orgId: string, fileId: string): Promise<FileExtent[]>;
   /** Sets the offsets of these extents. */

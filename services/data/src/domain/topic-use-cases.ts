@@ -362,7 +362,7 @@ async function representationFor(r: TopicRepositories, actor: Actor, topic: Topi
     modified: now,
     messagePathIds: [],
   };
-  await r.topics.insertRepresentation(row);
+  await r.topics.insertRepresentations([row]);
   return row;
 }
 

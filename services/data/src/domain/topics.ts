@@ -87,6 +87,8 @@ export interface TopicRepository {
   insert(row: TopicRow): Promise<boolean>;
   /** Writes a topic's row back. */
   update(row: TopicRow): Promise<void>;
+  /** Inserts or rewrites these topics by id (one query); false when a new one's name is taken on its association. */
+  saveAll(rows: readonly TopicRow[]): Promise<boolean>;
   remove(topicId: string): Promise<void>;
   /** One page of an association's topics, newest first, with their number. */
   list(orgId: string, associationId: string, range: ListedRange): Promise<ListedPage<TopicRow>>;
@@ -103,12 +105,12 @@ export interface TopicRepository {
   updateMessagePath(row: MessagePathRow): Promise<void>;
   /** Deletes a topic's message paths by name, or all of them (one query). */
   deleteMessagePaths(topicId: string, paths: readonly string[] | "all"): Promise<void>;
-  /** Inserts a representation with its message path links. */
-  insertRepresentation(row: RepresentationRow): Promise<void>;
   /** Adds message path links to an existing representation. */
   linkRepresentation(representationId: string, messagePathIds: readonly string[]): Promise<void>;
-  /** Deletes these representations (one query). */
-  deleteRepresentations(representationIds: readonly string[]): Promise<void>;
+  /** Inserts representations with their message path links (two queries whatever the count). */
+  insertRepresentations(rows: readonly RepresentationRow[]): Promise<void>;
+  /** Deletes every representation of these topics (one query). */
+  deleteRepresentationsOf(topicIds: readonly string[]): Promise<void>;
 }
 
 /** Storage formats a representation may have. */

@@ -8,46 +8,56 @@ type Row = Record<string, unknown>;
 export class TimelineStore implements TimelineRepository {
   constructor(readonly em: EntityManager) {}
 
-  async upsertSource(row: TimelineSourceRow): Promise<TimelineSourceRow> {
-    const rows = await this.em.execute<Row[]>(
+  async upsertSources(rows: readonly TimelineSourceRow[]): Promise<TimelineSourceRow[]> {
+    if (rows.length === 0) return [];
+    const stored = await this.em.execute<Row[]>(
       `insert into timeline_sources (timeline_source_id, topic_id, org_id, name, kind, field_path, is_default_for_reads)
-       values (?, ?, ?, ?, ?, ?::text[], ?)
+       select r->>0, r->>1, r->>2, r->>3, r->>4, array(select jsonb_array_elements_text(r->5)), (r->>6)::boolean from jsonb_array_elements(?::jsonb) r
        on conflict (topic_id, name) do update set kind = excluded.kind, field_path = excluded.field_path,
          is_default_for_reads = timeline_sources.is_default_for_reads or excluded.is_default_for_reads
-       returning timeline_source_id`,
-      [row.timelineSourceId, row.topicId, row.orgId, row.name, row.kind, textArrayLiteral(row.fieldPath), row.isDefaultForReads],
+       returning timeline_source_id, topic_id, name`,
+      [JSON.stringify(rows.map((r) => [r.timelineSourceId, r.topicId, r.orgId, r.name, r.kind, r.fieldPath, r.isDefaultForReads]))],
     );
-    return { ...row, timelineSourceId: rows[0]!.timeline_source_id as string };
+    const ids = new Map(stored.map((row) => [`${row.topic_id as string}\0${row.name as string}`, row.timeline_source_id as string]));
+    return rows.map((r) => ({ ...r, timelineSourceId: ids.get(`${r.topicId}\0${r.name}`)! }));
   }
 
-  async clearOtherDefaults(topicId: string, keepSourceId: string): Promise<void> {
-    await this.em.execute("update timeline_sources set is_default_for_reads = (timeline_source_id = ?) where topic_id = ?", [keepSourceId, topicId]);
+  async setDefaults(keep: readonly TimelineSourceRow[]): Promise<void> {
+    if (keep.length === 0) return;
+    await this.em.execute("update timeline_sources set is_default_for_reads = (timeline_source_id = any(?::text[])) where topic_id = any(?::text[])", [
+      textArrayLiteral(keep.map((s) => s.timelineSourceId)),
+      textArrayLiteral(keep.map((s) => s.topicId)),
+    ]);
   }
 
-  async upsertExtent(row: TimelineExtentRow, offsetStated: boolean): Promise<void> {
+  async upsertExtents(rows: readonly TimelineExtentRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const json = JSON.stringify(
+      rows.map((x) => [
+        x.timelineExtentId,
+        x.timelineSourceId,
+        x.topicPartId,
+        x.fileId,
+        x.dataRange ? `[${x.dataRange[0]},${x.dataRange[1]})` : null,
+        x.orgId,
+        x.minTimestamp?.toString() ?? null,
+        x.maxTimestamp?.toString() ?? null,
+        x.unixEpochOffsetNs.toString(),
+        x.created.toISOString(),
+        x.createdBy,
+        x.modified.toISOString(),
+        x.modifiedBy,
+      ]),
+    );
     await this.em.execute(
       `insert into timeline_extents (timeline_extent_id, timeline_source_id, topic_part_id, file_id, data_range, org_id, min_timestamp, max_timestamp,
          unix_epoch_offset_ns, created, created_by, modified, modified_by)
-       values (?, ?, ?, ?, ?::int8range, ?, ?, ?, ?, ?, ?, ?, ?)
+       select r->>0, r->>1, r->>2, r->>3, (r->>4)::int8range, r->>5, (r->>6)::bigint, (r->>7)::bigint,
+              (r->>8)::bigint, (r->>9)::timestamptz, r->>10, (r->>11)::timestamptz, r->>12
+       from jsonb_array_elements(?::jsonb) r
        on conflict (timeline_source_id, topic_part_id) do update set min_timestamp = excluded.min_timestamp, max_timestamp = excluded.max_timestamp,
-         unix_epoch_offset_ns = case when ? then excluded.unix_epoch_offset_ns else timeline_extents.unix_epoch_offset_ns end,
-         modified = excluded.modified, modified_by = excluded.modified_by`,
-      [
-        row.timelineExtentId,
-        row.timelineSourceId,
-        row.topicPartId,
-        row.fileId,
-        row.dataRange ? `[${row.dataRange[0]},${row.dataRange[1]})` : null,
-        row.orgId,
-        row.minTimestamp?.toString() ?? null,
-        row.maxTimestamp?.toString() ?? null,
-        row.unixEpochOffsetNs.toString(),
-        row.created,
-        row.createdBy,
-        row.modified,
-        row.modifiedBy,
-        offsetStated,
-      ],
+         unix_epoch_offset_ns = excluded.unix_epoch_offset_ns, modified = excluded.modified, modified_by = excluded.modified_by`,
+      [json],
     );
   }
 

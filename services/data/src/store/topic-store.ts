@@ -1,4 +1,5 @@
 import type { JsonObject } from "@bufbuild/protobuf";
+import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import { textArrayLiteral, timestampFromRow, type EntityManager } from "@hangar/shared";
 import type { ListedPage, ListedRange } from "../domain/devices";
 import type { MessagePathRow, RepresentationRow, TimeBounds, TopicRepository, TopicRow } from "../domain/topics";
@@ -49,6 +50,27 @@ export class TopicStore implements TopicRepository {
        created = ?, created_by = ?, modified = ?, modified_by = ? where topic_id = ?`,
       [...rest, topicId],
     );
+  }
+
+  async saveAll(rows: readonly TopicRow[]): Promise<boolean> {
+    if (rows.length === 0) return true;
+    const json = JSON.stringify(rows.map((row) => topicParams(row)));
+    try {
+      await this.em.execute(
+        `insert into topics (${TOPIC_COLUMNS})
+         select r->>0, r->>1, r->>2, r->>3, (r->>4)::bigint, r->>5, r->>6, r->>7, r->>8, (r->>9)::bigint, (r->>10)::bigint, (r->>11)::bigint,
+                (r->>12)::jsonb, r->>13, (r->>14)::timestamptz, r->>15, (r->>16)::timestamptz, r->>17
+         from jsonb_array_elements(?::jsonb) r
+         on conflict (topic_id) do update set schema_name = excluded.schema_name, schema_checksum = excluded.schema_checksum,
+           start_time = excluded.start_time, end_time = excluded.end_time, message_count = excluded.message_count, metadata = excluded.metadata,
+           default_representation_id = excluded.default_representation_id, modified = excluded.modified, modified_by = excluded.modified_by`,
+        [json],
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof UniqueConstraintViolationException) return false;
+      throw error;
+    }
   }
 
   async remove(topicId: string): Promise<void> {
@@ -119,26 +141,31 @@ export class TopicStore implements TopicRepository {
     else await this.em.execute("delete from message_paths where topic_id = ? and message_path = any(?::text[])", [topicId, textArrayLiteral(paths)]);
   }
 
-  async insertRepresentation(row: RepresentationRow): Promise<void> {
+  async insertRepresentations(rows: readonly RepresentationRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const json = JSON.stringify(
+      rows.map((r) => [r.representationId, r.topicId, r.orgId, r.associationType, r.associationId, r.associationVersion?.toString() ?? null, r.storageFormat,
+        r.version.toString(), r.format, r.transformations, r.created.toISOString(), r.modified.toISOString()]),
+    );
     await this.em.execute(
       `insert into representations (representation_id, topic_id, org_id, association_type, association_id, association_version, storage_format,
-         version, format, transformations, created, modified) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::text[], ?, ?)`,
-      [
-        row.representationId,
-        row.topicId,
-        row.orgId,
-        row.associationType,
-        row.associationId,
-        row.associationVersion?.toString() ?? null,
-        row.storageFormat,
-        row.version.toString(),
-        row.format,
-        textArrayLiteral(row.transformations),
-        row.created,
-        row.modified,
-      ],
+         version, format, transformations, created, modified)
+       select r->>0, r->>1, r->>2, r->>3, r->>4, (r->>5)::bigint, r->>6, (r->>7)::bigint, r->>8,
+              array(select jsonb_array_elements_text(r->9)), (r->>10)::timestamptz, (r->>11)::timestamptz
+       from jsonb_array_elements(?::jsonb) r`,
+      [json],
     );
-    await this.linkRepresentation(row.representationId, row.messagePathIds);
+    const links = rows.flatMap((r) => r.messagePathIds.map((id) => [r.representationId, id]));
+    if (links.length === 0) return;
+    await this.em.execute(
+      "insert into message_path_representations (representation_id, message_path_id) select l->>0, l->>1 from jsonb_array_elements(?::jsonb) l on conflict do nothing",
+      [JSON.stringify(links)],
+    );
+  }
+
+  async deleteRepresentationsOf(topicIds: readonly string[]): Promise<void> {
+    if (topicIds.length === 0) return;
+    await this.em.execute("delete from representations where topic_id = any(?::text[])", [textArrayLiteral(topicIds)]);
   }
 
   async linkRepresentation(representationId: string, messagePathIds: readonly string[]): Promise<void> {
@@ -147,11 +174,6 @@ export class TopicStore implements TopicRepository {
       "insert into message_path_representations (representation_id, message_path_id) select ?, unnest(?::text[]) on conflict do nothing",
       [representationId, textArrayLiteral(messagePathIds)],
     );
-  }
-
-  async deleteRepresentations(representationIds: readonly string[]): Promise<void> {
-    if (representationIds.length === 0) return;
-    await this.em.execute("delete from representations where representation_id = any(?::text[])", [textArrayLiteral(representationIds)]);
   }
 }
 
