@@ -4,7 +4,8 @@
 # pinned older one (0.53.0, `<repo>/.cache/roboto-venv` or $HANGAR_ROBOTO_VENV) and the newest (0.62.0,
 # `<repo>/.cache/roboto-0.62-venv` or $HANGAR_ROBOTO_NEXT_VENV), because users install the newest and
 # older clients stay in the field. Each goes into a cached virtualenv together with the ROS 2 MCAP
-# writer (`mcap-ros2-support`; `mcap` comes with roboto) the robot-data tests record logs with; nothing is done when the pinned version is already
+# writer (`mcap-ros2-support`; `mcap` comes with roboto) the robot-data tests record logs with, and pandas (the
+# SDK's `analytics` extra: `Topic.get_data_as_df`); nothing is done when the pinned version is already
 # there. Run by CI's install step: `bash scripts/install-python-sdk.sh`.
 # Needs python3 >= 3.10.
 set -euo pipefail
@@ -12,7 +13,8 @@ set -euo pipefail
 ROBOTO_VERSION=0.53.0
 ROBOTO_NEXT_VERSION=0.62.0
 MCAP_ROS2_VERSION=0.6.0
+PANDAS_VERSION=2.2.3
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 source "$repo/scripts/lib/install-venv.sh"
-install_venv "${HANGAR_ROBOTO_VENV:-$repo/.cache/roboto-venv}" roboto "$ROBOTO_VERSION" "roboto==$ROBOTO_VERSION mcap-ros2-support==$MCAP_ROS2_VERSION" "roboto.action_runtime, mcap.writer, mcap_ros2.writer"
-install_venv "${HANGAR_ROBOTO_NEXT_VENV:-$repo/.cache/roboto-0.62-venv}" roboto "$ROBOTO_NEXT_VERSION" "roboto==$ROBOTO_NEXT_VERSION mcap-ros2-support==$MCAP_ROS2_VERSION" "roboto.action_runtime, mcap.writer, mcap_ros2.writer"
+install_venv "${HANGAR_ROBOTO_VENV:-$repo/.cache/roboto-venv}" roboto "$ROBOTO_VERSION" "roboto==$ROBOTO_VERSION mcap-ros2-support==$MCAP_ROS2_VERSION pandas==$PANDAS_VERSION" "roboto.action_runtime, mcap.writer, mcap_ros2.writer, pandas"
+install_venv "${HANGAR_ROBOTO_NEXT_VENV:-$repo/.cache/roboto-0.62-venv}" roboto "$ROBOTO_NEXT_VERSION" "roboto==$ROBOTO_NEXT_VERSION mcap-ros2-support==$MCAP_ROS2_VERSION pandas==$PANDAS_VERSION" "roboto.action_runtime, mcap.writer, mcap_ros2.writer, pandas"

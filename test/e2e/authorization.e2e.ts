@@ -111,6 +111,16 @@ async function createFixtures(): Promise<void> {
   add("notification_id", notification.notification_id, () => seen(c.get(`/v1/notifications/${notification.notification_id}`)));
   ok(await c.put("/v1/users/config/notification_channels", { value: ["email"] }), "set A's config");
   add("key", "notification_channels", () => seen(c.get("/v1/users/config/notification_channels")));
+  // --- topics ---
+  const topic = ok(await c.post("/v1/topics", { association: { association_id: datasetId }, topic_name: "/authz", message_paths: [AUTHZ_PATH] }), "topic");
+  ok(await c.post(`/v1/files/id/${file.file_id}/topics`, BODIES["POST /v1/files/id/{fs_node_id}/topics"]!(() => "")), "file topics");
+  const topicsOf = (association: string) => seen(c.get(`/v1/topics/association/${encodeURIComponent(association)}`));
+  add("topic_id", topic.topic_id, () => seen(c.get(`/v1/topics/id/${topic.topic_id}`)));
+  add("encoded_association", `dataset:${datasetId}`, () => topicsOf(`dataset:${datasetId}`));
+  add("url_quoted_topic_name", "/authz", () => topicsOf(`dataset:${datasetId}`));
+  add("message_path_id", topic.message_paths[0].message_path_id, () => seen(c.get(`/v1/topics/message-path/id/${topic.message_paths[0].message_path_id}`)));
+  add("storage_format", "mcap", () => seen(c.get(`/v1/topics/id/${topic.topic_id}/message-path/representations`)));
+  add("fs_node_id", file.file_id, () => topicsOf(`file:${file.file_id}`));
 }
 
 /**
@@ -133,6 +143,10 @@ function refusedOrOwn(route: AuthzRoute, res: ApiResponse): boolean {
   return own !== undefined && res.status === 200 && own(res.body.data);
 }
 
+// --- topics ---
+const AUTHZ_PATH = { message_path: "speed", data_type: "float64", canonical_data_type: "number" };
+const AUTHZ_REPRESENTATION = (f: (key: string) => string) => ({ association: { association_id: f("file_id") }, storage_format: "mcap", version: 1 });
+
 /** The header sets org B's caller tries: none, and each way of naming an org. */
 const HEADER_VARIANTS: [string, (aOrg: string, bOrg: string) => Record<string, string>][] = [
   ["no org header", () => ({})],
@@ -152,6 +166,21 @@ function call(client: ApiClient, route: AuthzRoute, path: string, headers: Recor
  * resource is looked up (a 400 leaks nothing, but the suite asks for a refusal).
  */
 const BODIES: Record<string, (fixture: (key: string) => string) => unknown> = {
+  // --- topics ---
+  "POST /v1/topics/association/{encoded_association}/name/{url_quoted_topic_name}/message-path": () => ({ ...AUTHZ_PATH, message_path: "by-b" }),
+  "POST /v1/topics/id/{topic_id}/message-path": () => ({ ...AUTHZ_PATH, message_path: "by-b" }),
+  "PUT /v1/topics/association/{encoded_association}/name/{url_quoted_topic_name}/message-path": () => ({ message_path: "speed", data_type: "by-b" }),
+  "PUT /v1/topics/id/{topic_id}/message-path": () => ({ message_path: "speed", data_type: "by-b" }),
+  "POST /v1/topics/association/{encoded_association}/name/{url_quoted_topic_name}/message-path/representation": (f) => ({ ...AUTHZ_REPRESENTATION(f), message_path_id: f("message_path_id") }),
+  "POST /v1/topics/id/{topic_id}/message-path/representation": (f) => ({ ...AUTHZ_REPRESENTATION(f), message_path_id: f("message_path_id") }),
+  "POST /v1/topics/association/{encoded_association}/name/{url_quoted_topic_name}/representation": AUTHZ_REPRESENTATION,
+  "POST /v1/topics/id/{topic_id}/representation": AUTHZ_REPRESENTATION,
+  "POST /v1/files/id/{fs_node_id}/topics": () => ({
+    topics: [{ topic_name: "/file-authz", topic_schema: { fields: [{ name: "x", data_type: "f64", canonical_data_type: "number" }] }, timeline_sources: [{ kind: "mcap_log_time", min_file_timestamp_ns: 1, max_file_timestamp_ns: 2 }] }],
+  }),
+  "PUT /v1/files/id/{fs_node_id}/topics/representations": () => ({ topics: [{ topic_name: "/file-authz", representations: [] }] }),
+  "PUT /v1/files/id/{fs_node_id}/representations": () => ({ topics: [{ topic_name: "/file-authz", representations: [] }] }),
+  "POST /v1/files/id/{fs_node_id}/timeline-offsets": () => ({ offsets: [{ unix_epoch_offset_ns: 5 }] }),
   "POST /v1/datasets/{dataset_id}/uploads": () => ({ file_path: "authz.bag", file_size: 1 }),
   "PUT /v1/files/upload/{upload_id}/progress": () => ({ manifest_items: ["pending.bag"] }),
   "PUT /v1/datasets/{dataset_id}/directory": () => ({ name: "made-by-b" }),

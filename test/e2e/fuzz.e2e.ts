@@ -105,7 +105,21 @@ async function createResources(client: ApiClient): Promise<Record<string, string
   const trigger = await ok(client.post("/v1/triggers", { name: "fuzz-trigger", action_name: action.name, for_each: "dataset", required_inputs: ["*.txt"] }));
   const exportJob = await ok(client.post("/v1/files/export", { node_ids: [fileId] }));
   const comment = await ok(client.post("/v1/comments", { entity_type: "dataset", entity_id: datasetId, comment_text: `hello @[Member](${member})` }));
+  // --- topics ---
+  const topic = await ok(
+    client.post("/v1/topics", { association: { association_id: datasetId }, topic_name: "/fuzz", message_paths: [{ message_path: "x", data_type: "f64", canonical_data_type: "number" }] }),
+  );
+  const fileTopic = { topic_name: "/fuzz-file", topic_schema: { fields: [{ name: "x", data_type: "f64" }] }, timeline_sources: [{ kind: "mcap_log_time", min_file_timestamp_ns: 1, max_file_timestamp_ns: 2 }] };
+  await ok(client.post(`/v1/files/id/${fileId}/topics`, { topics: [fileTopic] }));
   return {
+    topic_id: topic.topic_id,
+    encoded_association: `dataset:${datasetId}`,
+    url_quoted_topic_name: "/fuzz",
+    message_path_id: topic.message_paths[0].message_path_id,
+    fs_node_id: fileId,
+    storage_format: "mcap",
+    canonical_data_type: "number",
+    kind: "mcap_log_time",
     org_id: orgId,
     user_id: member,
     url_encoded_user_id: member,

@@ -17,6 +17,9 @@ import { createFileHandlers } from "./rpc/file-handlers";
 import { createFileQueryHandlers } from "./rpc/file-query-handlers";
 import { createImportHandlers } from "./rpc/import-handlers";
 import { createMoveHandlers } from "./rpc/move-handlers";
+import { createTopicHandlers } from "./rpc/topic-handlers";
+import { createFileTopicHandlers } from "./rpc/file-topic-handlers";
+import { NO_FILE_TOPICS_HOOKS } from "./domain/file-topic-use-cases";
 import { createUploadHandlers } from "./rpc/upload-handlers";
 import { deviceEntities } from "./store/device-entities";
 import { dataEntities } from "./store/entities";
@@ -76,6 +79,9 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         ...createDeviceHandlers({ uow, runtime: context.runtime, deleted }),
         ...createDeviceTypeHandlers({ uow, deleted }),
         ...createCommentHandlers({ uow, compute: computeEntities(context.runtime), eventsWritten: context.eventsWritten }),
+        // --- topics ---
+        ...createTopicHandlers(uow),
+        ...createFileTopicHandlers({ uow, hooks: NO_FILE_TOPICS_HOOKS }),
       });
     },
     async onStart({ orm, runtime }) {

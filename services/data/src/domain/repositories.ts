@@ -5,6 +5,8 @@ import type { DatasetRepository } from "./datasets";
 import type { DeviceRepository, DeviceTypeRepository } from "./devices";
 import type { ExportRepository } from "./exports";
 import type { FileRepository, FileSearchRepository, TreeRepository, UploadRepository } from "./file-repositories";
+import type { TimelineRepository } from "./file-topics";
+import type { TopicRepository } from "./topics";
 /** The outbox: an event recorded here is published after the unit of work commits, never if it rolls back. */
 export interface EventRepository {
   record(event: NewEvent): void;
@@ -27,4 +29,7 @@ export interface DataRepositories {
   uploads: UploadRepository;
   fileSearch: FileSearchRepository;
   comments: CommentRepository;
+  // --- topics ---
+  topics: TopicRepository;
+  timelines: TimelineRepository;
 }

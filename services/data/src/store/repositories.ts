@@ -8,6 +8,8 @@ import { EventStore } from "./event-store";
 import { ExportStore } from "./export-store";
 import { FileSearchStore } from "./file-search-store";
 import { FileStore } from "./file-store";
+import { TimelineStore } from "./timeline-store";
+import { TopicStore } from "./topic-store";
 import { TreeStore } from "./tree-store";
 import { UploadStore } from "./upload-store";
 
@@ -29,5 +31,8 @@ export function bindDataRepositories(em: EntityManager): DataRepositories {
     uploads: new UploadStore(em),
     fileSearch: new FileSearchStore(em),
     comments: new CommentStore(em),
+    // --- topics ---
+    topics: new TopicStore(em),
+    timelines: new TimelineStore(em),
   };
 }

@@ -6,3 +6,4 @@ export * from "../gen/hangar/data/v1/file_pb";
 export * from "../gen/hangar/data/v1/directory_pb";
 export * from "../gen/hangar/data/v1/file_link_pb";
 export * from "../gen/hangar/data/v1/comment_pb";
+export * from "../gen/hangar/data/v1/topic_pb";

@@ -1,0 +1,47 @@
+import type { JsonValue } from "@bufbuild/protobuf";
+import { invalidArgument } from "@hangar/shared";
+
+/** The largest time the platform stores: 2**63 - 1 ns. */
+export const MAX_TIME_NS = 2n ** 63n - 1n;
+
+const NS_PER_SECOND = 1_000_000_000n;
+const numericText = /^(-?)(\d+)(?:\.(\d+))?$/;
+const isoText = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Reads a point in time given the ways the spec allows (register_file_topics, calibrate_file_timelines):
+ * an integer of nanoseconds since the epoch, a float or numeric string of seconds (read exactly from
+ * the text), or ISO 8601 text with up to nine fractional digits. Integers past 2**53 arrive as the
+ * nearest double (JSON Value holds no wider number), so exact large values are best sent as text.
+ * The result must lie in `[min, 2**63 - 1]`, else a 400 naming `field`.
+ */
+export function nanosecondsOf(value: JsonValue, field: string, min: bigint): bigint {
+  const ns = parseTime(value, field);
+  if (ns < min || ns > MAX_TIME_NS) throw invalidArgument(field, `must lie between ${min} and 2**63 - 1 nanoseconds`);
+  return ns;
+}
+
+function parseTime(value: JsonValue, field: string): bigint {
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw invalidArgument(field, "must be a finite number");
+    return Number.isInteger(value) ? BigInt(value) : secondsText(String(value), field);
+  }
+  if (typeof value !== "string") throw invalidArgument(field, "expected an integer of nanoseconds, a number or numeric string of seconds, or ISO 8601 text");
+  return numericText.test(value) ? secondsText(value, field) : isoInstant(value, field);
+}
+
+/** Seconds as decimal text (`1700000000.123456789`) to nanoseconds, exactly; finer digits are dropped. */
+function secondsText(text: string, field: string): bigint {
+  const match = numericText.exec(text.includes("e") || text.includes("E") ? Number(text).toFixed(9) : text);
+  if (!match) throw invalidArgument(field, "expected a number of seconds");
+  const [, sign, whole, fraction = ""] = match;
+  const ns = BigInt(whole!) * NS_PER_SECOND + BigInt(fraction.slice(0, 9).padEnd(9, "0"));
+  return sign === "-" ? -ns : ns;
+}
+
+function isoInstant(text: string, field: string): bigint {
+  const match = isoText.exec(text);
+  const ms = match ? Date.parse(`${match[1]}${match[3]}`) : NaN;
+  if (!match || Number.isNaN(ms)) throw invalidArgument(field, "expected ISO 8601 text such as 2024-01-01T00:00:00.5Z");
+  return BigInt(ms) * 1_000_000n + BigInt((match[2] ?? "").padEnd(9, "0"));
+}

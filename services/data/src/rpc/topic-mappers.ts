@@ -1,0 +1,73 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { MessagePathSchema, RepresentationSchema, TopicAssociationSchema, TopicSchema } from "@hangar/shared/proto/data";
+import type { MessagePathRow, RepresentationRow, TopicAssociationRef, TopicView } from "../domain/topics";
+
+
+/** An association to its wire form (`association_version` only when pinned). */
+export function associationToProto(ref: TopicAssociationRef): MessageInitShape<typeof TopicAssociationSchema> {
+  return {
+    associationId: ref.associationId,
+    associationType: ref.associationType,
+    ...(ref.associationVersion !== null ? { associationVersion: ref.associationVersion } : {}),
+  };
+}
+
+/** A representation row to its wire record. */
+export function representationToProto(row: RepresentationRow): MessageInitShape<typeof RepresentationSchema> {
+  return {
+    representationId: row.representationId,
+    association: associationToProto(row),
+    topicId: row.topicId,
+    storageFormat: row.storageFormat,
+    version: row.version,
+    created: timestampFromDate(row.created),
+    modified: timestampFromDate(row.modified),
+    ...(row.format !== null ? { format: row.format } : {}),
+    transformations: row.transformations,
+  };
+}
+
+/** A message path to its wire record, with the representations that hold it. */
+export function messagePathToProto(row: MessagePathRow, representations: readonly RepresentationRow[]): MessageInitShape<typeof MessagePathSchema> {
+  return {
+    messagePathId: row.messagePathId,
+    messagePath: row.messagePath,
+    sourcePath: row.sourcePath,
+    pathInSchema: row.pathInSchema,
+    topicId: row.topicId,
+    orgId: row.orgId,
+    dataType: row.dataType,
+    canonicalDataType: row.canonicalDataType,
+    metadata: row.metadata,
+    created: timestampFromDate(row.created),
+    createdBy: row.createdBy,
+    modified: timestampFromDate(row.modified),
+    modifiedBy: row.modifiedBy,
+    representations: representations.filter((rep) => rep.messagePathIds.includes(row.messagePathId)).map(representationToProto),
+  };
+}
+
+/** A topic with its message paths and representations to its wire record. */
+export function topicToProto({ topic, messagePaths, representations }: TopicView): MessageInitShape<typeof TopicSchema> {
+  const defaultRep = representations.find((rep) => rep.representationId === topic.defaultRepresentationId);
+  return {
+    topicId: topic.topicId,
+    topicName: topic.topicName,
+    orgId: topic.orgId,
+    association: associationToProto(topic),
+    created: timestampFromDate(topic.created),
+    createdBy: topic.createdBy,
+    modified: timestampFromDate(topic.modified),
+    modifiedBy: topic.modifiedBy,
+    ...(defaultRep ? { defaultRepresentation: representationToProto(defaultRep) } : {}),
+    ...(topic.startTime !== null ? { startTime: topic.startTime } : {}),
+    ...(topic.endTime !== null ? { endTime: topic.endTime } : {}),
+    ...(topic.messageCount !== null ? { messageCount: topic.messageCount } : {}),
+    messagePaths: messagePaths.map((p) => messagePathToProto(p, representations)),
+    metadata: topic.metadata,
+    ...(topic.schemaChecksum !== null ? { schemaChecksum: topic.schemaChecksum } : {}),
+    ...(topic.schemaName !== null ? { schemaName: topic.schemaName } : {}),
+    ...(topic.schemaId !== null ? { schemaId: topic.schemaId } : {}),
+  };
+}
