@@ -4,3 +4,5 @@ export * from "../gen/hangar/data/v1/device_pb";
 export * from "../gen/hangar/data/v1/data_service_pb";
 export * from "../gen/hangar/data/v1/file_pb";
 export * from "../gen/hangar/data/v1/directory_pb";
+export * from "../gen/hangar/data/v1/session_pb";
+export * from "../gen/hangar/data/v1/robot_event_pb";
