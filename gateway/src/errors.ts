@@ -1,34 +1,9 @@
 import type { ServerResponse } from "node:http";
-import { Code, ConnectError } from "@connectrpc/connect";
-import { capMessage } from "@hangar/shared";
+import { ConnectError } from "@connectrpc/connect";
+import { capMessage, httpStatusOf } from "@hangar/shared";
 
-/**
- * The one table from RPC codes to HTTP statuses. Per the spec, a caller without the access an
- * operation needs gets 401; refused state moves (FailedPrecondition) are bad requests (400).
- */
-const STATUS_BY_CODE: Record<Code, number> = {
-  [Code.Canceled]: 499,
-  [Code.Unknown]: 500,
-  [Code.InvalidArgument]: 400,
-  [Code.DeadlineExceeded]: 504,
-  [Code.NotFound]: 404,
-  [Code.AlreadyExists]: 409,
-  [Code.PermissionDenied]: 403,
-  [Code.ResourceExhausted]: 429,
-  [Code.FailedPrecondition]: 400,
-  [Code.Aborted]: 409,
-  [Code.OutOfRange]: 400,
-  [Code.Unimplemented]: 501,
-  [Code.Internal]: 500,
-  [Code.Unavailable]: 503,
-  [Code.DataLoss]: 500,
-  [Code.Unauthenticated]: 401,
-};
-
-/** The HTTP status of an RPC error code. */
-export function httpStatusOf(code: Code): number {
-  return STATUS_BY_CODE[code] ?? 500;
-}
+/** The HTTP status of an RPC error code (the one table lives in @hangar/shared, which batch replies use too). */
+export { httpStatusOf };
 
 /** Seconds a client is asked to wait before retrying a 503 (an outage of a dependency). */
 const RETRY_AFTER_SECONDS = "1";

@@ -4,6 +4,8 @@ import type { DatasetRepository } from "./datasets";
 import type { DeviceRepository, DeviceTypeRepository } from "./devices";
 import type { ExportRepository } from "./exports";
 import type { FileRepository, FileSearchRepository, TreeRepository, UploadRepository } from "./file-repositories";
+import type { EventTargetRepository, RobotEventRepository } from "./robot-events";
+import type { SessionRepository } from "./sessions";
 /** The outbox: an event recorded here is published after the unit of work commits, never if it rolls back. */
 export interface EventRepository {
   record(event: NewEvent): void;
@@ -25,4 +27,9 @@ export interface DataRepositories {
   tree: TreeRepository;
   uploads: UploadRepository;
   fileSearch: FileSearchRepository;
+  // --- sessions and events ---
+  sessions: SessionRepository;
+  /** The API's events (`events` above is the outbox). */
+  robotEvents: RobotEventRepository;
+  eventTargets: EventTargetRepository;
 }

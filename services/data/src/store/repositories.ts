@@ -7,6 +7,8 @@ import { EventStore } from "./event-store";
 import { ExportStore } from "./export-store";
 import { FileSearchStore } from "./file-search-store";
 import { FileStore } from "./file-store";
+import { EventTargetStore, RobotEventStore } from "./robot-event-store";
+import { SessionStore } from "./session-store";
 import { TreeStore } from "./tree-store";
 import { UploadStore } from "./upload-store";
 
@@ -27,5 +29,8 @@ export function bindDataRepositories(em: EntityManager): DataRepositories {
     tree: new TreeStore(files),
     uploads: new UploadStore(em),
     fileSearch: new FileSearchStore(em),
+    sessions: new SessionStore(em),
+    robotEvents: new RobotEventStore(em),
+    eventTargets: new EventTargetStore(em),
   };
 }

@@ -1,2 +1,3 @@
 export * from "./errors";
 export * from "./quote";
+export * from "./http-status";

@@ -7,6 +7,7 @@ import { Migration0005ObjectReferences } from "./0005-object-references";
 import { Migration0006Devices } from "./0006-devices";
 import { Migration0007AssociationDeletions } from "./0007-association-deletions";
 import { Migration0008PagingIndexes } from "./0008-paging-indexes";
+import { Migration0010SessionsEvents } from "./0010-sessions-events";
 
 /** The data schema's migrations in the order they apply. */
 export const dataMigrations: MigrationObject[] = [
@@ -18,4 +19,5 @@ export const dataMigrations: MigrationObject[] = [
   { name: "0006-devices", class: Migration0006Devices },
   { name: "0007-association-deletions", class: Migration0007AssociationDeletions },
   { name: "0008-paging-indexes", class: Migration0008PagingIndexes },
+  { name: "0010-sessions-events", class: Migration0010SessionsEvents },
 ];
