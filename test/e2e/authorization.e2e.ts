@@ -96,6 +96,17 @@ async function createFixtures(): Promise<void> {
   add("user_id", a.userId, async () => [await seen(c.get(`/v1/users/id/${encodeURIComponent(a.userId)}`)), await membersOf()]);
   add("url_encoded_user_id", a.userId, membersOf);
   add("token_id", token.context.token_id, () => seen(c.get(`/v1/tokens/id/${token.context.token_id}`)));
+  // --- sessions and events ---
+  const session = ok(await c.post("/v1/sessions", { name: "authz-session", device_ids: [device.device_id] }), "session");
+  ok(await c.post(`/v1/sessions/id/${session.session_id}/files`, { files: [{ file_id: file.file_id }] }), "session files");
+  const sessionRecord = async () => [
+    await seen(c.get(`/v1/sessions/id/${session.session_id}`)),
+    await seen(c.get(`/v1/sessions/id/${session.session_id}/devices`)),
+    await seen(c.get(`/v1/sessions/id/${session.session_id}/files`)),
+  ];
+  add("session_id", session.session_id, sessionRecord);
+  const event = ok(await c.post("/v1/events/create", { name: "authz-event", start_time: 1, end_time: 2, associations: [{ association_id: datasetId, association_type: "dataset" }] }), "event");
+  add("event_id", event.event_id, () => seen(c.get(`/v1/events/id/${event.event_id}`)));
 }
 
 /** The header sets org B's caller tries: none, and each way of naming an org. */
@@ -128,6 +139,12 @@ const BODIES: Record<string, (fixture: (key: string) => string) => unknown> = {
   "PUT /v1/files/{file_id}/rename": (f) => ({ association_id: f("dataset_id"), new_path: "renamed-by-b.bag" }),
   "POST /v1/files/association/id/{association_id}/link": (f) => ({ target_file_id: f("file_id") }),
   "POST /v1/devices/id/{device_id}/tokens": () => ({ name: "by-b", expiry_days: 1 }),
+  "POST /v1/devices/id/{device_id}/sessions": () => ({ sessions: [{ name: "by-b" }] }),
+  "POST /v1/sessions/id/{session_id}/devices": (f) => ({ device_id: f("device_id") }),
+  "DELETE /v1/sessions/id/{session_id}/devices": (f) => ({ device_id: f("device_id") }),
+  "POST /v1/sessions/id/{session_id}/files": (f) => ({ files: [{ file_id: f("file_id") }] }),
+  "DELETE /v1/sessions/id/{session_id}/files": (f) => ({ file_ids: [f("file_id")] }),
+  "POST /v1/sessions/id/{session_id}/ingestion/skip": (f) => ({ file_ids: [f("file_id")] }),
   "PUT /v1/actions/{name}/accessibility": () => ({ accessibility: "action_hub" }),
   "POST /v1/actions/{name}/invoke": (f) => ({ data_source_id: f("dataset_id"), data_source_type: "Dataset", input_data: ["**/*.bag"], invocation_source: "Manual" }),
   "PUT /v1/actions/invocations/{invocation_id}/container-info": () => ({ image_digest: "sha256:0000" }),

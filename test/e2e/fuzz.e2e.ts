@@ -104,6 +104,8 @@ async function createResources(client: ApiClient): Promise<Record<string, string
   );
   const trigger = await ok(client.post("/v1/triggers", { name: "fuzz-trigger", action_name: action.name, for_each: "dataset", required_inputs: ["*.txt"] }));
   const exportJob = await ok(client.post("/v1/files/export", { node_ids: [fileId] }));
+  const session = await ok(client.post("/v1/sessions", { name: "fuzz-session", device_ids: [device.device_id] }));
+  const event = await ok(client.post("/v1/events/create", { name: "fuzz-event", start_time: 1, end_time: 2, associations: [{ association_id: datasetId, association_type: "dataset" }] }));
   return {
     org_id: orgId,
     user_id: member,
@@ -129,6 +131,10 @@ async function createResources(client: ApiClient): Promise<Record<string, string
     data_source_type: "Dataset",
     invocation_source: "Manual",
     for_each: "dataset",
+    session_id: session.session_id,
+    session_ids: session.session_id,
+    event_id: event.event_id,
+    event_ids: event.event_id,
   };
 }
 
