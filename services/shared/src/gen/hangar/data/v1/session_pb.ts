@@ -667,7 +667,7 @@ export const CompleteSessionResponseSchema: GenMessage<CompleteSessionResponse> 
   messageDesc(file_hangar_data_v1_session, 18);
 
 /**
- * ListSessionDevicesRequest pages through a session's devices.
+ * ListSessionDevicesRequest pages through a session's devices' `device_id`s, newest first.
  *
  * @generated from message hangar.data.v1.ListSessionDevicesRequest
  */
@@ -1021,7 +1021,7 @@ export const RemoveSessionFilesResponseSchema: GenMessage<RemoveSessionFilesResp
   messageDesc(file_hangar_data_v1_session, 31);
 
 /**
- * ListSessionFilesRequest pages through a session's files, in the order they were added.
+ * ListSessionFilesRequest pages through a session's files, newest first.
  *
  * @generated from message hangar.data.v1.ListSessionFilesRequest
  */
