@@ -44,6 +44,8 @@ describe("create_device_sessions", () => {
       error: null,
     });
     expect(evening.data).toMatchObject({ name: "evening", min_timestamp_ns: 5_001, max_timestamp_ns: 5_002, completion_policy: null });
+    expect((await alice.client.get(`/v1/sessions/id/${morning.data.session_id}`)).body.data).toEqual(morning.data);
+    expect((await alice.client.get(`/v1/sessions/id/${evening.data.session_id}`)).body.data).toEqual(evening.data);
     const listed = (await alice.client.get(`/v1/devices/id/${encodeURIComponent(device.device_id)}/sessions`)).body.data;
     expect(listed.items.map((s: any) => s.session_id)).toEqual([evening.data.session_id, morning.data.session_id]);
     expect((await alice.client.get(`/v1/sessions/id/${morning.data.session_id}/devices`)).body.data.items).toEqual([device.device_id]);

@@ -105,11 +105,8 @@ export async function createDeviceSessions(
         continue;
       }
       const [existing] = await r.sessions.namedOfDevice(device.universalDeviceId, declaration.name);
-      const session = existing ?? newSession({ orgId: device.orgId, subject: actor.subject }, { ...declaration, deviceIds: [], fieldPrefix: `sessions[${i}].` });
-      if (!existing) {
-        r.sessions.add(session);
-        await r.sessions.addDevices(session.sessionId, [device.universalDeviceId]);
-      }
+      const session = existing ?? r.sessions.add(newSession({ orgId: device.orgId, subject: actor.subject }, { ...declaration, deviceIds: [], fieldPrefix: `sessions[${i}].` }));
+      if (!existing) await r.sessions.addDevices(session.sessionId, [device.universalDeviceId]);
       await link(r, session, declaration.files, actor.subject);
       outcomes.push({ ok: session });
     }

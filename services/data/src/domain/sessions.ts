@@ -79,7 +79,8 @@ export interface SessionRepository {
   find(orgId: string, sessionId: string, lock?: boolean): Promise<SessionRecord | null>;
   /** Sessions of the org by id (one query). */
   findMany(orgId: string, sessionIds: readonly string[]): Promise<SessionRecord[]>;
-  add(record: SessionRecord): void;
+  /** Adds a session; returns the tracked record, whose later changes are written on commit. */
+  add(record: SessionRecord): SessionRecord;
   remove(record: SessionRecord): void;
   /** One page of the sessions in scope, newest first. */
   list(scope: SessionScope, range: ListedRange): Promise<ListedPage<SessionRecord>>;

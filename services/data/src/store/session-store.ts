@@ -24,8 +24,10 @@ export class SessionStore implements SessionRepository {
     return sessionIds.length ? this.em.find(Session, { orgId, sessionId: { $in: [...sessionIds] } }) : [];
   }
 
-  add(record: SessionRecord): void {
-    this.em.persist(this.em.create(Session, record));
+  add(record: SessionRecord): SessionRecord {
+    const tracked = this.em.create(Session, record);
+    this.em.persist(tracked);
+    return tracked;
   }
 
   remove(record: SessionRecord): void {
