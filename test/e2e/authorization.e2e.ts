@@ -145,6 +145,7 @@ const BODIES: Record<string, (fixture: (key: string) => string) => unknown> = {
   "POST /v1/sessions/id/{session_id}/files": (f) => ({ files: [{ file_id: f("file_id") }] }),
   "DELETE /v1/sessions/id/{session_id}/files": (f) => ({ file_ids: [f("file_id")] }),
   "POST /v1/sessions/id/{session_id}/ingestion/skip": (f) => ({ file_ids: [f("file_id")] }),
+  "POST /v1/sessions/id/{session_id}/unix-offset": () => ({ unix_epoch_offset_ns: 1 }),
   "PUT /v1/actions/{name}/accessibility": () => ({ accessibility: "action_hub" }),
   "POST /v1/actions/{name}/invoke": (f) => ({ data_source_id: f("dataset_id"), data_source_type: "Dataset", input_data: ["**/*.bag"], invocation_source: "Manual" }),
   "PUT /v1/actions/invocations/{invocation_id}/container-info": () => ({ image_digest: "sha256:0000" }),

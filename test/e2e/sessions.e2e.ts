@@ -293,6 +293,43 @@ describe("session files", () => {
   });
 });
 
+describe("set and clear the unix offset", () => {
+  test("anchors every file of the session and recomputes the bounds; clearing returns them, and repeats", async () => {
+    const { fileIds } = await datasetWithFiles(alice.client, ["a.txt", "b.txt"]);
+    const session = await createSession(alice.client);
+    await addFiles(alice.client, session.session_id, [
+      { file_id: fileIds[0], min_file_timestamp_ns: 5, max_file_timestamp_ns: 10 },
+      { file_id: fileIds[1], min_file_timestamp_ns: 7, max_file_timestamp_ns: 30 },
+    ]);
+    const path = `/v1/sessions/id/${session.session_id}/unix-offset`;
+    expect((await alice.client.post(path, { unix_epoch_offset_ns: 1_000 })).body.data).toMatchObject({ min_timestamp_ns: 1_005, max_timestamp_ns: 1_030 });
+    expect((await alice.client.get(`/v1/sessions/id/${session.session_id}/files`)).body.data.items.map((f: any) => f.unix_epoch_offset_ns)).toEqual([1_000, 1_000]);
+    expect((await alice.client.post(path, { unix_epoch_offset_ns: 1_000 })).body.data).toMatchObject({ min_timestamp_ns: 1_005 });
+    expect((await alice.client.delete(path)).body.data).toMatchObject({ min_timestamp_ns: 5, max_timestamp_ns: 30 });
+    expect((await alice.client.delete(path)).body.data).toMatchObject({ min_timestamp_ns: 5, max_timestamp_ns: 30 });
+  });
+
+  test("a session without time data, or with several anchors, or an offset out of range, is a 400 that changes nothing", async () => {
+    const { fileIds } = await datasetWithFiles(alice.client, ["a.txt", "b.txt"]);
+    const empty = await createSession(alice.client);
+    expectError(await alice.client.post(`/v1/sessions/id/${empty.session_id}/unix-offset`, { unix_epoch_offset_ns: 5 }), 400, `session '${empty.session_id}' has no time data to anchor (no file with a window)`);
+    const mixed = await createSession(alice.client);
+    await addFiles(alice.client, mixed.session_id, [
+      { file_id: fileIds[0], anchor_ns: 100, min_file_timestamp_ns: 0, max_file_timestamp_ns: 1 },
+      { file_id: fileIds[1], anchor_ns: 200, min_file_timestamp_ns: 0, max_file_timestamp_ns: 1 },
+    ]);
+    const before = (await alice.client.get(`/v1/sessions/id/${mixed.session_id}`)).body.data;
+    expectError(await alice.client.post(`/v1/sessions/id/${mixed.session_id}/unix-offset`, { unix_epoch_offset_ns: 5 }), 400, `session '${mixed.session_id}' carries 2 distinct anchors; anchor its files one at a time`);
+    expectBadRequest(await alice.client.post(`/v1/sessions/id/${mixed.session_id}/unix-offset`, { unix_epoch_offset_ns: 0 }), "unix_epoch_offset_ns");
+    expectBadRequest(await alice.client.post(`/v1/sessions/id/${mixed.session_id}/unix-offset`, {}), "unix_epoch_offset_ns");
+    expect((await alice.client.get(`/v1/sessions/id/${mixed.session_id}`)).body.data).toEqual(before);
+    const high = await createSession(alice.client);
+    await addFiles(alice.client, high.session_id, [{ file_id: fileIds[0], min_file_timestamp_ns: 0, max_file_timestamp_ns: "9223372036854775000" }]);
+    expectBadRequest(await alice.client.post(`/v1/sessions/id/${high.session_id}/unix-offset`, { unix_epoch_offset_ns: 1_000 }), "unix_epoch_offset_ns");
+    expectError(await bob.client.delete(`/v1/sessions/id/${high.session_id}/unix-offset`), 404, `session '${high.session_id}' not found`);
+  });
+});
+
 describe("create_session_if_not_exists", () => {
   test("answers the oldest session the query matches, or creates one", async () => {
     const tag = unique("tag");

@@ -176,6 +176,9 @@ async function requireTargets(targets: EventTargetRepository, orgId: string, ass
 /** The associations without repeats (the same entity named twice is one association). */
 function distinct(associations: readonly EventAssociation[]): EventAssociation[] {
   const seen = new Map<string, EventAssociation>();
-  for (const a of associations) seen.set(`${a.associationType}:${a.associationId}`, seen.get(`${a.associationType}:${a.associationId}`) ?? a);
+  for (const a of associations) {
+    const key = `${a.associationType}:${a.associationId}`;
+    if (!seen.has(key)) seen.set(key, a);
+  }
   return [...seen.values()];
 }

@@ -39,7 +39,7 @@ export interface SessionUpdate {
 export function createSession(uow: UnitOfWork<SessionRepositories>, actor: OrgActor, input: NewSession): Promise<SessionRecord> {
   const record = newSession(actor, input);
   return uow.transaction(async (r) => {
-    const devices = await devicesOf(r, actor.orgId, input.deviceIds);
+    const devices = await devicesOf(r, actor.orgId, input.deviceIds, (i) => `${input.fieldPrefix ?? ""}device_ids[${i}]`);
     r.sessions.add(record);
     await r.sessions.addDevices(record.sessionId, devices.map((d) => d.universalDeviceId));
     return record;
@@ -64,7 +64,7 @@ export async function createSessionIfNotExists(
     await r.sessions.lockQuery(actor.orgId, JSON.stringify(condition));
     const existing = await r.sessions.firstMatch(actor.orgId, where);
     if (existing) return existing;
-    const devices = await devicesOf(r, actor.orgId, input.deviceIds);
+    const devices = await devicesOf(r, actor.orgId, input.deviceIds, (i) => `${input.fieldPrefix ?? ""}device_ids[${i}]`);
     r.sessions.add(candidate);
     await r.sessions.addDevices(candidate.sessionId, devices.map((d) => d.universalDeviceId));
     return candidate;
@@ -153,7 +153,7 @@ export async function listSessions(uow: UnitOfWork<SessionRepositories>, actor: 
 export function addSessionDevice(uow: UnitOfWork<SessionRepositories>, actor: Actor, sessionId: string, deviceId: string): Promise<void> {
   return uow.transaction(async (r) => {
     const session = await findSession(r, actor, sessionId, true);
-    const [device] = await devicesOf(r, session.orgId, [deviceId], "device_id");
+    const [device] = await devicesOf(r, session.orgId, [deviceId], () => "device_id");
     await r.sessions.addDevices(session.sessionId, [device!.universalDeviceId]);
   });
 }
@@ -162,7 +162,7 @@ export function addSessionDevice(uow: UnitOfWork<SessionRepositories>, actor: Ac
 export function removeSessionDevice(uow: UnitOfWork<SessionRepositories>, actor: Actor, sessionId: string, deviceId: string): Promise<void> {
   return uow.transaction(async (r) => {
     const session = await findSession(r, actor, sessionId, true);
-    const [device] = await devicesOf(r, session.orgId, [deviceId], "device_id");
+    const [device] = await devicesOf(r, session.orgId, [deviceId], () => "device_id");
     await r.sessions.removeDevice(session.sessionId, device!.universalDeviceId);
   });
 }
@@ -213,12 +213,17 @@ export function newSession(actor: OrgActor, input: NewSession): SessionRecord {
 
 /**
  * The org's devices named by `device_id` or `universal_device_id`, in order (each once); an
- * unknown one is a 404. Errors about the list name `field`.
+ * unknown one is a 404. `fieldOf` names the i-th id's field in errors.
  */
-export async function devicesOf(r: Pick<SessionRepositories, "devices">, orgId: string, ids: readonly string[], field = "device_ids"): Promise<DeviceRecord[]> {
+export async function devicesOf(
+  r: Pick<SessionRepositories, "devices">,
+  orgId: string,
+  ids: readonly string[],
+  fieldOf: (i: number) => string = (i) => `device_ids[${i}]`,
+): Promise<DeviceRecord[]> {
   const found = new Map<string, DeviceRecord>();
   for (const [i, id] of ids.entries()) {
-    if (id.length === 0) throw invalidArgument(ids.length === 1 && field === "device_id" ? field : `${field}[${i}]`, "must not be empty");
+    if (id.length === 0) throw invalidArgument(fieldOf(i), "must not be empty");
     const device = await r.devices.findByEitherId(orgId, id);
     if (!device) throw notFound("device", id);
     found.set(device.universalDeviceId, device);

@@ -103,6 +103,8 @@ export interface SessionRepository {
   files(sessionId: string, fileIds?: readonly string[]): Promise<SessionFileEntry[]>;
   /** One page of a session's files (live ones only), newest first. */
   listFiles(sessionId: string, range: ListedRange): Promise<ListedPage<SessionFileEntry>>;
+  /** Sets the anchor of every file the session holds (null: none, an offset of 0). */
+  anchorFiles(sessionId: string, unixEpochOffsetNs: bigint | null): Promise<void>;
   /** Marks files of the session as no longer waited for; returns the ids that were files of it. */
   skipFiles(sessionId: string, fileIds: readonly string[], by: string, at: Date): Promise<string[]>;
   /** The wall-clock bounds of a session's data: what its bounds are recomputed from (see recomputeBounds). */

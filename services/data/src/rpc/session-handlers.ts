@@ -1,6 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { callerOf, nullableString, planKeysetPage, type UnitOfWork } from "@hangar/shared";
 import { SessionFileViewSchema, SessionSchema, type CreateSessionRequest, type DataService } from "@hangar/shared/proto/data";
+import { setSessionUnixOffset } from "../domain/session-anchors";
 import type { Outcome } from "../domain/session-file-use-cases";
 import {
   addSessionFiles,
@@ -47,6 +48,8 @@ type SessionHandlers = Pick<
   | "removeSessionFiles"
   | "getSessionIngestion"
   | "skipWaitingForFiles"
+  | "setSessionUnixOffset"
+  | "clearSessionUnixOffset"
   | "createDeviceSessions"
   | "listDeviceSessions"
   | "listDatasetSessions"
@@ -143,6 +146,14 @@ export function createSessionHandlers({ uow }: { uow: UnitOfWork<SessionReposito
     async skipWaitingForFiles(req, ctx) {
       const { ingestion, notInSession } = await skipWaitingForFiles(uow, readerOf(callerOf(ctx)), req.sessionId, req.fileIds);
       return { ingestion: ingestionToProto(ingestion), notInSession };
+    },
+
+    async setSessionUnixOffset(req, ctx) {
+      return { session: sessionToProto(await setSessionUnixOffset(uow, readerOf(callerOf(ctx)), req.sessionId, req.unixEpochOffsetNs)) };
+    },
+
+    async clearSessionUnixOffset(req, ctx) {
+      return { session: sessionToProto(await setSessionUnixOffset(uow, readerOf(callerOf(ctx)), req.sessionId, null)) };
     },
 
     async createDeviceSessions(req, ctx) {

@@ -109,6 +109,10 @@ export class SessionStore implements SessionRepository {
     return listedPage(this.em, { select: FILE_ENTRY_COLUMNS, from, where: sql`sf.session_id = ${sessionId} and ${liveAssociation("n")}`, seq: "sf.seq" }, range, fileEntryFromRow);
   }
 
+  async anchorFiles(sessionId: string, unixEpochOffsetNs: bigint | null): Promise<void> {
+    await this.em.execute("update session_files set unix_epoch_offset_ns = ? where session_id = ?", [text(unixEpochOffsetNs), sessionId]);
+  }
+
   async skipFiles(sessionId: string, fileIds: readonly string[], by: string, at: Date): Promise<string[]> {
     const rows = await this.em.execute<{ file_id: string }[]>(
       "update session_files set skipped_at = ?, skipped_by = ? where session_id = ? and file_id = any(?::text[]) returning file_id",
