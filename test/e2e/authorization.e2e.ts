@@ -121,6 +121,17 @@ async function createFixtures(): Promise<void> {
   add("message_path_id", topic.message_paths[0].message_path_id, () => seen(c.get(`/v1/topics/message-path/id/${topic.message_paths[0].message_path_id}`)));
   add("storage_format", "mcap", () => seen(c.get(`/v1/topics/id/${topic.topic_id}/message-path/representations`)));
   add("fs_node_id", file.file_id, () => topicsOf(`file:${file.file_id}`));
+  // --- sessions and events ---
+  const session = ok(await c.post("/v1/sessions", { name: "authz-session", device_ids: [device.device_id] }), "session");
+  ok(await c.post(`/v1/sessions/id/${session.session_id}/files`, { files: [{ file_id: file.file_id }] }), "session files");
+  const sessionRecord = async () => [
+    await seen(c.get(`/v1/sessions/id/${session.session_id}`)),
+    await seen(c.get(`/v1/sessions/id/${session.session_id}/devices`)),
+    await seen(c.get(`/v1/sessions/id/${session.session_id}/files`)),
+  ];
+  add("session_id", session.session_id, sessionRecord);
+  const event = ok(await c.post("/v1/events/create", { name: "authz-event", start_time: 1, end_time: 2, associations: [{ association_id: datasetId, association_type: "dataset" }] }), "event");
+  add("event_id", event.event_id, () => seen(c.get(`/v1/events/id/${event.event_id}`)));
 }
 
 /**
@@ -195,6 +206,13 @@ const BODIES: Record<string, (fixture: (key: string) => string) => unknown> = {
   "POST /v1/datasets/{dataset_id}/files/delete-directories": () => ({ directory_paths: ["dir"] }),
   "POST /v1/files/association/id/{association_id}/delete-directories": () => ({ directory_paths: ["dir"] }),
   "POST /v1/devices/id/{device_id}/tokens": () => ({ name: "by-b", expiry_days: 1 }),
+  "POST /v1/devices/id/{device_id}/sessions": () => ({ sessions: [{ name: "by-b" }] }),
+  "POST /v1/sessions/id/{session_id}/devices": (f) => ({ device_id: f("device_id") }),
+  "DELETE /v1/sessions/id/{session_id}/devices": (f) => ({ device_id: f("device_id") }),
+  "POST /v1/sessions/id/{session_id}/files": (f) => ({ files: [{ file_id: f("file_id") }] }),
+  "DELETE /v1/sessions/id/{session_id}/files": (f) => ({ file_ids: [f("file_id")] }),
+  "POST /v1/sessions/id/{session_id}/ingestion/skip": (f) => ({ file_ids: [f("file_id")] }),
+  "POST /v1/sessions/id/{session_id}/unix-offset": () => ({ unix_epoch_offset_ns: 1 }),
   "PUT /v1/actions/{name}/accessibility": () => ({ accessibility: "action_hub" }),
   "POST /v1/actions/{name}/invoke": (f) => ({ data_source_id: f("dataset_id"), data_source_type: "Dataset", input_data: ["**/*.bag"], invocation_source: "Manual" }),
   "PUT /v1/actions/invocations/{invocation_id}/container-info": () => ({ image_digest: "sha256:0000" }),

@@ -111,6 +111,8 @@ async function createResources(client: ApiClient): Promise<Record<string, string
   );
   const fileTopic = { topic_name: "/fuzz-file", topic_schema: { fields: [{ name: "x", data_type: "f64" }] }, timeline_sources: [{ kind: "mcap_log_time", min_file_timestamp_ns: 1, max_file_timestamp_ns: 2 }] };
   await ok(client.post(`/v1/files/id/${fileId}/topics`, { topics: [fileTopic] }));
+  const session = await ok(client.post("/v1/sessions", { name: "fuzz-session", device_ids: [device.device_id] }));
+  const event = await ok(client.post("/v1/events/create", { name: "fuzz-event", start_time: 1, end_time: 2, associations: [{ association_id: datasetId, association_type: "dataset" }] }));
   return {
     topic_id: topic.topic_id,
     encoded_association: `dataset:${datasetId}`,
@@ -150,6 +152,10 @@ async function createResources(client: ApiClient): Promise<Record<string, string
     comment_text: "a comment",
     read_status: "read",
     key: "notification_channels",
+    session_id: session.session_id,
+    session_ids: session.session_id,
+    event_id: event.event_id,
+    event_ids: event.event_id,
   };
 }
 

@@ -21,6 +21,10 @@ import { createTopicHandlers } from "./rpc/topic-handlers";
 import { createFileTopicHandlers } from "./rpc/file-topic-handlers";
 import { NO_FILE_TOPICS_HOOKS } from "./domain/file-topic-use-cases";
 import { createUploadHandlers } from "./rpc/upload-handlers";
+import { createRobotEventHandlers } from "./rpc/robot-event-handlers";
+import { createSessionHandlers } from "./rpc/session-handlers";
+import { startSessionCompletion, type SessionCompletionOptions } from "./domain/session-completion";
+import { sessionEntities } from "./store/session-entities";
 import { deviceEntities } from "./store/device-entities";
 import { dataEntities } from "./store/entities";
 import { exportEntities } from "./store/export-entities";
@@ -32,6 +36,7 @@ import { commentEntities } from "./store/comment-store";
 export type { AccessMode, ObjectStore, ScopedCredentials, StoreLocation } from "./object-store/object-store";
 export { openObjectStore, type ObjectStoreConfig } from "./object-store/open-object-store";
 export type { AssociationCleanupOptions } from "./domain/association-cleanup";
+export type { SessionCompletionOptions } from "./domain/session-completion";
 
 /** What the data service needs besides its database. */
 export interface DataServiceOptions {
@@ -43,13 +48,16 @@ export interface DataServiceOptions {
   exportSweepIntervalMs?: number;
   /** The background removal of what deleted datasets, devices and device types leave (defaults in its type). */
   cleanup?: AssociationCleanupOptions;
+  /** The completion of sessions by inactivity (defaults in its type). */
+  sessionCompletion?: SessionCompletionOptions;
 }
 
-/** The data service: datasets, files, directories, uploads, devices and device types (topics, events and sessions follow). */
+/** The data service: datasets, files, directories, uploads, devices and device types, sessions and events (topics follow). */
 export function dataService(options: DataServiceOptions): ServiceDefinition {
   const retentionMs = options.exportRetentionMs ?? DEFAULT_EXPORT_RETENTION_MS;
   let exportSweep: PeriodicTask | undefined;
   let cleanup: PeriodicTask | undefined;
+  let sessionCompletion: PeriodicTask | undefined;
   // Deletions commit in the RPCs, which start after onStart: by then the cleanup exists.
   const deleted = () => cleanup?.wake();
   // The one unit of work of the service, over the database it is given at start (onStart, then routes).
@@ -57,7 +65,7 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
   const unitOfWork = (orm: Orm) => (uow ??= ormUnitOfWork(orm, bindDataRepositories));
   return {
     name: "data",
-    entities: [...dataEntities, ...fileEntities, ...exportEntities, ...deviceEntities, ...commentEntities],
+    entities: [...dataEntities, ...fileEntities, ...exportEntities, ...deviceEntities, ...commentEntities, ...sessionEntities],
     migrations: dataMigrations,
     routes: (router, context) => {
       const uow = unitOfWork(context.orm);
@@ -82,6 +90,8 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         // --- topics ---
         ...createTopicHandlers(uow),
         ...createFileTopicHandlers({ uow, hooks: NO_FILE_TOPICS_HOOKS }),
+        ...createSessionHandlers({ uow }),
+        ...createRobotEventHandlers({ uow }),
       });
     },
     async onStart({ orm, runtime }) {
@@ -94,10 +104,12 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
       const objects = options.objectStore;
       const deleter = { deleteObjects: (keys: string[]) => objects.deleteObjects(keys), uriOf: (key: string) => s3Uri(objects.location.bucket, key) };
       cleanup = startAssociationCleanup({ uow: unitOfWork(orm), objects: deleter, logger: runtime.logger }, options.cleanup);
+      sessionCompletion = startSessionCompletion({ uow: unitOfWork(orm), logger: runtime.logger }, options.sessionCompletion);
     },
     async onStop() {
       await exportSweep?.stop();
       await cleanup?.stop();
+      await sessionCompletion?.stop();
     },
   };
 }

@@ -7,6 +7,8 @@ import type { ExportRepository } from "./exports";
 import type { FileRepository, FileSearchRepository, TreeRepository, UploadRepository } from "./file-repositories";
 import type { TimelineRepository } from "./file-topics";
 import type { TopicRepository } from "./topics";
+import type { EventTargetRepository, RobotEventRepository } from "./robot-events";
+import type { SessionRepository } from "./sessions";
 /** The outbox: an event recorded here is published after the unit of work commits, never if it rolls back. */
 export interface EventRepository {
   record(event: NewEvent): void;
@@ -32,4 +34,9 @@ export interface DataRepositories {
   // --- topics ---
   topics: TopicRepository;
   timelines: TimelineRepository;
+  // --- sessions and events ---
+  sessions: SessionRepository;
+  /** The API's events (`events` above is the outbox). */
+  robotEvents: RobotEventRepository;
+  eventTargets: EventTargetRepository;
 }

@@ -10,6 +10,8 @@ import { FileSearchStore } from "./file-search-store";
 import { FileStore } from "./file-store";
 import { TimelineStore } from "./timeline-store";
 import { TopicStore } from "./topic-store";
+import { EventTargetStore, RobotEventStore } from "./robot-event-store";
+import { SessionStore } from "./session-store";
 import { TreeStore } from "./tree-store";
 import { UploadStore } from "./upload-store";
 
@@ -34,5 +36,8 @@ export function bindDataRepositories(em: EntityManager): DataRepositories {
     // --- topics ---
     topics: new TopicStore(em),
     timelines: new TimelineStore(em),
+    sessions: new SessionStore(em),
+    robotEvents: new RobotEventStore(em),
+    eventTargets: new EventTargetStore(em),
   };
 }

@@ -1,4 +1,7 @@
-import { Code } from "@connectrpc/connect";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { Code, type ConnectError } from "@connectrpc/connect";
+import type { BatchErrorSchema } from "../gen/hangar/common/v1/common_pb";
+import { capMessage } from "./quote";
 
 /**
  * The one table from RPC codes to HTTP statuses. Per the spec, a caller without the access an
@@ -27,4 +30,12 @@ const STATUS_BY_CODE: Record<Code, number> = {
 /** The HTTP status of an RPC error code. */
 export function httpStatusOf(code: Code): number {
   return STATUS_BY_CODE[code] ?? 500;
+}
+
+/**
+ * A refused batch element's error, as the whole-request error envelope would carry it (the status
+ * the element alone would have answered, the message capped like every message leaving a service).
+ */
+export function batchErrorOf(error: ConnectError): MessageInitShape<typeof BatchErrorSchema> {
+  return { error: { errorCode: httpStatusOf(error.code), message: capMessage(error.rawMessage), stackTrace: "" } };
 }

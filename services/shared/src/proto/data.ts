@@ -7,3 +7,5 @@ export * from "../gen/hangar/data/v1/directory_pb";
 export * from "../gen/hangar/data/v1/file_link_pb";
 export * from "../gen/hangar/data/v1/comment_pb";
 export * from "../gen/hangar/data/v1/topic_pb";
+export * from "../gen/hangar/data/v1/session_pb";
+export * from "../gen/hangar/data/v1/robot_event_pb";

@@ -8,6 +8,7 @@ import { Migration0006Devices } from "./0006-devices";
 import { Migration0007AssociationDeletions } from "./0007-association-deletions";
 import { Migration0008PagingIndexes } from "./0008-paging-indexes";
 import { Migration0009Topics } from "./0009-topics";
+import { Migration0010SessionsEvents } from "./0010-sessions-events";
 import { Migration0011Comments } from "./0011-comments";
 
 /** The data schema's migrations in the order they apply. */
@@ -21,5 +22,6 @@ export const dataMigrations: MigrationObject[] = [
   { name: "0007-association-deletions", class: Migration0007AssociationDeletions },
   { name: "0008-paging-indexes", class: Migration0008PagingIndexes },
   { name: "0009-topics", class: Migration0009Topics },
+  { name: "0010-sessions-events", class: Migration0010SessionsEvents },
   { name: "0011-comments", class: Migration0011Comments },
 ];

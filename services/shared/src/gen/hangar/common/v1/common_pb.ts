@@ -13,7 +13,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file hangar/common/v1/common.proto.
  */
 export const file_hangar_common_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("Ch1oYW5nYXIvY29tbW9uL3YxL2NvbW1vbi5wcm90bxIQaGFuZ2FyLmNvbW1vbi52MSKlAgoSUXVlcnlTcGVjaWZpY2F0aW9uEjUKCWNvbmRpdGlvbhgBIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUIKwvMYBhiAgAQgIBISCgVsaW1pdBgCIAEoA0gAiAEBEhgKC21heF9yZXN1bHRzGAMgASgDSAGIAQESHAoFYWZ0ZXIYBCABKAlCCMLzGAQIgIAQSAKIAQESIAoHc29ydF9ieRgFIAEoCUIKwvMYBgjoBxjQD0gDiAEBEicKDnNvcnRfZGlyZWN0aW9uGAYgASgJQgrC8xgGCOgHGNAPSASIAQFCCAoGX2xpbWl0Qg4KDF9tYXhfcmVzdWx0c0IICgZfYWZ0ZXJCCgoIX3NvcnRfYnlCEQoPX3NvcnRfZGlyZWN0aW9uIsQBChFNZXRhZGF0YUNoYW5nZXNldBIbCghwdXRfdGFncxgBIAMoCUIJwvMYBQjIARBkEh4KC3JlbW92ZV90YWdzGAIgAygJQgnC8xgFCMgBEGQSNwoKcHV0X2ZpZWxkcxgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCCsLzGAYYgIAEICASJAoNcmVtb3ZlX2ZpZWxkcxgEIAMoCUINwvMYCQjoBxDoBxjQDxITCgtyZXBsYWNlX2FsbBgFIAEoCCLoAQoUQ3VzdG9tRmllbGRDaGFuZ2VzZXQSNwoKcHV0X2ZpZWxkcxgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCCsLzGAYYgIAEICASJAoNcmVtb3ZlX2ZpZWxkcxgCIAMoCUINwvMYCQjoBxDoBxjQDxITCgtyZXBsYWNlX2FsbBgDIAEoCBI3CgpzZXRfZmllbGRzGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIKwvMYBhiAgAQgIBIjCgxjbGVhcl9maWVsZHMYBSADKAlCDcLzGAkI6AcQ6AcY0A8iYAoNUmVsYXRpb25UdXBsZRIYCgR1c2VyGAEgASgJQgrC8xgGCOgHGNAPEhwKCHJlbGF0aW9uGAIgASgJQgrC8xgGCOgHGNAPEhcKA29iahgDIAEoCUIKwvMYBgjoBxjQDyJ1CgtQZXJtaXNzaW9ucxIyCglyZWxhdGlvbnMYASADKAsyHy5oYW5nYXIuY29tbW9uLnYxLlJlbGF0aW9uVHVwbGUSMgoRZ3JvdXBfcGVybWlzc2lvbnMYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0YgZwcm90bzM", [file_google_protobuf_struct, file_hangar_common_v1_limits]);
+  fileDesc("Ch1oYW5nYXIvY29tbW9uL3YxL2NvbW1vbi5wcm90bxIQaGFuZ2FyLmNvbW1vbi52MSKlAgoSUXVlcnlTcGVjaWZpY2F0aW9uEjUKCWNvbmRpdGlvbhgBIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUIKwvMYBhiAgAQgIBISCgVsaW1pdBgCIAEoA0gAiAEBEhgKC21heF9yZXN1bHRzGAMgASgDSAGIAQESHAoFYWZ0ZXIYBCABKAlCCMLzGAQIgIAQSAKIAQESIAoHc29ydF9ieRgFIAEoCUIKwvMYBgjoBxjQD0gDiAEBEicKDnNvcnRfZGlyZWN0aW9uGAYgASgJQgrC8xgGCOgHGNAPSASIAQFCCAoGX2xpbWl0Qg4KDF9tYXhfcmVzdWx0c0IICgZfYWZ0ZXJCCgoIX3NvcnRfYnlCEQoPX3NvcnRfZGlyZWN0aW9uIsQBChFNZXRhZGF0YUNoYW5nZXNldBIbCghwdXRfdGFncxgBIAMoCUIJwvMYBQjIARBkEh4KC3JlbW92ZV90YWdzGAIgAygJQgnC8xgFCMgBEGQSNwoKcHV0X2ZpZWxkcxgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCCsLzGAYYgIAEICASJAoNcmVtb3ZlX2ZpZWxkcxgEIAMoCUINwvMYCQjoBxDoBxjQDxITCgtyZXBsYWNlX2FsbBgFIAEoCCLoAQoUQ3VzdG9tRmllbGRDaGFuZ2VzZXQSNwoKcHV0X2ZpZWxkcxgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCCsLzGAYYgIAEICASJAoNcmVtb3ZlX2ZpZWxkcxgCIAMoCUINwvMYCQjoBxDoBxjQDxITCgtyZXBsYWNlX2FsbBgDIAEoCBI3CgpzZXRfZmllbGRzGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIKwvMYBhiAgAQgIBIjCgxjbGVhcl9maWVsZHMYBSADKAlCDcLzGAkI6AcQ6AcY0A8iYAoNUmVsYXRpb25UdXBsZRIYCgR1c2VyGAEgASgJQgrC8xgGCOgHGNAPEhwKCHJlbGF0aW9uGAIgASgJQgrC8xgGCOgHGNAPEhcKA29iahgDIAEoCUIKwvMYBgjoBxjQDyJ1CgtQZXJtaXNzaW9ucxIyCglyZWxhdGlvbnMYASADKAsyHy5oYW5nYXIuY29tbW9uLnYxLlJlbGF0aW9uVHVwbGUSMgoRZ3JvdXBfcGVybWlzc2lvbnMYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IjgKCkJhdGNoRXJyb3ISKgoFZXJyb3IYASABKAsyGy5oYW5nYXIuY29tbW9uLnYxLkVycm9yQm9keSJFCglFcnJvckJvZHkSEgoKZXJyb3JfY29kZRgBIAEoBRIPCgdtZXNzYWdlGAIgASgJEhMKC3N0YWNrX3RyYWNlGAMgASgJYgZwcm90bzM", [file_google_protobuf_struct, file_hangar_common_v1_limits]);
 
 /**
  * QuerySpecification is the body of every search-style operation.
@@ -203,4 +203,54 @@ export type Permissions = Message<"hangar.common.v1.Permissions"> & {
  */
 export const PermissionsSchema: GenMessage<Permissions> = /*@__PURE__*/
   messageDesc(file_hangar_common_v1_common, 4);
+
+/**
+ * BatchError is the error envelope (`{"error": {error_code, message, stack_trace}}`) as one refused
+ * element of a batch reply carries it (`{"responses": [{"data", "error"}]}`).
+ *
+ * @generated from message hangar.common.v1.BatchError
+ */
+export type BatchError = Message<"hangar.common.v1.BatchError"> & {
+  /**
+   * @generated from field: hangar.common.v1.ErrorBody error = 1;
+   */
+  error?: ErrorBody | undefined;
+};
+
+/**
+ * Describes the message hangar.common.v1.BatchError.
+ * Use `create(BatchErrorSchema)` to create a new message.
+ */
+export const BatchErrorSchema: GenMessage<BatchError> = /*@__PURE__*/
+  messageDesc(file_hangar_common_v1_common, 5);
+
+/**
+ * ErrorBody is the error envelope's content: the HTTP status the element alone would have answered,
+ * the message, and a stack trace (empty outside development mode).
+ *
+ * @generated from message hangar.common.v1.ErrorBody
+ */
+export type ErrorBody = Message<"hangar.common.v1.ErrorBody"> & {
+  /**
+   * @generated from field: int32 error_code = 1;
+   */
+  errorCode: number;
+
+  /**
+   * @generated from field: string message = 2;
+   */
+  message: string;
+
+  /**
+   * @generated from field: string stack_trace = 3;
+   */
+  stackTrace: string;
+};
+
+/**
+ * Describes the message hangar.common.v1.ErrorBody.
+ * Use `create(ErrorBodySchema)` to create a new message.
+ */
+export const ErrorBodySchema: GenMessage<ErrorBody> = /*@__PURE__*/
+  messageDesc(file_hangar_common_v1_common, 6);
 
