@@ -125,6 +125,39 @@ describe("2026-10-02: file records may be links", () => {
   });
 });
 
+describe("2026-10-05: adding files to and removing them from a session answer batch envelopes", () => {
+  const sessionWithFile = async () => {
+    const ds = await createDataset(alice.client);
+    await uploadFiles(alice.client, ds, { "run.bin": "bytes" });
+    const file = (await alice.client.get(`/v1/files/record/path/run.bin/association/${ds}`)).body.data;
+    const session = (await alice.client.post("/v1/sessions", { name: unique("versions") })).body.data;
+    return { fileId: file.file_id as string, sessionId: session.session_id as string };
+  };
+
+  test.each([["2026-10-05"], ["no header"]])("at %s: one element per file in request order, and the session beside them", async (version) => {
+    const headers = version === "no header" ? {} : at(version);
+    const { fileId, sessionId } = await sessionWithFile();
+    const added = await alice.client.post(`/v1/sessions/id/${sessionId}/files`, { files: [{ file_id: fileId }] }, headers);
+    expect(added.status).toBe(200);
+    expect(added.body.data.responses).toEqual([{ data: expect.objectContaining({ file_id: fileId }), error: null }]);
+    const removed = await alice.client.delete(`/v1/sessions/id/${sessionId}/files`, { file_ids: [fileId] }, headers);
+    expect(removed.status).toBe(200);
+    expect(removed.body.data.responses).toEqual([{ data: fileId, error: null }]);
+  });
+
+  test.each([["2026-10-02"], ["2026-05-20"]])("at %s (before): the session record itself", async (version) => {
+    const { fileId, sessionId } = await sessionWithFile();
+    const added = await alice.client.post(`/v1/sessions/id/${sessionId}/files`, { files: [{ file_id: fileId }] }, at(version));
+    expect(added.status).toBe(200);
+    expect(added.body.data).toMatchObject({ session_id: sessionId, org_id: alice.orgId });
+    expect(added.body.data.responses).toBeUndefined();
+    const removed = await alice.client.delete(`/v1/sessions/id/${sessionId}/files`, { file_ids: [fileId] }, at(version));
+    expect(removed.status).toBe(200);
+    expect(removed.body.data).toMatchObject({ session_id: sessionId });
+    expect(removed.body.data.responses).toBeUndefined();
+  });
+});
+
 describe("create_link (PUT .../link)", () => {
   const link = (client: ApiClient, association: string, body: object) => client.put(`/v1/files/association/id/${q(association)}/link`, body);
   const fileIn = async (client: ApiClient, files: Record<string, string>) => {

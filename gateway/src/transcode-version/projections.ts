@@ -27,6 +27,16 @@ export function pluckProjection(output: DescMessage, dataField: string | undefin
   };
 }
 
+/**
+ * `data` becomes the response's `field`, a singular message field of `output` (the record the RPC
+ * answered alone before a batch envelope wrapped it). Throws at start-up when it is not one.
+ */
+export function unwrapProjection(output: DescMessage, field: string): Projection {
+  const record = findField(output, [field]);
+  if (record?.fieldKind !== "message") throw new Error(`${output.typeName}: an unwrap needs a singular message field, '${field}' is not one`);
+  return (message) => fieldValueToJson(record, (message as unknown as LocalMessage)[record.localName]);
+}
+
 /** Which records vanish: those of message type `record` whose `field` (proto name) equals `equals`. */
 export interface HiddenRecords {
   record: string;

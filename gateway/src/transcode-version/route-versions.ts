@@ -1,7 +1,7 @@
 import type { Message } from "@bufbuild/protobuf";
 import type { Route } from "../routes";
 import { versionOf, type ApiVersion } from "./api-version";
-import { hideProjection, pluckProjection, type Projection } from "./projections";
+import { hideProjection, pluckProjection, unwrapProjection, type Projection } from "./projections";
 import type { DatedChange } from "./version-table";
 
 /** What a route does for callers older than the dated changes that touch it (see `DATED_CHANGES`). */
@@ -51,6 +51,7 @@ export function applyDatedChanges(routes: readonly Route[], changes: readonly Da
 
 function projectionOf(route: Route, change: Exclude<DatedChange, { change: "reroute" }>): Projection | undefined {
   if (change.change === "pluck") return rpcName(route) === change.rpc ? pluckProjection(route.method.output, route.responseBody, change.field) : undefined;
+  if (change.change === "unwrap") return rpcName(route) === change.rpc ? unwrapProjection(route.method.output, change.field) : undefined;
   return hideProjection(route.method.output, change, change.since);
 }
 

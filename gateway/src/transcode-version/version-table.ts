@@ -4,6 +4,8 @@ import type { ApiVersionDate } from "./api-version";
  * One dated change of the API: from `since` on, callers get the current shape; a caller naming an
  * older version gets what `change` describes instead.
  * - `pluck`: the RPC's `data` is a list of records; older callers receive each record's `field`.
+ * - `unwrap`: older callers receive the response's `field` (a record) as `data`, the shape the RPC
+ *   answered before it answered a batch envelope.
  * - `hide`: records of message type `record` whose `field` equals `equals` do not exist for older
  *   callers: lists leave them out, a response that is one of them is a 404. It applies to every
  *   route whose response holds that record type, found from the descriptors.
@@ -12,6 +14,7 @@ import type { ApiVersionDate } from "./api-version";
  */
 export type DatedChange = { since: ApiVersionDate; summary: string } & (
   | { change: "pluck"; rpc: string; field: string }
+  | { change: "unwrap"; rpc: string; field: string }
   | { change: "hide"; record: string; field: string; equals: string }
   | { change: "reroute"; rpc: string; olderRpc: string }
 );
@@ -20,8 +23,8 @@ export type DatedChange = { since: ApiVersionDate; summary: string } & (
  * The one table of dated changes (sdk-0.62-routes.md, "Global changes"), for the areas this server
  * implements. Every version translation the gateway does is a row here: handlers never see the
  * caller's version. Dated changes of areas not built yet (tags 2026-08-10, triggers 2026-08-27,
- * threads 2026-09-30, read plans, sessions and metrics 2026-10-05, Views 2026-10-06) get their row
- * with their area.
+ * threads 2026-09-30, read plans and metrics 2026-10-05, Views 2026-10-06) get their row with their
+ * area.
  */
 export const DATED_CHANGES: readonly DatedChange[] = [
   {
@@ -38,5 +41,19 @@ export const DATED_CHANGES: readonly DatedChange[] = [
     record: "hangar.data.v1.File",
     field: "fs_type",
     equals: "link",
+  },
+  {
+    since: "2026-10-05",
+    summary: "adding files to a session answers a batch envelope; older clients get the session record",
+    change: "unwrap",
+    rpc: "hangar.data.v1.DataService.AddSessionFiles",
+    field: "session",
+  },
+  {
+    since: "2026-10-05",
+    summary: "removing files from a session answers a batch envelope; older clients get the session record",
+    change: "unwrap",
+    rpc: "hangar.data.v1.DataService.RemoveSessionFiles",
+    field: "session",
   },
 ];
