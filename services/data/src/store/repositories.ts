@@ -7,6 +7,7 @@ import { EventStore } from "./event-store";
 import { ExportStore } from "./export-store";
 import { FileSearchStore } from "./file-search-store";
 import { FileStore } from "./file-store";
+import { RecordOwnerStore } from "./record-owner-store";
 import { TreeStore } from "./tree-store";
 import { UploadStore } from "./upload-store";
 
@@ -27,5 +28,6 @@ export function bindDataRepositories(em: EntityManager): DataRepositories {
     tree: new TreeStore(files),
     uploads: new UploadStore(em),
     fileSearch: new FileSearchStore(em),
+    owners: new RecordOwnerStore(em),
   };
 }
