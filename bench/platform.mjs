@@ -15,7 +15,7 @@ import { httpJson, startPlatformProcess, stopPlatformProcess } from "./lib.mjs";
  * (`KAFKA_BROKERS`, `RUNNER`); variables this shell exports for the tests (`DATABASE_URL`,
  * `KAFKA_BROKERS`, `OBJECT_STORE_*`) are not passed on. Resolves with the gateway URL, the
  * bootstrap admin token (`env.BOOTSTRAP_TOKEN`, else a fresh one) and its org, the PostgreSQL URL
- * (for seeding with SQL) and its postmaster's pid (for CPU attribution), the child process, the
+ * the platform uses (for seeding with SQL and the anchors) and its postmaster's pid (for CPU attribution), the child process, the
  * services' RPC URLs (when `LOG_LEVEL` is info or lower), an `api` (method, route, body, headers)
  * as that admin in that org and `stop()`, which also removes the data directory.
  */
@@ -48,7 +48,8 @@ export async function startBenchPlatform(env = {}) {
     gateway,
     token,
     orgId,
-    pgUrl: `postgres://hangar:hangar@127.0.0.1:${postgresPort}/hangar`,
+    // As the platform connects (services/embedded/src/embedded-postgres.ts): over the Unix socket.
+    pgUrl: `postgres://hangar:hangar@%2Ftmp:${postgresPort}/hangar`,
     postmasterPid,
     child: platform.child,
     services: platform.services,

@@ -1,8 +1,8 @@
-import { invalidArgument, notFound, readableOrg, requireOrg, type Principal, quoteValue } from "@hangar/shared";
+import { invalidArgument, notFound, readableOrg, recordOrg, requireOrg, type Principal, quoteValue } from "@hangar/shared";
 import type { DataRepositories } from "./repositories";
 
 /** What resolving an association reads. */
-export type AssociationRepositories = Pick<DataRepositories, "datasets" | "devices" | "deviceTypes">;
+export type AssociationRepositories = Pick<DataRepositories, "datasets" | "devices" | "deviceTypes" | "owners">;
 
 /** What files can belong to: a dataset, an org itself, a device or a device type. */
 export type AssociationType = "dataset" | "org" | "device" | "device_type";
@@ -68,7 +68,8 @@ export async function resolveAssociation(r: AssociationRepositories, caller: Pri
     if (id !== requireOrg(caller)) throw notFound("org", id);
     return { orgId: id, associationId: id, associationType: "org", deviceTypeId: null };
   }
-  const orgId = readableOrg(caller);
+  // A dataset is a record addressed by its id: a caller in several orgs reaches it without naming one.
+  const orgId = type === "dataset" ? await recordOrg(caller, () => r.owners.orgOf("dataset", id)) : readableOrg(caller);
   switch (type) {
     case "dataset": {
       const dataset = orgId && id ? await r.datasets.find(orgId, id) : null;

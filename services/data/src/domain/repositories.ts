@@ -14,6 +14,15 @@ export interface EventRepository {
   record(event: NewEvent): void;
 }
 
+/** Records a caller may address by id alone (`RecordOwnerRepository`). */
+export type OwnedRecord = "dataset" | "file" | "upload";
+
+/** Whose a record is: the by-id calls of a caller in several orgs resolve their org from it (`recordOrg`). */
+export interface RecordOwnerRepository {
+  /** The org of the record, or undefined when there is none with that id. */
+  orgOf(kind: OwnedRecord, id: string): Promise<string | undefined>;
+}
+
 /**
  * Every repository of the data service, as one unit of work binds them to one entity manager
  * (store/repositories.ts). Use cases name the members they need with `Pick`, so their unit specs
@@ -39,4 +48,5 @@ export interface DataRepositories {
   /** The API's events (`events` above is the outbox). */
   robotEvents: RobotEventRepository;
   eventTargets: EventTargetRepository;
+  owners: RecordOwnerRepository;
 }

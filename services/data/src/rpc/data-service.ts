@@ -14,7 +14,8 @@ import {
   type DatasetRepositories,
   type NewDataset,
 } from "../domain/dataset-use-cases";
-import { readerOf, writerOf } from "./actors";
+import { readerOf, readerOfRecord, writerOf } from "./actors";
+import type { DataRepositories } from "../domain/repositories";
 import { datasetToProto } from "./mappers";
 
 type DatasetHandlers = Pick<
@@ -32,7 +33,7 @@ type DatasetHandlers = Pick<
 
 /** What the dataset operations need. */
 export interface DatasetHandlerDeps {
-  uow: UnitOfWork<DatasetRepositories>;
+  uow: UnitOfWork<DatasetRepositories & Pick<DataRepositories, "owners">>;
   /** Wakes the outbox relay after a commit that recorded events. */
   eventsWritten(): void;
   /** Wakes the background cleanup after a deletion commits. */
@@ -49,7 +50,8 @@ export function createDatasetHandlers({ uow, eventsWritten, deleted }: DatasetHa
     },
 
     async getDataset(req, ctx) {
-      return { dataset: datasetToProto(await getDataset(uow, readerOf(callerOf(ctx)), req.datasetId)) };
+      const reader = await readerOfRecord(uow, callerOf(ctx), "dataset", req.datasetId);
+      return { dataset: datasetToProto(await getDataset(uow, reader, req.datasetId)) };
     },
 
     async updateDataset(req, ctx) {
@@ -73,7 +75,7 @@ export function createDatasetHandlers({ uow, eventsWritten, deleted }: DatasetHa
     },
 
     async getDatasetPermissions(req, ctx) {
-      return { permissions: await getDatasetPermissions(uow, readerOf(callerOf(ctx)), req.datasetId) };
+      return { permissions: await getDatasetPermissions(uow, await readerOfRecord(uow, callerOf(ctx), "dataset", req.datasetId), req.datasetId) };
     },
 
     async updateDatasetPermissions(req, ctx) {

@@ -6,6 +6,7 @@ import { checkRelativePath } from "../domain/paths";
 import { deleteFile, downloadableUri, getFile, getFileByPath, queryAssociationFiles, updateFile } from "../domain/files";
 import { keyOfUri } from "../object-store/object-store";
 import { associationTypeOf, routeAssociation } from "../domain/associations";
+import { orgOfRecord } from "./actors";
 import type { FileHandlerDeps } from "./file-deps";
 import { fileToProto } from "./file-mappers";
 import { CREDENTIALS_TTL_SECONDS } from "./uploads";
@@ -16,7 +17,7 @@ type FileHandlers = Pick<ServiceImpl<typeof DataService>, "getFile" | "getFileBy
 export function createFileHandlers({ uow, objects, resolveAssociation, eventsWritten }: FileHandlerDeps): FileHandlers {
   return {
     async getFile(req, ctx) {
-      return { file: fileToProto(await getFile(uow, readableOrg(callerOf(ctx)), req.fileId, req.versionId)) };
+      return { file: fileToProto(await getFile(uow, await orgOfRecord(uow, callerOf(ctx), "file", req.fileId), req.fileId, req.versionId)) };
     },
 
     async getFileByPath(req, ctx) {
@@ -44,7 +45,7 @@ export function createFileHandlers({ uow, objects, resolveAssociation, eventsWri
     },
 
     async getSignedUrl(req, ctx) {
-      const uri = await downloadableUri(uow, readableOrg(callerOf(ctx)), req.fileId);
+      const uri = await downloadableUri(uow, await orgOfRecord(uow, callerOf(ctx), "file", req.fileId), req.fileId);
       const url = await objects.presignGet(keyOfUri(uri), {
         expiresInSeconds: CREDENTIALS_TTL_SECONDS,
         ...(req.overrideContentDisposition ? { contentDisposition: req.overrideContentDisposition } : {}),

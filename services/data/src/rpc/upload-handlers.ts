@@ -1,10 +1,11 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { callerOf, invalidArgument, readableOrg, requireOrg, type Principal, quoteValue } from "@hangar/shared";
+import { callerOf, invalidArgument, requireOrg, type Principal, quoteValue } from "@hangar/shared";
 import type { Association, DataService } from "@hangar/shared/proto/data";
 import { checkRelativePath } from "../domain/paths";
 import { abortTransactions, beginUpload, completeUpload, datasetPrefix, openUpload, reportUploadProgress } from "../domain/uploads";
 import type { AccessMode } from "../object-store/object-store";
 import type { ResolvedAssociation } from "../domain/associations";
+import { orgOfRecord, writerOfRecord } from "./actors";
 import type { FileHandlerDeps } from "./file-deps";
 import { credentialsToProto } from "./file-mappers";
 import { CREDENTIALS_TTL_SECONDS } from "./uploads";
@@ -39,7 +40,7 @@ export function createUploadHandlers({ uow, objects, resolveAssociation, eventsW
     return { uploadId: transaction.transactionId, uploadUrl };
   };
   const complete = async (caller: Principal, transactionId: string, datasetId?: string) => {
-    const completed = await completeUpload(uow, objects, { orgId: requireOrg(caller), subject: caller.subject }, transactionId, datasetId);
+    const completed = await completeUpload(uow, objects, await writerOfRecord(uow, caller, "upload", transactionId), transactionId, datasetId);
     if (completed) eventsWritten();
     return {};
   };
@@ -63,14 +64,14 @@ export function createUploadHandlers({ uow, objects, resolveAssociation, eventsW
     },
 
     async uploadCredentials(req, ctx) {
-      const transaction = await openUpload(uow, requireOrg(callerOf(ctx)), req.uploadId);
+      const transaction = await openUpload(uow, (await writerOfRecord(uow, callerOf(ctx), "upload", req.uploadId)).orgId, req.uploadId);
       const creds = await objects.issueCredentials({ prefix: transaction.prefix, mode: "ReadWrite", ttlSeconds: CREDENTIALS_TTL_SECONDS });
       return { credentials: [credentialsToProto(creds, objects.location)] };
     },
 
     async reportUploadProgress(req, ctx) {
       const caller = callerOf(ctx);
-      const result = await reportUploadProgress(uow, objects, { orgId: requireOrg(caller), subject: caller.subject }, req.uploadId, req.manifestItems);
+      const result = await reportUploadProgress(uow, objects, await writerOfRecord(uow, caller, "upload", req.uploadId), req.uploadId, req.manifestItems);
       if (result.done) eventsWritten();
       return { items: result.items };
     },
@@ -104,7 +105,7 @@ export function createUploadHandlers({ uow, objects, resolveAssociation, eventsW
     },
 
     async datasetCredentials(req, ctx) {
-      const prefix = await datasetPrefix(uow, readableOrg(callerOf(ctx)), req.datasetId);
+      const prefix = await datasetPrefix(uow, await orgOfRecord(uow, callerOf(ctx), "dataset", req.datasetId), req.datasetId);
       const creds = await objects.issueCredentials({ prefix, mode: parseMode(req.mode), ttlSeconds: CREDENTIALS_TTL_SECONDS });
       return { credentials: [credentialsToProto(creds, objects.location)] };
     },

@@ -12,6 +12,7 @@ import { TimelineStore } from "./timeline-store";
 import { TopicStore } from "./topic-store";
 import { EventTargetStore, RobotEventStore } from "./robot-event-store";
 import { SessionStore } from "./session-store";
+import { RecordOwnerStore } from "./record-owner-store";
 import { TreeStore } from "./tree-store";
 import { UploadStore } from "./upload-store";
 
@@ -39,5 +40,6 @@ export function bindDataRepositories(em: EntityManager): DataRepositories {
     sessions: new SessionStore(em),
     robotEvents: new RobotEventStore(em),
     eventTargets: new EventTargetStore(em),
+    owners: new RecordOwnerStore(em),
   };
 }

@@ -41,6 +41,19 @@ export function readableOrg(principal: Principal): string | undefined {
 }
 
 /**
+ * The org of a record a call addresses by its id, for reading or changing it. A caller who named
+ * an org (or the resource owner), or who has one, gets `readableOrg`'s answer. A caller in several
+ * orgs who named none (the client SDK sends no org header on some by-id calls, e.g. an upload's
+ * credentials) gets the record's own org, looked up by `orgOfRecord`, when it belongs to that org;
+ * else undefined, so the lookup is a 404 and another org's record stays invisible.
+ */
+export async function recordOrg(principal: Principal, orgOfRecord: () => Promise<string | undefined>): Promise<string | undefined> {
+  if (principal.orgId || principal.resourceOwnerId || principal.memberships.length < 2) return readableOrg(principal);
+  const orgId = await orgOfRecord();
+  return orgId !== undefined && principal.memberships.some((m) => m.orgId === orgId) ? orgId : undefined;
+}
+
+/**
  * The org a path or body names, when the caller may act in it: its acting org or an org it belongs
  * to. Any other org is a 404, as the org routes answer, so another org's existence does not leak.
  */

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { SpanKind, context, trace } from "@opentelemetry/api";
-import type { EntityManager, Orm } from "../db";
+import { queryPrepared, type EntityManager, type Orm } from "../db";
 import { extractTraceContext, injectTraceContext, tracer, type Logger } from "../telemetry";
 import { Outbox } from "./tables";
 import type { EventMessage, EventTransport } from "./transport";
@@ -102,8 +102,14 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   };
 }
 
-/** Publishes one batch of unsent rows and marks them; returns how many it relayed. */
+/**
+ * Publishes one batch of unsent rows and marks them; returns how many it relayed. An empty outbox,
+ * what nearly every poll finds, costs one prepared query on the partial index instead of a
+ * transaction of three (every service polls five times a second: measured, that was most of an
+ * idle platform's 5% of a core, and paid again under load).
+ */
 export async function relayBatch(options: Pick<OutboxRelayOptions, "orm" | "transport" | "afterPublish">, batchSize = 100): Promise<number> {
+  if ((await queryPrepared(options.orm, "select 1 from outbox where published is null limit 1", [])).length === 0) return 0;
   return options.orm.em.fork().transactional(async (em) => {
     const rows: PendingRow[] = await em.execute(
       "select seq, event_id, topic, key, payload, headers from outbox where published is null order by seq limit ? for update skip locked",
