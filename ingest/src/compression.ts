@@ -1,0 +1,38 @@
+import { constants, crc32, zstdCompress, zstdDecompress } from "node:zlib";
+import { promisify } from "node:util";
+import decompressLz4 from "@foxglove/wasm-lz4";
+
+const zstdCompressAsync = promisify(zstdCompress);
+const zstdDecompressAsync = promisify(zstdDecompress);
+
+/**
+ * The chunk compressions an input file may use: none, `zstd` (Node's own zlib, as ROS 2 bags and
+ * the Python and TypeScript MCAP writers default to) and `lz4` (the other compression the MCAP
+ * libraries write). zstd runs on libuv's thread pool, so the next chunks decompress while this one
+ * is split. Returns the decompressed bytes, or throws naming what went wrong.
+ */
+export async function decompressChunk(compression: string, data: Uint8Array, uncompressedSize: number): Promise<Uint8Array> {
+  if (compression === "") return data;
+  if (compression === "zstd") return zstdDecompressAsync(data, { maxOutputLength: Math.max(uncompressedSize, 1) });
+  if (compression === "lz4") {
+    await decompressLz4.isLoaded;
+    return decompressLz4(data, uncompressedSize);
+  }
+  throw new Error(`unsupported chunk compression ${JSON.stringify(compression.slice(0, 32))}`);
+}
+
+/**
+ * Derived chunks are zstd level 1: the fastest level still shrinks typical robot data two- to
+ * fourfold, and it runs on libuv's thread pool, so compressing overlaps reading the next chunk.
+ */
+export const DERIVED_COMPRESSION = "zstd";
+
+/** Compresses one derived chunk off the main thread. */
+export function compressChunk(data: Uint8Array): Promise<Buffer> {
+  return zstdCompressAsync(data, { params: { [constants.ZSTD_c_compressionLevel]: 1 } });
+}
+
+/** CRC-32 as MCAP uses it (zlib's), continuing from `previous` when given. */
+export function mcapCrc32(data: Uint8Array, previous = 0): number {
+  return crc32(data, previous);
+}
