@@ -1,3 +1,4 @@
+import { BufferPool } from "./buffer-pool";
 import { McapIngestError } from "./ingest-error";
 import { buildManifest } from "./manifest";
 import type { IngestManifest } from "./manifest";
@@ -12,9 +13,13 @@ import { WriteBudget } from "./write-budget";
 export interface IngestOptions {
   /** Uncompressed size a derived chunk closes at (1 MiB, as the MCAP writers default to). */
   chunkSize?: number;
-  /** Derived bytes that may wait for compression and writing before reading pauses (64 MiB). */
+  /**
+   * Derived bytes that may wait for compression and writing before reading pauses (8 MiB). Each
+   * waiting chunk holds a zstd context of a few MiB besides its bytes, so this bounds memory more
+   * than its size suggests; 8 keeps libuv's four threads busy.
+   */
   writeBudget?: number;
-  /** Input chunks read and decompressed ahead of the one being split (4). */
+  /** Input chunks read and decompressed ahead of the one being split (2). */
   readAhead?: number;
 }
 
@@ -26,12 +31,12 @@ export interface IngestOptions {
  * record and offset at fault. Output is deterministic: the same file yields the same bytes.
  */
 export async function ingestMcap(source: McapSource, sink: DerivedFileSink, options: IngestOptions = {}): Promise<IngestManifest> {
-  const budget = new WriteBudget(options.writeBudget ?? 64 * 1024 * 1024);
-  const splitter = new Splitter(sink, { chunkSize: options.chunkSize ?? 1024 * 1024, budget });
+  const budget = new WriteBudget(options.writeBudget ?? 8 * 1024 * 1024);
+  const splitter = new Splitter(sink, { chunkSize: options.chunkSize ?? 1024 * 1024, budget, pool: new BufferPool() });
   const afterChunk = () => budget.settle();
   try {
     const index = await openIndex(source);
-    if (index) await splitIndexed(index, source, splitter, options.readAhead ?? 4, afterChunk);
+    if (index) await splitIndexed(index, source, splitter, options.readAhead ?? 2, afterChunk);
     else await splitScanned(source, splitter, afterChunk);
     const channels = await splitter.finish();
     const total = channels.reduce((sum, { totals }) => sum + totals.messageCount, 0);

@@ -5,12 +5,14 @@ import { mcapCrc32 } from "./compression";
 import { McapIngestError } from "./ingest-error";
 import { contentLengthAt, MESSAGE_CHANNEL_ID_AT, Opcode, parseChannel, parseSchema, RECORD_PREFIX } from "./records";
 import type { DerivedFile, DerivedFileSink } from "./sink";
+import type { BufferPool } from "./buffer-pool";
 import type { WriteBudget } from "./write-budget";
 
-/** Options of a Splitter: the input's profile, the derived chunk size and the shared write budget. */
+/** Options of a Splitter: the derived chunk size, the shared write budget and buffer pool. */
 export interface SplitterOptions {
   chunkSize: number;
   budget: WriteBudget;
+  pool: BufferPool;
 }
 
 /** One channel that carried messages: its definition and what its derived file holds. */

@@ -5,11 +5,13 @@ import type { CanonicalDataType, SchemaField } from "./field";
 
 const NUMBERS = new Set(["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32", "float64"]);
 const BYTES = new Set(["byte", "uint8", "char", "int8"]);
-// ROS 1's time primitives are structs of seconds and nanoseconds.
-const TIME_PARTS: Record<string, [string, string][]> = {
-  time: [["sec", "uint32"], ["nsec", "uint32"]],
-  duration: [["sec", "int32"], ["nsec", "int32"]],
-};
+// @foxglove/rosmsg parses ROS 1's time primitives and ROS 2's builtin_interfaces Time and Duration
+// all as `time` / `duration`; each is a struct of seconds and nanoseconds, named as each ROS names them.
+const TIME_PARTS = {
+  ros1: { time: [["sec", "uint32"], ["nsec", "uint32"]], duration: [["sec", "int32"], ["nsec", "int32"]] },
+  ros2: { time: [["sec", "int32"], ["nanosec", "uint32"]], duration: [["sec", "int32"], ["nanosec", "uint32"]] },
+} as const satisfies Record<string, Record<string, readonly (readonly [string, string])[]>>;
+const ROS2_TIME_TYPES: Record<string, string> = { time: "builtin_interfaces/msg/Time", duration: "builtin_interfaces/msg/Duration" };
 
 /**
  * The fields of a ROS `.msg` definition (`ros1msg`, or `ros2msg` when `ros2`), parsed by
@@ -20,27 +22,35 @@ export function rosMsgFields(text: string, ros2: boolean): SchemaField[] {
   if (!root) return [];
   const byName = new Map(dependencies.map((definition) => [definition.name, definition]));
   const fields: SchemaField[] = [];
-  collect(root, [], byName, fields);
+  collect(root, [], { byName, ros2 }, fields);
   return fields;
 }
 
-function collect(definition: MessageDefinition, parent: string[], byName: Map<string | undefined, MessageDefinition>, into: SchemaField[]): void {
+interface Definitions {
+  byName: Map<string | undefined, MessageDefinition>;
+  ros2: boolean;
+}
+
+function collect(definition: MessageDefinition, parent: string[], definitions: Definitions, into: SchemaField[]): void {
   for (const field of definition.definitions) {
     if (field.isConstant === true) continue;
-    const dataType = typeName(field);
-    const canonical = canonicalOf(field);
-    into.push(fieldAt(parent, field.name, dataType, canonical));
+    into.push(fieldAt(parent, field.name, typeName(field, definitions.ros2), canonicalOf(field)));
     if (field.isArray === true || parent.length + 1 >= MAX_FIELD_DEPTH) continue;
     const path = [...parent, field.name];
-    const nested = field.isComplex === true ? byName.get(field.type) : undefined;
-    if (nested) collect(nested, path, byName, into);
-    for (const [name, type] of TIME_PARTS[field.type] ?? []) into.push(fieldAt(path, name, type, "number"));
+    const nested = field.isComplex === true ? definitions.byName.get(field.type) : undefined;
+    if (nested) collect(nested, path, definitions, into);
+    for (const [name, type] of timeParts(field.type, definitions.ros2)) into.push(fieldAt(path, name, type, "number"));
   }
 }
 
-function typeName(field: MessageDefinitionField): string {
-  if (field.isArray !== true) return field.type;
-  return `${field.type}[${field.arrayLength ?? ""}]`;
+function timeParts(type: string, ros2: boolean): readonly (readonly [string, string])[] {
+  const parts: Record<string, readonly (readonly [string, string])[]> = ros2 ? TIME_PARTS.ros2 : TIME_PARTS.ros1;
+  return parts[type] ?? [];
+}
+
+function typeName(field: MessageDefinitionField, ros2: boolean): string {
+  const type = (ros2 ? ROS2_TIME_TYPES[field.type] : undefined) ?? field.type;
+  return field.isArray === true ? `${type}[${field.arrayLength ?? ""}]` : type;
 }
 
 function canonicalOf(field: MessageDefinitionField): CanonicalDataType {
@@ -53,5 +63,5 @@ function canonicalOf(field: MessageDefinitionField): CanonicalDataType {
   if (field.type === "byte") return "byte";
   if (field.type === "string" || field.type === "wstring" || field.type === "char") return "string";
   if (NUMBERS.has(field.type)) return "number";
-  return field.type in TIME_PARTS ? "object" : "unknown";
+  return field.type === "time" || field.type === "duration" ? "object" : "unknown";
 }
