@@ -64,13 +64,15 @@ export function protobufDescriptor(): Uint8Array {
 }
 
 /** The layout of a written fixture file. */
-export type Layout = "indexed" | "chunked-no-summary" | "unchunked-no-summary" | "uncompressed-indexed";
+export type Layout = "indexed" | "chunked-no-summary" | "unchunked-no-summary" | "uncompressed-indexed" | "uncompressed-no-summary";
 
+const NO_SUMMARY = { useStatistics: false, useSummaryOffsets: false, useChunkIndex: false, useMessageIndex: false, useAttachmentIndex: false, useMetadataIndex: false, repeatSchemas: false, repeatChannels: false };
 const LAYOUTS: Record<Layout, Omit<McapWriterOptions, "writable">> = {
   indexed: {},
   "uncompressed-indexed": { compressChunk: undefined },
-  "chunked-no-summary": { useStatistics: false, useSummaryOffsets: false, useChunkIndex: false, useMessageIndex: false, useAttachmentIndex: false, useMetadataIndex: false, repeatSchemas: false, repeatChannels: false },
-  "unchunked-no-summary": { useChunks: false, useStatistics: false, useSummaryOffsets: false, useChunkIndex: false, useMessageIndex: false, useAttachmentIndex: false, useMetadataIndex: false, repeatSchemas: false, repeatChannels: false },
+  "chunked-no-summary": NO_SUMMARY,
+  "uncompressed-no-summary": { ...NO_SUMMARY, compressChunk: undefined },
+  "unchunked-no-summary": { ...NO_SUMMARY, useChunks: false },
 };
 
 /** A written fixture: the file's bytes and every message written, by topic. */
