@@ -98,9 +98,10 @@ export class ChannelWriter {
     return { messageCount: this.total, startTime: toBigInt(this.min), endTime: toBigInt(this.max) };
   }
 
-  /** Waits for writes already queued, ignoring their outcome (the caller is giving up). */
-  async settle(): Promise<void> {
+  /** Waits for writes already queued and closes the file, ignoring failures (the caller is giving up). */
+  async abandon(): Promise<void> {
     await this.tail.catch(() => undefined);
+    await this.file.close().catch(() => undefined);
   }
 
   private makeRoom(length: number): void {

@@ -8,7 +8,7 @@ import { zstdDecompressSync } from "node:zlib";
 import { writeFixture } from "./mcap.fixture";
 import type { Fixture, Layout } from "./mcap.fixture";
 import { createDirectorySink, ingestMcap, McapIngestError, openFileSource } from "./index";
-import type { IngestManifest } from "./index";
+import type { DerivedFileSink, IngestManifest } from "./index";
 
 let dir: string;
 beforeEach(() => {
@@ -215,6 +215,24 @@ describe("ingestMcap refusing a broken file", () => {
     const error = await refusal(broken);
     expect(error.message.length).toBeLessThan(400);
   });
+});
+
+test("a sink failing to write fails the ingestion and is aborted", async () => {
+  const input = path.join(dir, "input.mcap");
+  writeFileSync(input, (await writeFixture("indexed")).bytes);
+  const calls: string[] = [];
+  const sink: DerivedFileSink = {
+    create: (name) => {
+      calls.push(`create ${name}`);
+      return Promise.reject(new Error("no space left on device"));
+    },
+    commit: () => Promise.resolve(void calls.push("commit")),
+    abort: () => Promise.resolve(void calls.push("abort")),
+  };
+  const source = await openFileSource(input);
+  await expect(ingestMcap(source, sink)).rejects.toThrow("file record: no space left on device");
+  await source.close();
+  expect(calls.filter((call) => !call.startsWith("create"))).toEqual(["abort"]);
 });
 
 describe("createDirectorySink", () => {

@@ -98,9 +98,9 @@ export class Splitter {
     return split;
   }
 
-  /** Waits for queued writes after a failure, so the sink can be removed cleanly. */
+  /** After a failure: waits for queued writes and closes every file, so the sink can be removed cleanly. */
   async abandon(): Promise<void> {
-    await Promise.all(this.writers.map((writer) => writer?.settle()));
+    await Promise.all(this.writers.map((writer) => writer?.abandon()));
   }
 
   private chunkRecord(opcode: number, content: Uint8Array, where: (detail: string) => Error, offset: bigint): void {
@@ -129,12 +129,13 @@ export function derivedFileName(channelId: number): string {
   return `channel-${channelId}.mcap`;
 }
 
+/** A derived file created in the sink at its first write, so the hot path never waits for an open. */
 function lazyFile(sink: DerivedFileSink, name: string): DerivedFile {
   let file: Promise<DerivedFile> | undefined;
-  const opened = (): Promise<DerivedFile> => (file ??= sink.create(name));
+  let closed: Promise<void> | undefined;
   return {
-    write: async (buffers) => (await opened()).write(buffers),
-    close: async () => (await opened()).close(),
+    write: async (buffers) => (await (file ??= sink.create(name))).write(buffers),
+    close: () => (closed ??= file ? file.then((opened) => opened.close()) : Promise.resolve()),
   };
 }
 
