@@ -29,7 +29,10 @@ export const DERIVED_COMPRESSION = "zstd";
 
 /** Compresses one derived chunk off the main thread. */
 export function compressChunk(data: Uint8Array): Promise<Buffer> {
-  return zstdCompressAsync(data, { params: { [constants.ZSTD_c_compressionLevel]: 1 }, chunkSize: oneOutputBuffer(data.byteLength) });
+  // Ending the frame on the first write puts all output in one piece; left to zlib's final flush,
+  // it comes in two that zlib then concatenates into a third buffer.
+  const options = { params: { [constants.ZSTD_c_compressionLevel]: 1 }, flush: constants.ZSTD_e_end, chunkSize: oneOutputBuffer(data.byteLength) };
+  return zstdCompressAsync(data, options);
 }
 
 /**

@@ -3,6 +3,7 @@ import { decompressChunk } from "./compression";
 import { McapIngestError } from "./ingest-error";
 import { contentLengthAt, Opcode, parseChannel, parseChunkHeader, parseSchema, RecordCursor, RECORD_PREFIX } from "./records";
 import type { McapSource } from "./source";
+import { plain } from "./splitter";
 import type { Splitter } from "./splitter";
 
 const BLOCK = 4 * 1024 * 1024;
@@ -57,7 +58,7 @@ async function splitRecord(opcode: number, record: Uint8Array, offset: bigint, s
     case Opcode.CHANNEL:
       return splitter.addChannel(parseChannel(content), offset);
     case Opcode.MESSAGE:
-      return splitter.message(record, 0, record.byteLength, offset);
+      return splitter.message(plain(record), 0, record.byteLength, offset);
     default: {
       const header = parseChunkHeader(content);
       const records = await decompressChunk(header.compression, header.records, header.uncompressedSize);
