@@ -7,7 +7,7 @@
 //
 // Then, in the same run, alternating, each in a fresh process so its peak RSS is its own:
 // - the anchor: bare @mcap/core, McapIndexedReader.readMessages() into one McapWriter per channel
-//   (zstd level 1 chunks of 1 MiB, as the engine writes), no platform;
+//   (zstd level 1, as the engine compresses; McapWriter's default 1 MiB chunks), no platform;
 // - ingestMcap from ingest/dist into a directory sink.
 // Figures: MB/s of input, time relative to the anchor, peak RSS; best of the rounds for each (the
 // machine is shared, and the best run is the one least disturbed), with the load average.
