@@ -61,6 +61,9 @@ async function main() {
     report.add("ingestMcap: MB/s of input", mbps(size, best.ingest.seconds), "MB/s", { goal: { min: GOAL_MBPS } });
     report.add("ingestMcap: time relative to the anchor", best.ingest.seconds / best.anchor.seconds, "×", { goal: { max: GOAL_RATIO } });
     report.add("ingestMcap: peak RSS", best.ingest.rssMb, "MB", { goal: { max: GOAL_RSS_MB } });
+    // CPU time of all the process's threads: what the work costs, whatever the machine's load.
+    report.add("ingestMcap: CPU seconds (all threads)", best.ingest.cpuSeconds, "s", { anchor: { name: "anchor", value: best.anchor.cpuSeconds } });
+    report.add("ingestMcap: MB of input per CPU second", mbps(size, best.ingest.cpuSeconds), "MB/s");
   }
   report.print();
 }

@@ -22,7 +22,7 @@ export interface ChannelWriterOptions {
 }
 
 /** The library name derived files carry in their Header record. */
-export const DERIVED_LIBRARY = "hangar-ingest";
+const DERIVED_LIBRARY = "hangar-ingest";
 
 const CHUNK_HEADER_SIZE = RECORD_PREFIX + 8 + 8 + 8 + 4 + 4 + DERIVED_COMPRESSION.length + 8;
 const INDEX_ENTRY = 16;
@@ -32,9 +32,9 @@ const TWO_32 = 2 ** 32;
  * Writes one channel's derived MCAP: Header, its Schema and Channel, zstd chunks of the channel's
  * Message records copied byte for byte (payloads are never decoded), each followed by its Message
  * Index, then a summary (Schema, Channel, Statistics, Chunk Indexes, Summary Offsets) so readers
- * can seek by time. `append` is synchronous and allocation-free per message; full chunks compress
- * on the thread pool and reach the file in order. The output depends only on the input records,
- * so re-ingesting a file writes identical bytes.
+ * can seek by time. `append` is synchronous and allocates at most a view per message; full chunks
+ * compress on the thread pool and reach the file in order. The output depends only on the input
+ * records, so re-ingesting a file writes identical bytes.
  */
 export class ChannelWriter {
   private chunk: Uint8Array;

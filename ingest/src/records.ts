@@ -9,16 +9,15 @@ export const Opcode = {
   MESSAGE: 0x05,
   CHUNK: 0x06,
   MESSAGE_INDEX: 0x07,
-  DATA_END: 0x0f,
 } as const;
 
 /** Bytes before a record's content: the opcode and the u64 content length. */
 export const RECORD_PREFIX = 9;
 
-/** Where a Message record's fields sit after the prefix: channel id u16, sequence u32, log time u64. */
+/** Where a Message record's channel id (u16) sits, after the prefix. */
 export const MESSAGE_CHANNEL_ID_AT = RECORD_PREFIX;
+/** Where a Message record's log time (u64) sits, after the channel id and the u32 sequence. */
 export const MESSAGE_LOG_TIME_AT = RECORD_PREFIX + 2 + 4;
-export const MESSAGE_PUBLISH_TIME_AT = MESSAGE_LOG_TIME_AT + 8;
 
 /** The fields of a Chunk record before its compressed records. */
 export interface ChunkHeader {

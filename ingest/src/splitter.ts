@@ -131,7 +131,7 @@ export function plain(bytes: Uint8Array): Uint8Array {
 }
 
 /** The derived file of a channel: named by channel id, as topic names are not file names. */
-export function derivedFileName(channelId: number): string {
+function derivedFileName(channelId: number): string {
   return `channel-${channelId}.mcap`;
 }
 
