@@ -202,6 +202,17 @@ describe("ingestMcap refusing a broken file", () => {
     expect(error.message).toBe(`Chunk record at offset ${firstChunk}: the CRC of its decompressed records does not match (the file is corrupt)`);
   });
 
+  test("a summary whose statistics disagree with the chunks fails rather than losing messages", async () => {
+    const bytes = Uint8Array.from((await writeFixture("indexed")).bytes);
+    const reader = await McapIndexedReader.Initialize({ readable: new TempBuffer(bytes) });
+    const view = new DataView(bytes.buffer);
+    const statisticsAt = Number(reader.summaryOffsetsByOpcode.get(0x0b)!.groupStart);
+    view.setBigUint64(statisticsAt + 9, 151n, true); // message count: one more than the chunks hold
+    view.setUint32(bytes.byteLength - 8 - 4, 0, true); // summary CRC 0: "not computed"
+    const error = await refusal(bytes);
+    expect(error.message).toBe("Statistics record: the summary counts 151 messages, the chunks hold 150");
+  });
+
   test("a file that is not MCAP fails at offset 0", async () => {
     const error = await refusal(new TextEncoder().encode("this is a text file, not a robot log"));
     expect(error.message).toBe("magic record at offset 0: not MCAP: the magic bytes differ");
