@@ -7,7 +7,7 @@
 //
 // Then, in the same run, alternating, each in a fresh process so its peak RSS is its own:
 // - the anchor: bare @mcap/core, McapIndexedReader.readMessages() into one McapWriter per channel
-//   (zstd level 1, as the engine compresses; McapWriter's default 1 MiB chunks), no platform;
+//   (zstd at the engine's level, -3; McapWriter's default 1 MiB chunks), no platform;
 // - ingestMcap from ingest/dist into a directory sink.
 // Figures: MB/s of input, time relative to the anchor, peak RSS; best of the rounds for each (the
 // machine is shared, and the best run is the one least disturbed), with the load average.
@@ -30,7 +30,7 @@ const INPUT = path.join(CACHE, `mcap-ingest-${CHANNELS}ch-${MESSAGES}.mcap`);
 const GOAL_MBPS = 200;
 const GOAL_RATIO = 1.25;
 const GOAL_RSS_MB = 256;
-const zstd1 = { params: { [constants.ZSTD_c_compressionLevel]: 1 } };
+const ENGINE_ZSTD = { params: { [constants.ZSTD_c_compressionLevel]: -3 } }; // as ingest/src/compression.ts
 
 if (process.argv[2] === "--phase") {
   await runPhase(process.argv[3], process.argv[4], process.argv[5]);
@@ -111,7 +111,7 @@ async function anchor(input, out) {
     const file = await open(path.join(out, `channel-${channel.id}.mcap`), "w");
     let position = 0n;
     const writable = { position: () => position, write: async (buffer) => { position += BigInt(buffer.byteLength); await file.write(buffer); } };
-    const writer = new McapWriter({ writable, chunkSize: 1024 * 1024, compressChunk: (data) => ({ compression: "zstd", compressedData: zstdCompressSync(data, zstd1) }) });
+    const writer = new McapWriter({ writable, chunkSize: 1024 * 1024, compressChunk: (data) => ({ compression: "zstd", compressedData: zstdCompressSync(data, ENGINE_ZSTD) }) });
     await writer.start(reader.header);
     const schema = reader.schemasById.get(channel.schemaId);
     const schemaId = schema ? await writer.registerSchema(schema) : 0;
