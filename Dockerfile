@@ -33,6 +33,7 @@ COPY services/registry/package.json services/registry/
 COPY services/embedded/package.json services/embedded/
 COPY gateway/package.json gateway/
 COPY runner/package.json runner/
+COPY ingest/package.json ingest/
 COPY test/package.json test/
 # `npm install` against the lockfile, as .ci/run does: npm 11 lockfiles written on our machines lack
 # other platforms' optional packages, which `npm ci` rejects.
@@ -43,6 +44,7 @@ COPY gateway/ gateway/
 COPY runner/ runner/
 # The build writes the gateway's OpenAPI document (gateway/dist/api/openapi.json) after tsc.
 COPY scripts/openapi.mjs scripts/
+COPY ingest/ ingest/
 RUN npm run build
 
 # ---- deps: production dependencies of the components that run in containers ----
@@ -62,6 +64,7 @@ COPY services/registry/package.json services/registry/
 COPY services/embedded/package.json services/embedded/
 COPY gateway/package.json gateway/
 COPY runner/package.json runner/
+COPY ingest/package.json ingest/
 COPY test/package.json test/
 RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --ignore-scripts --no-audit --no-fund \
       --workspace=services/shared --workspace=services/object-store --workspace=services/admin --workspace=services/data \

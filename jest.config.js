@@ -1,7 +1,7 @@
 /** One jest run for unit specs beside the code and end-to-end tests in test/. */
 module.exports = {
   testEnvironment: "node",
-  roots: ["<rootDir>/services", "<rootDir>/gateway", "<rootDir>/runner", "<rootDir>/test"],
+  roots: ["<rootDir>/services", "<rootDir>/gateway", "<rootDir>/runner", "<rootDir>/ingest", "<rootDir>/test"],
   testMatch: ["**/*.spec.ts", "**/*.e2e.ts"],
   transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }] },
   moduleNameMapper: {
@@ -9,6 +9,7 @@ module.exports = {
     "^@hangar/(shared|object-store|admin|data|compute|assistant|registry|embedded)$": "<rootDir>/services/$1/src",
     "^@hangar/gateway$": "<rootDir>/gateway/src",
     "^@hangar/runner$": "<rootDir>/runner/src",
+    "^@hangar/ingest$": "<rootDir>/ingest/src",
     "^@hangar/test-harness$": "<rootDir>/test/src",
   },
   globalSetup: "<rootDir>/test/global-setup.mjs",

@@ -1,0 +1,11 @@
+export { ingestMcap } from "./ingest-mcap";
+export type { IngestOptions } from "./ingest-mcap";
+export { McapIngestError } from "./ingest-error";
+export { manifestToJson, withMcapRepresentations } from "./manifest";
+export type { IngestManifest, RepresentationDeclaration, TopicManifest } from "./manifest";
+export { schemaFields } from "./schema-fields";
+export type { CanonicalDataType, SchemaField } from "./schema-fields";
+export { createDirectorySink } from "./sink";
+export type { DerivedFile, DerivedFileSink } from "./sink";
+export { openFileSource } from "./source";
+export type { McapSource } from "./source";

@@ -1,0 +1,65 @@
+import { McapIndexedReader } from "@mcap/core";
+import type { ChunkIndex } from "@mcap/core";
+import { decompressChunk } from "./compression";
+import { McapIngestError } from "./ingest-error";
+import { contentLengthAt, Opcode, parseChunkHeader, RECORD_PREFIX } from "./records";
+import type { McapSource } from "./source";
+import type { Splitter } from "./splitter";
+
+/**
+ * The file's summary when it has one that lists chunks, else undefined (the caller scans the
+ * file instead): no footer or summary, a summary that fails its CRC, or an unchunked file.
+ * A truncated file lands here too, and the scan then names where it ends.
+ */
+export async function openIndex(source: McapSource): Promise<McapIndexedReader | undefined> {
+  const reader = await McapIndexedReader.Initialize({ readable: source }).catch(() => undefined);
+  return reader && reader.chunkIndexes.length > 0 ? reader : undefined;
+}
+
+interface LoadedChunk {
+  offset: bigint;
+  records: Uint8Array;
+  crc: number;
+}
+
+/**
+ * Splits an indexed file: schemas and channels from the summary, then each chunk the chunk
+ * indexes list, in file order, reading and decompressing `readAhead` chunks ahead of the one
+ * being split. The message index records and anything else between chunks are never read.
+ */
+export async function splitIndexed(reader: McapIndexedReader, source: McapSource, splitter: Splitter, readAhead: number, afterChunk: () => Promise<void>): Promise<void> {
+  splitter.profile = reader.header.profile;
+  for (const schema of reader.schemasById.values()) splitter.addSchema(schema, undefined);
+  for (const channel of reader.channelsById.values()) splitter.addChannel(channel, undefined);
+  const chunks = [...reader.chunkIndexes].sort((a, b) => (a.chunkStartOffset < b.chunkStartOffset ? -1 : 1));
+  const loads: Promise<LoadedChunk>[] = [];
+  let next = 0;
+  const startLoad = (): void => {
+    const load = loadChunk(source, chunks[next++]!);
+    load.catch(() => undefined); // awaited below in order; this keeps a later failure from being "unhandled" meanwhile
+    loads.push(load);
+  };
+  while (loads.length < readAhead && next < chunks.length) startLoad();
+  while (loads.length > 0) {
+    const chunk = await loads.shift()!;
+    if (next < chunks.length) startLoad();
+    splitter.splitChunk(chunk.records, chunk.crc, chunk.offset);
+    await afterChunk();
+  }
+}
+
+async function loadChunk(source: McapSource, index: ChunkIndex): Promise<LoadedChunk> {
+  const offset = index.chunkStartOffset;
+  try {
+    const bytes = await source.read(offset, index.chunkLength);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (bytes[0] !== Opcode.CHUNK) throw new Error(`the chunk index points at opcode 0x${bytes[0]?.toString(16)}, not a chunk`);
+    if (RECORD_PREFIX + contentLengthAt(view, 1) !== bytes.byteLength) throw new Error("the record's length differs from the chunk index's");
+    const header = parseChunkHeader(bytes.subarray(RECORD_PREFIX));
+    const records = await decompressChunk(header.compression, header.records, header.uncompressedSize);
+    if (records.byteLength !== header.uncompressedSize) throw new Error(`decompressed to ${records.byteLength} bytes, not the ${header.uncompressedSize} it states`);
+    return { offset, records, crc: header.uncompressedCrc };
+  } catch (error) {
+    throw new McapIngestError("Chunk", offset, error instanceof Error ? error.message : String(error), { cause: error });
+  }
+}
