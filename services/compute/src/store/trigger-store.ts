@@ -1,7 +1,7 @@
 import { LockMode, UniqueConstraintViolationException } from "@mikro-orm/core";
 import { countUpTo, keysetPageRows, keysetPageSql, rawSql, sql, type EntityManager, type KeysetPage, type SearchPlan, type SqlFragment } from "@hangar/shared";
 import { FILE_UPLOAD_CAUSE, occasionKey, type EvaluationOccasion, type EvaluationOutcome } from "../domain/trigger-evaluation";
-import type { TriggerEvaluationRecord, TriggerRecord } from "../domain/records";
+import type { TriggerEngine, TriggerEvaluationRecord, TriggerRecord } from "../domain/records";
 import type { EvaluationScope, SearchPage, TriggerRepository } from "../domain/repositories";
 import { Trigger, TriggerEvaluation } from "./trigger-entities";
 
@@ -29,9 +29,12 @@ export class TriggerStore implements TriggerRepository {
     this.em.remove(row);
   }
 
-  /** Runs a search in the org: one keyset page of rows and the number of matches (undefined above COUNT_CAP). */
-  async search(orgId: string, search: SearchPlan): Promise<SearchPage<TriggerRecord>> {
-    const where = sql`t.org_id = ${orgId} and (${search.where})`;
+  /**
+   * Runs a search in the org: one keyset page of rows and the number of matches (undefined above
+   * COUNT_CAP). Legacy searches see only v1 triggers: a v2 one has no legacy form.
+   */
+  async search(orgId: string, search: SearchPlan, engines: readonly TriggerEngine[] = ["v1"]): Promise<SearchPage<TriggerRecord>> {
+    const where = sql`t.org_id = ${orgId} and t.engine = any(${[...engines]}::text[]) and (${search.where})`;
     const from = rawSql("triggers t");
     const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
     const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("t.*"), from, where, search)), countUpTo(execute, from, where, search.orderBy)]);
@@ -40,7 +43,7 @@ export class TriggerStore implements TriggerRepository {
 
   /** The org's triggers that react to `cause`, enabled or not, oldest first. */
   async reactingTo(orgId: string, cause: string): Promise<TriggerRecord[]> {
-    const rows = await this.em.execute("select * from triggers where org_id = ? and ? = any(causes) order by created, trigger_id", [orgId, cause]);
+    const rows = await this.em.execute("select * from triggers where org_id = ? and engine = 'v1' and ? = any(causes) order by created, trigger_id", [orgId, cause]);
     return rows.map((row) => this.em.map(Trigger, row));
   }
 

@@ -1,0 +1,147 @@
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import { quoteValue, type Logger, type UnitOfWork, type UserDirectory } from "@hangar/shared";
+import { createInvocation, type InvocationRequest } from "./invoke";
+import { eventSubject, type PlatformEvent } from "./platform-events";
+import type { TriggerDispatchRecord, TriggerRecord } from "./records";
+import type { NewDispatch, TriggerModelRepositories } from "./repositories";
+import { failureDetail, requireServiceUser } from "./trigger-evaluation";
+import { runGates, type GateReaders } from "./trigger-gates";
+import { renderPlaceholders, valueAt, type TriggerNamespace } from "./trigger-namespace";
+
+/** Posts a message to a Slack channel (an incoming webhook); rejects when every attempt failed. */
+export interface SlackSender {
+  /** True when the deployment has a webhook for the channel. */
+  knows(channelId: string): boolean;
+  post(channelId: string, text: string): Promise<void>;
+}
+
+/** What firing a trigger runs on. */
+export interface FiringDeps {
+  uow: UnitOfWork<TriggerModelRepositories>;
+  users: UserDirectory;
+  slack: SlackSender;
+  logger: Logger;
+}
+
+/** The dispatches a matched event claims: one per accepted target, keyed by the idempotency token. */
+export function dispatchRows(trigger: TriggerRecord, event: PlatformEvent, token: string, targets: JsonObject[], now: Date): NewDispatch[] {
+  const datasetId = typeof event.data.dataset_id === "string" ? event.data.dataset_id : null;
+  return targets.map((target) => ({
+    triggerId: trigger.triggerId,
+    orgId: trigger.orgId,
+    idempotencyToken: token,
+    targetId: String(target.target_id),
+    targetType: String(target.type),
+    eventType: event.type,
+    eventId: event.id,
+    subject: eventSubject(event),
+    datasetId,
+    status: "claimed",
+    statusDetail: null,
+    resultRef: null,
+    claimedAt: now,
+    finalizedAt: null,
+  }));
+}
+
+/**
+ * Fires the org's v2 triggers subscribed to an event: each whose gates pass claims a dispatch per
+ * accepted target (the unique slot makes a redelivered event or a second replica claim nothing)
+ * and runs what it claimed. A target that fails is recorded `failed` with the reason.
+ */
+export async function fireEvent(deps: FiringDeps, event: PlatformEvent, namespace: TriggerNamespace, readers: GateReaders): Promise<TriggerDispatchRecord[]> {
+  const { triggerModel } = deps.uow.repositories();
+  const fired: TriggerDispatchRecord[] = [];
+  for (const trigger of await triggerModel.subscribedTo(event.orgId, event.type)) {
+    const plan = await runGates(trigger, event, { ...namespace, records: { ...namespace.records, trigger: triggerRecordOf(trigger) } }, readers);
+    if (!plan.wouldFire) continue;
+    const claimed = await triggerModel.claim(dispatchRows(trigger, event, plan.token!, plan.accepted, new Date()));
+    fired.push(...(await runDispatches(deps, [{ trigger, namespace, claimed }])));
+  }
+  return fired;
+}
+
+/** Claimed dispatches of one trigger for one event, with the namespace their targets render from. */
+export interface ClaimedFiring {
+  trigger: TriggerRecord;
+  namespace: TriggerNamespace;
+  claimed: TriggerDispatchRecord[];
+}
+
+/** Runs claimed dispatches, at most `concurrency` at once, and records each outcome. */
+export async function runDispatches(deps: FiringDeps, firings: ClaimedFiring[], concurrency = 16): Promise<TriggerDispatchRecord[]> {
+  const work = firings.flatMap(({ trigger, namespace, claimed }) => claimed.map((dispatch) => ({ trigger, namespace, dispatch })));
+  let next = 0;
+  const worker = async () => {
+    while (next < work.length) {
+      const item = work[next++]!;
+      await runDispatch(deps, item.trigger, item.dispatch, item.namespace);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, work.length) }, worker));
+  return work.map((item) => item.dispatch);
+}
+
+async function runDispatch(deps: FiringDeps, trigger: TriggerRecord, dispatch: TriggerDispatchRecord, namespace: TriggerNamespace): Promise<void> {
+  const target = (trigger.targets ?? []).find((t) => t.target_id === dispatch.targetId);
+  try {
+    if (!target) throw new Error(`target ${quoteValue(dispatch.targetId)} was removed`);
+    const resultRef = await runTarget(deps, trigger, target, dispatch, namespace);
+    Object.assign(dispatch, { status: "dispatched", resultRef });
+    await deps.uow.repositories().triggerModel.finish(dispatch.dispatchId, { status: "dispatched", detail: null, resultRef });
+  } catch (error) {
+    const detail = failureDetail(error);
+    deps.logger.warn({ triggerId: trigger.triggerId, targetId: dispatch.targetId, detail }, "trigger dispatch failed");
+    Object.assign(dispatch, { status: "failed", statusDetail: detail });
+    await deps.uow.repositories().triggerModel.finish(dispatch.dispatchId, { status: "failed", detail, resultRef: null });
+  }
+}
+
+async function runTarget(deps: FiringDeps, trigger: TriggerRecord, target: JsonObject, dispatch: TriggerDispatchRecord, namespace: TriggerNamespace): Promise<string | null> {
+  if (target.type === "send_slack_message") {
+    await deps.slack.post(String(target.channel_id), renderPlaceholders(String(target.text), namespace));
+    return null;
+  }
+  await requireServiceUser(trigger, deps.users);
+  const request = invocationRequest(trigger, target, dispatch, namespace);
+  const { row } = await deps.uow.transaction((repositories) => createInvocation(repositories, request));
+  return row.invocationId;
+}
+
+/**
+ * The invocation an action target asks for: run as the trigger's creator, on the event's dataset,
+ * with the event's file (or the target's patterns) as input; its idempotency id is the slot's, so a
+ * dispatch retried after a crash creates no second invocation.
+ */
+function invocationRequest(trigger: TriggerRecord, target: JsonObject, dispatch: TriggerDispatchRecord, namespace: TriggerNamespace): InvocationRequest {
+  const action = target.action as JsonObject;
+  const file = valueAt(namespace, "file.relative_path");
+  const patterns = [...((target.required_inputs as string[] | null) ?? []), ...((target.additional_inputs as string[] | null) ?? [])];
+  return {
+    orgId: trigger.orgId,
+    submitter: trigger.serviceUserId,
+    action: { name: String(action.name), ownerOrgId: typeof action.owner === "string" ? action.owner : trigger.orgId, digest: typeof action.digest === "string" ? action.digest : undefined },
+    dataSource: { type: "Dataset", id: dispatch.datasetId ?? "" },
+    inputData: typeof file === "string" ? [file, ...((target.additional_inputs as string[] | null) ?? [])] : patterns,
+    idempotencyId: `trigger:${trigger.triggerId}:${dispatch.idempotencyToken}:${dispatch.targetId}`,
+    computeRequirementOverrides: (target.compute_requirement_overrides as JsonObject | null) ?? null,
+    containerParameterOverrides: (target.container_parameter_overrides as JsonObject | null) ?? null,
+    parameterValues: renderPlaceholders((target.parameter_values as JsonObject | null) ?? {}, namespace),
+    timeout: typeof target.timeout === "number" ? target.timeout : undefined,
+    source: { type: "Trigger", id: trigger.triggerId },
+  };
+}
+
+/** The `trigger` namespace root: the trigger firing. */
+export function triggerRecordOf(trigger: TriggerRecord): JsonObject {
+  return {
+    trigger_id: trigger.triggerId,
+    name: trigger.name,
+    org_id: trigger.orgId,
+    enabled: trigger.enabled,
+    fires_on: trigger.firesOn as JsonValue,
+    engine: trigger.engine,
+    created: trigger.created.toISOString(),
+    created_by: trigger.createdBy,
+  };
+}

@@ -1,0 +1,96 @@
+import { LockMode } from "@mikro-orm/core";
+import type { EntityManager, KeysetPage } from "@hangar/shared";
+import type { TriggerDispatchRecord, TriggerRecord } from "../domain/records";
+import type { NewDispatch, TriggerModelRepository } from "../domain/repositories";
+import { Trigger, TriggerDispatch } from "./trigger-entities";
+
+const DISPATCH_COLUMNS = [
+  "trigger_id",
+  "org_id",
+  "idempotency_token",
+  "target_id",
+  "target_type",
+  "event_type",
+  "event_id",
+  "subject",
+  "dataset_id",
+  "status",
+  "claimed_at",
+] as const;
+
+/** The 0.62 trigger model's repository over the `triggers` and `trigger_dispatches` tables. */
+export class TriggerModelStore implements TriggerModelRepository {
+  constructor(private readonly em: EntityManager) {}
+
+  findById(orgId: string, triggerId: string, lock = false): Promise<TriggerRecord | null> {
+    return this.em.findOne(Trigger, { orgId, triggerId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+  }
+
+  async subscribedTo(orgId: string, eventType: string): Promise<TriggerRecord[]> {
+    const rows = await this.em.execute(
+      `select * from triggers where org_id = ? and engine = 'v2' and enabled and fires_on->>'type' = 'events' and jsonb_exists(fires_on->'events', ?) order by created, trigger_id`,
+      [orgId, eventType],
+    );
+    return rows.map((row) => this.em.map(Trigger, row));
+  }
+
+  /** One multi-row insert (unnest of column arrays), so the scheduler claims thousands of ticks in one statement. */
+  async claim(rows: NewDispatch[]): Promise<TriggerDispatchRecord[]> {
+    if (rows.length === 0) return [];
+    const columns = DISPATCH_COLUMNS.map((column) => rows.map((row) => columnValue(row, column)));
+    const inserted = await this.em.execute(
+      `insert into trigger_dispatches (${DISPATCH_COLUMNS.join(", ")})
+       select * from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[])
+       on conflict (trigger_id, idempotency_token, target_id) do nothing
+       returning *`,
+      columns,
+    );
+    return inserted.map((row) => this.em.map(TriggerDispatch, row));
+  }
+
+  async finish(dispatchId: string, outcome: { status: "dispatched" | "failed"; detail: string | null; resultRef: string | null }): Promise<void> {
+    await this.em.execute("update trigger_dispatches set status = ?, status_detail = ?, result_ref = ?, finalized_at = now() where dispatch_id = ?", [
+      outcome.status,
+      outcome.detail,
+      outcome.resultRef,
+      dispatchId,
+    ]);
+  }
+
+  async slots(triggerId: string, token: string): Promise<TriggerDispatchRecord[]> {
+    const rows = await this.em.execute("select * from trigger_dispatches where trigger_id = ? and idempotency_token = ?", [triggerId, token]);
+    return rows.map((row) => this.em.map(TriggerDispatch, row));
+  }
+
+  async dispatches(triggerId: string, page: Pick<KeysetPage, "limit" | "before">): Promise<{ rows: TriggerDispatchRecord[]; hasMore: boolean; total: number }> {
+    const before = page.before === undefined ? "" : "and dispatch_id < ?::bigint";
+    const params = page.before === undefined ? [triggerId, page.limit + 1] : [triggerId, page.before, page.limit + 1];
+    const [rows, counts] = await Promise.all([
+      this.em.execute(`select * from trigger_dispatches where trigger_id = ? ${before} order by dispatch_id desc limit ?`, params),
+      this.em.execute<{ total: string }[]>("select count(*) as total from trigger_dispatches where trigger_id = ?", [triggerId]),
+    ]);
+    const mapped = rows.slice(0, page.limit).map((row) => this.em.map(TriggerDispatch, row));
+    return { rows: mapped, hasMore: rows.length > page.limit, total: Number(counts[0]!.total) };
+  }
+
+  async lockDue(now: Date, limit: number): Promise<TriggerRecord[]> {
+    const rows = await this.em.execute(
+      "select * from triggers where next_fire_at <= ? and engine = 'v2' and enabled order by next_fire_at limit ? for update skip locked",
+      [now, limit],
+    );
+    return rows.map((row) => this.em.map(Trigger, row));
+  }
+
+  async setNextFire(updates: { triggerId: string; nextFireAt: Date | null }[]): Promise<void> {
+    if (updates.length === 0) return;
+    await this.em.execute(
+      "update triggers t set next_fire_at = u.at from unnest(?::text[], ?::timestamptz[]) as u(id, at) where t.trigger_id = u.id",
+      [updates.map((u) => u.triggerId), updates.map((u) => u.nextFireAt)],
+    );
+  }
+}
+
+function columnValue(row: NewDispatch, column: (typeof DISPATCH_COLUMNS)[number]): string | Date | null {
+  const key = column.replace(/_(\w)/g, (_, c: string) => c.toUpperCase()) as keyof NewDispatch;
+  return row[key] as string | Date | null;
+}
