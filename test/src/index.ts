@@ -10,3 +10,4 @@ export * from "./query-plans";
 export * from "./authz-route-table";
 export * from "./harness-child";
 export * from "./fuzz";
+export * from "./http-sink";

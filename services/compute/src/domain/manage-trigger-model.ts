@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { conflict, invalidArgument, newId, notFound, quoteValue, type Principal, type UnitOfWork } from "@hangar/shared";
 import type { SlackSender } from "./fire-triggers";
 import { resolveInvocableAction, resolveParameterValues } from "./invoke";
@@ -99,7 +100,13 @@ async function checkTargets(deps: TriggerModelDeps, actions: TriggerModelReposit
       ownerOrgId: typeof ref.owner === "string" ? ref.owner : orgId,
       digest: typeof ref.digest === "string" ? ref.digest : undefined,
     });
-    resolveParameterValues(action.definition, (target.parameter_values as JsonObject | null) ?? {});
+    try {
+      resolveParameterValues(action.definition, (target.parameter_values as JsonObject | null) ?? {});
+    } catch (error) {
+      // Name the field within the target: `targets[0].parameter_values.x: ...`.
+      if (error instanceof ConnectError && error.code === Code.InvalidArgument) throw new ConnectError(`targets[${i}].${error.rawMessage}`, error.code);
+      throw error;
+    }
   }
 }
 

@@ -4,7 +4,7 @@ import type { ActivitySource } from "./invocation-activity";
 import type { GroupSpec } from "./invocation-grouping";
 import type { TimeWindow } from "./invocation-stats";
 import type { Executor } from "./leases";
-import type { ActionRecord, ActionVersionRecord, InvocationLogRecord, InvocationRecord, TriggerDispatchRecord, TriggerEngine, TriggerEvaluationRecord, TriggerRecord } from "./records";
+import type { ActionRecord, ActionVersionRecord, InvocationLogRecord, InvocationRecord, TriggerDispatchRecord, TriggerEvaluationRecord, TriggerRecord } from "./records";
 import type { EvaluationOccasion, EvaluationOutcome } from "./trigger-evaluation";
 
 /**
@@ -145,8 +145,8 @@ export interface TriggerRepository {
   /** Inserts a trigger; false, writing nothing, when the org already has one of that name. */
   insert(record: TriggerRecord): Promise<boolean>;
   remove(record: TriggerRecord): void;
-  /** A page of the org's triggers; `engines` defaults to v1 only (the legacy listings). */
-  search(orgId: string, plan: SearchPlan, engines?: readonly TriggerEngine[]): Promise<SearchPage<TriggerRecord>>;
+  /** A page of the org's triggers: v1 ones only (the legacy listings) unless `includeV2`. */
+  search(orgId: string, plan: SearchPlan, includeV2?: boolean): Promise<SearchPage<TriggerRecord>>;
   /** The org's triggers that react to `cause`, enabled or not, oldest first. */
   reactingTo(orgId: string, cause: string): Promise<TriggerRecord[]>;
   /** A page of evaluations, newest first, whether more follow, and how many the scope holds. */

@@ -32,7 +32,7 @@ export function createTriggerModelHandlers(deps: TriggerModelHandlerDeps): Trigg
       const orgId = readableOrg(callerOf(ctx));
       const plan = planTriggerSearch({ limit: req.limit, after: req.pageToken });
       if (!orgId) return { items: [], totalCount: 0n };
-      const { rows, hasMore, cursors, total } = await uow.repositories().triggers.search(orgId, plan, ["v1", "v2"]);
+      const { rows, hasMore, cursors, total } = await uow.repositories().triggers.search(orgId, plan, true);
       const items = fitPage(TriggerSchema, rows.map(triggerToProto));
       const nextToken = plan.nextToken(cursors[items.length - 1], hasMore || items.length < rows.length);
       return { items, ...(total !== undefined ? { totalCount: BigInt(total) } : {}), ...(nextToken ? { nextToken } : {}) };

@@ -34,16 +34,17 @@ export class TriggerModelStore implements TriggerModelRepository {
     return rows.map((row) => this.em.map(Trigger, row));
   }
 
-  /** One multi-row insert (unnest of column arrays), so the scheduler claims thousands of ticks in one statement. */
+  /** One multi-row insert (a JSON record set: knex would expand array parameters), so the scheduler claims thousands of ticks in one statement. */
   async claim(rows: NewDispatch[]): Promise<TriggerDispatchRecord[]> {
     if (rows.length === 0) return [];
-    const columns = DISPATCH_COLUMNS.map((column) => rows.map((row) => columnValue(row, column)));
+    const records = rows.map((row) => Object.fromEntries(DISPATCH_COLUMNS.map((column) => [column, columnValue(row, column)])));
+    const types = DISPATCH_COLUMNS.map((column) => `${column} ${column === "claimed_at" ? "timestamptz" : "text"}`).join(", ");
     const inserted = await this.em.execute(
       `insert into trigger_dispatches (${DISPATCH_COLUMNS.join(", ")})
-       select * from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[])
+       select ${DISPATCH_COLUMNS.join(", ")} from jsonb_to_recordset(?::jsonb) as r(${types})
        on conflict (trigger_id, idempotency_token, target_id) do nothing
        returning *`,
-      columns,
+      [JSON.stringify(records)],
     );
     return inserted.map((row) => this.em.map(TriggerDispatch, row));
   }
@@ -84,8 +85,8 @@ export class TriggerModelStore implements TriggerModelRepository {
   async setNextFire(updates: { triggerId: string; nextFireAt: Date | null }[]): Promise<void> {
     if (updates.length === 0) return;
     await this.em.execute(
-      "update triggers t set next_fire_at = u.at from unnest(?::text[], ?::timestamptz[]) as u(id, at) where t.trigger_id = u.id",
-      [updates.map((u) => u.triggerId), updates.map((u) => u.nextFireAt)],
+      "update triggers t set next_fire_at = u.at from jsonb_to_recordset(?::jsonb) as u(id text, at timestamptz) where t.trigger_id = u.id",
+      [JSON.stringify(updates.map((u) => ({ id: u.triggerId, at: u.nextFireAt })))],
     );
   }
 }
