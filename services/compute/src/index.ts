@@ -36,7 +36,7 @@ export interface ComputeServiceOptions {
   slackWebhooks?: Record<string, string>;
 }
 
-/** The compute service's options as the configuration (`RUNNER_*`, `INVOCATION_CONCURRENCY_LIMIT`) sets them. */
+/** The compute service's options as the configuration (`RUNNER_*`, `INVOCATION_CONCURRENCY_LIMIT`, `TRIGGER_SCHEDULER_INTERVAL_MS`, `SLACK_WEBHOOKS`) sets them. */
 export function computeOptionsFromConfig({ compute }: Pick<PlatformConfig, "compute">): ComputeServiceOptions {
   return {
     leases: {
@@ -45,6 +45,8 @@ export function computeOptionsFromConfig({ compute }: Pick<PlatformConfig, "comp
       sweepIntervalMs: compute.runnerSweepIntervalMs,
     },
     concurrencyLimit: compute.invocationConcurrencyLimit,
+    scheduler: { intervalMs: compute.triggerSchedulerIntervalMs },
+    slackWebhooks: compute.slackWebhooks,
   };
 }
 
