@@ -70,16 +70,41 @@ export interface ClaimedFiring {
 
 /** Runs claimed dispatches, at most `concurrency` at once, and records each outcome. */
 export async function runDispatches(deps: FiringDeps, firings: ClaimedFiring[], concurrency = 16): Promise<TriggerDispatchRecord[]> {
-  const work = firings.flatMap(({ trigger, namespace, claimed }) => claimed.map((dispatch) => ({ trigger, namespace, dispatch })));
+  const queue = dispatchQueue(deps, concurrency);
+  queue.push(firings);
+  return queue.drain();
+}
+
+/** A pool of `concurrency` workers that run claimed dispatches as they are pushed; `drain` waits for all. */
+export interface DispatchQueue {
+  push(firings: ClaimedFiring[]): void;
+  drain(): Promise<TriggerDispatchRecord[]>;
+}
+
+/** Starts a DispatchQueue: the scheduler pushes each claimed batch and claims the next while these run. */
+export function dispatchQueue(deps: FiringDeps, concurrency: number): DispatchQueue {
+  const work: { trigger: TriggerRecord; namespace: TriggerNamespace; dispatch: TriggerDispatchRecord }[] = [];
+  const workers: Promise<void>[] = [];
   let next = 0;
+  let active = 0;
   const worker = async () => {
+    active++;
     while (next < work.length) {
       const item = work[next++]!;
       await runDispatch(deps, item.trigger, item.dispatch, item.namespace);
     }
+    active--;
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, work.length) }, worker));
-  return work.map((item) => item.dispatch);
+  return {
+    push(firings) {
+      work.push(...firings.flatMap(({ trigger, namespace, claimed }) => claimed.map((dispatch) => ({ trigger, namespace, dispatch }))));
+      while (active < concurrency && next + active < work.length) workers.push(worker());
+    },
+    async drain() {
+      await Promise.all(workers);
+      return work.map((item) => item.dispatch);
+    },
+  };
 }
 
 async function runDispatch(deps: FiringDeps, trigger: TriggerRecord, dispatch: TriggerDispatchRecord, namespace: TriggerNamespace): Promise<void> {

@@ -1,9 +1,9 @@
 import type { QueryNode } from "@hangar/shared";
 import { startPeriodicTask, type PeriodicTask } from "@hangar/shared";
 import { nextTick, ticksBetween } from "./cron-schedule";
-import { dispatchRows, runDispatches, triggerRecordOf, type ClaimedFiring, type FiringDeps } from "./fire-triggers";
+import { dispatchQueue, dispatchRows, triggerRecordOf, type ClaimedFiring, type FiringDeps } from "./fire-triggers";
 import { envelopeOf, idempotencyToken, type PlatformEvent } from "./platform-events";
-import type { TriggerRecord } from "./records";
+import type { TriggerDispatchRecord, TriggerRecord } from "./records";
 import type { NewDispatch } from "./repositories";
 import { evaluateCondition, type TriggerNamespace } from "./trigger-namespace";
 import { storedSource } from "./trigger-view";
@@ -45,20 +45,24 @@ export function firstFireAt(trigger: Pick<TriggerRecord, "engine" | "enabled" | 
  * trigger's next tick past now. The claimed dispatches then run. Returns how many were claimed.
  */
 export async function scheduleOnce(deps: FiringDeps, settings: SchedulerSettings): Promise<number> {
-  let total = 0;
+  const queue = dispatchQueue(deps, DISPATCH_CONCURRENCY);
   for (;;) {
     const now = settings.clock();
     const { firings, due } = await deps.uow.transaction(async ({ triggerModel }) => {
       const locked = await triggerModel.lockDue(now, settings.batch);
       const planned = locked.map((trigger) => planTicks(trigger, now, settings));
       await triggerModel.setNextFire(planned.map((p) => ({ triggerId: p.trigger.triggerId, nextFireAt: p.next })));
-      const claimed = await triggerModel.claim(planned.flatMap((p) => p.rows));
-      return { due: locked.length, firings: planned.map((p): ClaimedFiring => ({ trigger: p.trigger, namespace: p.namespace, claimed: claimed.filter((d) => d.triggerId === p.trigger.triggerId) })) };
+      const claimed = new Map<string, TriggerDispatchRecord[]>();
+      for (const d of await triggerModel.claim(planned.flatMap((p) => p.rows))) claimed.set(d.triggerId, [...(claimed.get(d.triggerId) ?? []), d]);
+      return { due: locked.length, firings: planned.map((p): ClaimedFiring => ({ trigger: p.trigger, namespace: p.namespace, claimed: claimed.get(p.trigger.triggerId) ?? [] })) };
     });
-    total += (await runDispatches(deps, firings, 64)).length;
-    if (due < settings.batch) return total;
+    queue.push(firings);
+    if (due < settings.batch) return (await queue.drain()).length;
   }
 }
+
+/** Dispatches one replica runs at once (Slack posts, invocations): the next batch is claimed meanwhile. */
+const DISPATCH_CONCURRENCY = 64;
 
 function planTicks(trigger: TriggerRecord, now: Date, settings: SchedulerSettings): { trigger: TriggerRecord; next: Date | null; rows: NewDispatch[]; namespace: TriggerNamespace } {
   const source = storedSource(trigger);
