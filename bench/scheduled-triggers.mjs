@@ -36,7 +36,7 @@ try {
   await report.attempt("fire", async () => {
     const minute = await seed();
     console.log(`${TRIGGERS} triggers due at ${minute.toISOString()}; waiting for the tick`);
-    await waitUntil(() => sink.arrivals.size >= TRIGGERS || Date.now() > minute.getTime() + 60_000);
+    await waitUntil(() => sink.arrivals.size >= TRIGGERS || Date.now() > minute.getTime() + 120_000);
     await db.query("update compute.triggers set enabled = false, next_fire_at = null where engine = 'v2'");
     await measure(minute);
   });

@@ -160,6 +160,14 @@ export interface TriggerRepository {
   failEvaluation(triggerEvaluationId: string, detail: string): Promise<void>;
 }
 
+/** How a claimed dispatch ended. */
+export interface DispatchOutcome {
+  dispatchId: string;
+  status: "dispatched" | "failed";
+  detail: string | null;
+  resultRef: string | null;
+}
+
 /** A dispatch to record: a TriggerDispatchRecord before it has an id. */
 export type NewDispatch = Omit<TriggerDispatchRecord, "dispatchId">;
 
@@ -171,8 +179,8 @@ export interface TriggerModelRepository {
   subscribedTo(orgId: string, eventType: string): Promise<TriggerRecord[]>;
   /** Records dispatches as `claimed`; returns those inserted (a slot already taken is skipped). */
   claim(rows: NewDispatch[]): Promise<TriggerDispatchRecord[]>;
-  /** Moves a claimed dispatch to `dispatched` or `failed`. */
-  finish(dispatchId: string, outcome: { status: "dispatched" | "failed"; detail: string | null; resultRef: string | null }): Promise<void>;
+  /** Moves claimed dispatches to `dispatched` or `failed` (one statement for many: a scheduler tick finishes thousands). */
+  finish(outcomes: DispatchOutcome[]): Promise<void>;
   /** The dispatches of a trigger's slots for one idempotency token. */
   slots(triggerId: string, token: string): Promise<TriggerDispatchRecord[]>;
   /** A page of a trigger's dispatches, newest first. */

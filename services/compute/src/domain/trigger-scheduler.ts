@@ -42,10 +42,11 @@ export function firstFireAt(trigger: Pick<TriggerRecord, "engine" | "enabled" | 
  * One scheduler pass: claims due triggers under SKIP LOCKED row locks (so replicas split them),
  * and in the same transaction records a dispatch per due tick and target (unique per trigger, tick
  * and target: a tick fires once even if two replicas raced or one crashed mid-way) and moves each
- * trigger's next tick past now. The claimed dispatches then run. Returns how many were claimed.
+ * trigger's next tick past now; batches repeat while they come back full. The claimed dispatches
+ * then run. Returns how many were claimed.
  */
 export async function scheduleOnce(deps: FiringDeps, settings: SchedulerSettings): Promise<number> {
-  const queue = dispatchQueue(deps, DISPATCH_CONCURRENCY);
+  const claimed: ClaimedFiring[] = [];
   for (;;) {
     const now = settings.clock();
     const { firings, due } = await deps.uow.transaction(async ({ triggerModel }) => {
@@ -56,12 +57,17 @@ export async function scheduleOnce(deps: FiringDeps, settings: SchedulerSettings
       for (const d of await triggerModel.claim(planned.flatMap((p) => p.rows))) claimed.set(d.triggerId, [...(claimed.get(d.triggerId) ?? []), d]);
       return { due: locked.length, firings: planned.map((p): ClaimedFiring => ({ trigger: p.trigger, namespace: p.namespace, claimed: claimed.get(p.trigger.triggerId) ?? [] })) };
     });
-    queue.push(firings);
-    if (due < settings.batch) return (await queue.drain()).length;
+    claimed.push(...firings);
+    // Every due tick is claimed before any target runs: claiming is what "fired" means, and running
+    // targets (posts, invocations) while claiming would delay the last claims by seconds.
+    if (due < settings.batch) break;
   }
+  const queue = dispatchQueue(deps, DISPATCH_CONCURRENCY);
+  queue.push(claimed);
+  return (await queue.drain()).length;
 }
 
-/** Dispatches one replica runs at once (Slack posts, invocations): the next batch is claimed meanwhile. */
+/** Dispatches one replica runs at once (Slack posts, invocations). */
 const DISPATCH_CONCURRENCY = 64;
 
 function planTicks(trigger: TriggerRecord, now: Date, settings: SchedulerSettings): { trigger: TriggerRecord; next: Date | null; rows: NewDispatch[]; namespace: TriggerNamespace } {

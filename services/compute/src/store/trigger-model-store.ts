@@ -1,7 +1,7 @@
 import { LockMode } from "@mikro-orm/core";
 import type { EntityManager, KeysetPage } from "@hangar/shared";
 import type { TriggerDispatchRecord, TriggerRecord } from "../domain/records";
-import type { NewDispatch, TriggerModelRepository } from "../domain/repositories";
+import type { DispatchOutcome, NewDispatch, TriggerModelRepository } from "../domain/repositories";
 import { Trigger, TriggerDispatch } from "./trigger-entities";
 
 const DISPATCH_COLUMNS = [
@@ -49,13 +49,13 @@ export class TriggerModelStore implements TriggerModelRepository {
     return inserted.map((row) => this.em.map(TriggerDispatch, row));
   }
 
-  async finish(dispatchId: string, outcome: { status: "dispatched" | "failed"; detail: string | null; resultRef: string | null }): Promise<void> {
-    await this.em.execute("update trigger_dispatches set status = ?, status_detail = ?, result_ref = ?, finalized_at = now() where dispatch_id = ?", [
-      outcome.status,
-      outcome.detail,
-      outcome.resultRef,
-      dispatchId,
-    ]);
+  async finish(outcomes: DispatchOutcome[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    await this.em.execute(
+      `update trigger_dispatches d set status = o.status, status_detail = o.detail, result_ref = o.result_ref, finalized_at = now()
+       from jsonb_to_recordset(?::jsonb) as o(dispatch_id bigint, status text, detail text, result_ref text) where d.dispatch_id = o.dispatch_id`,
+      [JSON.stringify(outcomes.map((o) => ({ dispatch_id: String(o.dispatchId), status: o.status, detail: o.detail, result_ref: o.resultRef })))],
+    );
   }
 
   async slots(triggerId: string, token: string): Promise<TriggerDispatchRecord[]> {
