@@ -8,8 +8,10 @@ export interface SlackPostSettings {
 
 /**
  * Slack targets as incoming webhooks: each channel id the deployment configures maps to its webhook
- * URL. A post is a JSON `{text, channel}` POST with a timeout; a network error, a 429 or a 5xx is
- * retried (after 250 ms, then doubling) up to `attempts`, any other non-2xx fails at once.
+ * URL. A post is a JSON `{text, channel}` POST with a timeout; a connection that failed, a 429 or a
+ * 5xx is retried (after 250 ms, then doubling) up to `attempts`, any other non-2xx fails at once. A
+ * timeout is not retried: the post may have arrived, and a retry would repeat the message (the
+ * benchmark under load saw hundreds of repeats when it was).
  */
 export function slackWebhooks(urls: Readonly<Record<string, string>>, settings: Partial<SlackPostSettings> = {}): SlackSender {
   const { timeoutMs, attempts } = { timeoutMs: 5000, attempts: 3, ...settings };
@@ -34,7 +36,7 @@ async function postOnce(url: string, body: object, timeoutMs: number): Promise<"
     await response.arrayBuffer();
     if (response.ok) return "ok";
     return response.status === 429 || response.status >= 500 ? "retry" : `HTTP ${response.status}`;
-  } catch {
-    return "retry";
+  } catch (error) {
+    return error instanceof Error && error.name === "TimeoutError" ? `no answer within ${timeoutMs} ms (the message may have arrived)` : "retry";
   }
 }
