@@ -47,12 +47,20 @@ export function triggerToProto(row: TriggerRecord): MessageInitShape<typeof Trig
 /** The 0.62 view of a trigger (fires_on, targets, engine, managed_by), for legacy and v2 triggers alike. */
 function modelFieldsToProto(row: TriggerRecord) {
   const { firesOn, targets } = modelView(row);
+  // A v1 trigger's one target shows its container parameters as its legacy record does (completed).
+  const shown = row.engine === "v1" ? targets.map((target) => ({ ...target, container_parameter_overrides: containerParametersWire(row.containerParameterOverrides) })) : targets;
   return {
     firesOn: fromJson(ValueSchema, firesOn),
-    targets: fromJson(ValueSchema, targets),
+    targets: fromJson(ValueSchema, shown),
     engine: row.engine,
     managedBy: fromJson(ValueSchema, row.managedBy),
   };
+}
+
+function containerParametersWire(json: JsonObject | null): JsonObject | null {
+  if (json === null) return null;
+  const wire = containerParametersToProto(json);
+  return { command: wire.command ?? [], entry_point: wire.entryPoint ?? [], env_vars: wire.envVars ?? {}, workdir: wire.workdir ?? null };
 }
 
 /** Evaluation row to its wire record (the client SDK's TriggerEvaluationRecord). */
