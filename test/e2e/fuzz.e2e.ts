@@ -103,6 +103,9 @@ async function createResources(client: ApiClient): Promise<Record<string, string
     client.post(`/v1/actions/${action.name}/invoke`, { data_source_id: datasetId, data_source_type: "Dataset", input_data: ["**/*"], invocation_source: "Manual" }),
   );
   const trigger = await ok(client.post("/v1/triggers", { name: "fuzz-trigger", action_name: action.name, for_each: "dataset", required_inputs: ["*.txt"] }));
+  const modelTrigger = await ok(
+    client.post("/v1/triggers", { name: "fuzz-trigger-v2", fires_on: { type: "events", events: ["dataset.created"], once_per: "occurrence" }, targets: [{ type: "invoke_action", target_id: "run", action: { name: action.name } }] }),
+  );
   const exportJob = await ok(client.post("/v1/files/export", { node_ids: [fileId] }));
   const comment = await ok(client.post("/v1/comments", { entity_type: "dataset", entity_id: datasetId, comment_text: `hello @[Member](${member})` }));
   // --- topics ---
@@ -139,6 +142,7 @@ async function createResources(client: ApiClient): Promise<Record<string, string
     action_name: action.name,
     invocation_id: invocation.invocation_id,
     trigger_name: trigger.name,
+    trigger_id: modelTrigger.trigger_id,
     export_job_id: exportJob.export_job_id,
     directory_path: "dir",
     url_quoted_file_path: "dir/a.txt",

@@ -94,7 +94,7 @@ async function triggerCount(client: ApiClient): Promise<number> {
 
 /** The record of `minimal(name)` created by alice. */
 function minimalRecord(name: string): Record<string, unknown> {
-  return {
+  return withModelView({
     trigger_id: expect.stringMatching(/^tr_[0-9a-z]{20}$/),
     name,
     org_id: alice.orgId,
@@ -114,6 +114,40 @@ function minimalRecord(name: string): Record<string, unknown> {
     container_parameter_overrides: null,
     condition: null,
     timeout: null,
+  });
+}
+
+const CAUSE_EVENTS: Record<string, string> = {
+  file_upload: "dataset.upload_completed",
+  file_ingest: "file.ingested",
+  dataset_metadata_update: "dataset.metadata_updated",
+  file_metadata_update: "file.metadata_updated",
+};
+
+/**
+ * A record with the 0.62 view every trigger also carries (sdk-0.62-routes.md, deprecations: a
+ * legacy trigger reads as engine v1, its causes as events, for_each as once_per, its action as one
+ * invoke_action target), derived from the legacy fields.
+ */
+function withModelView(record: Record<string, any>): Record<string, unknown> {
+  return {
+    ...record,
+    engine: "v1",
+    managed_by: null,
+    fires_on: { type: "events", events: record.causes.map((cause: string) => CAUSE_EVENTS[cause]), once_per: record.for_each === "dataset_file" ? "file" : "dataset" },
+    targets: [
+      {
+        type: "invoke_action",
+        target_id: "action",
+        action: record.action,
+        required_inputs: record.required_inputs,
+        additional_inputs: record.additional_inputs,
+        parameter_values: record.parameter_values,
+        compute_requirement_overrides: record.compute_requirement_overrides,
+        container_parameter_overrides: record.container_parameter_overrides,
+        timeout: record.timeout,
+      },
+    ],
   };
 }
 
@@ -141,7 +175,7 @@ function full(name: string): Record<string, unknown> {
 }
 
 function fullRecord(name: string): Record<string, unknown> {
-  return {
+  return withModelView({
     ...minimalRecord(name),
     action: { name: tunable.name, digest: tunable.digest, owner: alice.orgId },
     required_inputs: ["*.bag", "logs/"],
@@ -155,7 +189,7 @@ function fullRecord(name: string): Record<string, unknown> {
     container_parameter_overrides: { command: ["python", "run.py"], entry_point: [], env_vars: { MODE: "fast" }, workdir: null },
     condition: FULL_CONDITION,
     timeout: 600,
-  };
+  });
 }
 
 describe("create_trigger and get_trigger", () => {
@@ -273,7 +307,7 @@ describe("update_trigger", () => {
     const created = await createTrigger(alice.client, full(name));
     const res = await alice.client.put(`/v1/triggers/${name}`, { enabled: true, required_inputs: ["*.mcap"] });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ ...created, enabled: true, required_inputs: ["*.mcap"], modified: ISO });
+    expect(res.body.data).toEqual(withModelView({ ...created, enabled: true, required_inputs: ["*.mcap"], modified: ISO }));
     expect(Date.parse(res.body.data.modified)).toBeGreaterThanOrEqual(Date.parse(created.modified));
     expect((await alice.client.get(`/v1/triggers/${name}`)).body.data).toEqual(res.body.data);
   });
@@ -287,7 +321,7 @@ describe("update_trigger", () => {
       action_name: null, for_each: null, required_inputs: null, enabled: null,
     });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ ...minimalRecord(name), required_inputs: ["*.bag", "logs/"], for_each: "dataset_file", enabled: false });
+    expect(res.body.data).toEqual(withModelView({ ...minimalRecord(name), required_inputs: ["*.bag", "logs/"], for_each: "dataset_file", enabled: false }));
   });
 
   test("the overrides, condition, action and parameters can be replaced, with the same checks as create", async () => {

@@ -14,3 +14,4 @@ export * from "./mailbox";
 export * from "./manifests";
 export * from "./distributed";
 export * from "./metrics";
+export * from "./http-sink";

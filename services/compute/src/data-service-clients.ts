@@ -1,9 +1,11 @@
-import { fromJson, type JsonValue } from "@bufbuild/protobuf";
+import { fromJson, toJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { MAX_LIMIT, notFound, peerClients, type ServiceContext } from "@hangar/shared";
-import { DataService } from "@hangar/shared/proto/data";
+import { DataService, DatasetSchema, FileSchema } from "@hangar/shared/proto/data";
 import type { DatasetDirectory } from "./domain/datasets";
+import type { EntityReader } from "./domain/trigger-dry-run";
+import type { GateReaders } from "./domain/trigger-gates";
 import { MAX_OCCASION_FILES, type OccasionFile, type TriggerDataQueries } from "./domain/trigger-evaluation";
 
 /** The compute service's clients of the data service, one per org it acts in (cached). */
@@ -67,5 +69,40 @@ export function dataServiceQueries(data: Client<typeof DataService>): TriggerDat
       const page = await data.queryFiles({ query: { condition: conditionOn("file_id", fileId, condition), limit: 1n } });
       return page.items.length > 0;
     },
+  };
+}
+
+/** The records trigger namespaces dereference (snake_case JSON, as the wire shows them), or null when gone. */
+export function dataServiceEntities(clientFor: (orgId: string) => Client<typeof DataService>): EntityReader {
+  const orNull = async <T>(read: () => Promise<T>): Promise<T | null> => {
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof ConnectError && error.code === Code.NotFound) return null;
+      throw error;
+    }
+  };
+  return {
+    async dataset(orgId, datasetId) {
+      const found = await orNull(() => clientFor(orgId).getDataset({ datasetId }));
+      return found?.dataset ? (toJson(DatasetSchema, found.dataset, { useProtoFieldName: true }) as JsonObject) : null;
+    },
+    async file(orgId, fileId) {
+      const found = await orNull(() => clientFor(orgId).getFile({ fileId }));
+      return found?.file ? (toJson(FileSchema, found.file, { useProtoFieldName: true }) as JsonObject) : null;
+    },
+  };
+}
+
+/** The 0.62 trigger gates' question to the data service: does the dataset hold a file for each pattern? */
+export function dataServiceGates(clientFor: (orgId: string) => Client<typeof DataService>): (orgId: string) => GateReaders {
+  return (orgId) => {
+    const queries = dataServiceQueries(clientFor(orgId));
+    return {
+      async inputsPresent(datasetId, patterns) {
+        const present = await Promise.all(patterns.map((pattern) => queries.anyFileMatches(datasetId, pattern)));
+        return present.every(Boolean);
+      },
+    };
   };
 }

@@ -1,7 +1,13 @@
 import { ormUnitOfWork, type Orm, type PeriodicTask, type PlatformConfig, type ServiceContext, type ServiceDefinition, type UnitOfWork } from "@hangar/shared";
 import { ComputeService } from "@hangar/shared/proto/compute";
 import { adminUserDirectory } from "./admin-user-directory";
-import { dataServiceClients, dataServiceDatasets, dataServiceQueries } from "./data-service-clients";
+import { dataServiceClients, dataServiceDatasets, dataServiceEntities, dataServiceGates, dataServiceQueries } from "./data-service-clients";
+import type { SlackSender } from "./domain/fire-triggers";
+import { schedulerSettings, startTriggerScheduler, type SchedulerSettings } from "./domain/trigger-scheduler";
+import { triggerDispatchConsumer, type TriggerDispatchDeps } from "./events/trigger-dispatch-consumer";
+import { createTriggerModelHandlers } from "./rpc/trigger-model-handlers";
+import { slackWebhooks } from "./slack-webhooks";
+import { TriggerModelStore } from "./store/trigger-model-store";
 import { DEFAULT_CONCURRENCY_LIMIT } from "./domain/compute-defaults";
 import { runnerQueueDepth } from "./domain/invocation-reports";
 import { leaseSettings, type LeaseSettings } from "./domain/leases";
@@ -25,9 +31,13 @@ export interface ComputeServiceOptions {
   leases?: Partial<LeaseSettings>;
   /** How many invocations of one org may run at once (default 4). */
   concurrencyLimit?: number;
+  /** The trigger scheduler's clock, interval, batch and catch-up bound; unset ones take the defaults. */
+  scheduler?: Partial<SchedulerSettings>;
+  /** Slack channel id to incoming-webhook URL: the channels Slack targets may name (default none). */
+  slackWebhooks?: Record<string, string>;
 }
 
-/** The compute service's options as the configuration (`RUNNER_*`, `INVOCATION_CONCURRENCY_LIMIT`) sets them. */
+/** The compute service's options as the configuration (`RUNNER_*`, `INVOCATION_CONCURRENCY_LIMIT`, `TRIGGER_SCHEDULER_INTERVAL_MS`, `SLACK_WEBHOOKS`) sets them. */
 export function computeOptionsFromConfig({ compute }: Pick<PlatformConfig, "compute">): ComputeServiceOptions {
   return {
     leases: {
@@ -36,6 +46,8 @@ export function computeOptionsFromConfig({ compute }: Pick<PlatformConfig, "comp
       sweepIntervalMs: compute.runnerSweepIntervalMs,
     },
     concurrencyLimit: compute.invocationConcurrencyLimit,
+    scheduler: { intervalMs: compute.triggerSchedulerIntervalMs },
+    slackWebhooks: compute.slackWebhooks,
   };
 }
 
@@ -43,7 +55,10 @@ export function computeOptionsFromConfig({ compute }: Pick<PlatformConfig, "comp
 export function computeService(options: ComputeServiceOptions = {}): ServiceDefinition {
   const leases = leaseSettings(options.leases);
   const concurrencyLimit = options.concurrencyLimit ?? DEFAULT_CONCURRENCY_LIMIT;
+  const scheduling = schedulerSettings(options.scheduler);
+  const slack = slackWebhooks(options.slackWebhooks ?? {});
   let sweeper: PeriodicTask | undefined;
+  let scheduler: PeriodicTask | undefined;
   return {
     name: "compute",
     entities: [...computeEntities],
@@ -52,18 +67,26 @@ export function computeService(options: ComputeServiceOptions = {}): ServiceDefi
       const uow = computeUnitOfWork(context.orm);
       const datasets = dataServiceDatasets(dataServiceClients(context));
       const users = adminUserDirectory(context);
+      const model = { uow, slack, clock: scheduling.clock };
+      const clients = dataServiceClients(context);
       router.service(ComputeService, {
         ...createActionHandlers(uow),
         ...createInvocationHandlers({ uow, datasets, concurrencyLimit }),
-        ...createTriggerHandlers({ uow, users, datasets }),
+        ...createTriggerHandlers({ uow, users, datasets, model }),
+        ...createTriggerModelHandlers({ ...model, entities: dataServiceEntities(clients), gatesFor: dataServiceGates(clients) }),
         ...createRunnerHandlers({ uow, settings: leases, concurrencyLimit, internalAuthSecret: context.runtime.internalAuthSecret }),
       });
     },
-    consumers: (context) => [triggerEvaluationConsumer(evaluationDeps(context))],
-    async onStart({ orm, runtime }) {
+    consumers: (context) => [triggerEvaluationConsumer(evaluationDeps(context)), triggerDispatchConsumer(dispatchDeps(context, slack))],
+    async onStart(context) {
+      const { orm, runtime } = context;
       sweeper = startSweeper({ uow: computeUnitOfWork(orm), settings: leases, logger: runtime.logger });
+      scheduler = startTriggerScheduler(dispatchDeps(context, slack), scheduling);
     },
-    onStop: async () => sweeper?.stop(),
+    onStop: async () => {
+      await scheduler?.stop();
+      await sweeper?.stop();
+    },
     gauges: ({ orm }) => [
       { name: "hangar_runner_queue_depth", help: "Invocations of every org waiting for a runner (Queued).", read: () => runnerQueueDepth(computeUnitOfWork(orm)) },
     ],
@@ -77,7 +100,20 @@ function computeUnitOfWork(orm: Orm): UnitOfWork<ComputeRepositories> {
     invocations: new InvocationStore(em),
     leases: new LeaseStore(em),
     triggers: new TriggerStore(em),
+    triggerModel: new TriggerModelStore(em),
   }));
+}
+
+function dispatchDeps(context: ServiceContext, slack: SlackSender): TriggerDispatchDeps {
+  const clients = dataServiceClients(context);
+  return {
+    uow: computeUnitOfWork(context.orm),
+    users: adminUserDirectory(context),
+    slack,
+    logger: context.runtime.logger,
+    entities: dataServiceEntities(clients),
+    gatesFor: dataServiceGates(clients),
+  };
 }
 
 function evaluationDeps(context: ServiceContext) {

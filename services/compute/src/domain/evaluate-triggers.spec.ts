@@ -40,6 +40,11 @@ function trigger(triggerId: string, overrides: Partial<TriggerRecord> = {}): Tri
     modified: at,
     modifiedBy: "svc",
     serviceUserGrantedBy: "svc",
+    engine: "v1",
+    firesOn: null,
+    targets: null,
+    managedBy: null,
+    nextFireAt: null,
     ...overrides,
   };
 }

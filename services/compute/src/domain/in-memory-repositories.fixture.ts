@@ -1,6 +1,6 @@
 import { snapshotUnitOfWork, type UnitOfWork } from "@hangar/shared";
 import type { ActionRecord, ActionVersionRecord, InvocationRecord, TriggerEvaluationRecord, TriggerRecord } from "./records";
-import type { ActionRepository, ComputeRepositories, InvocationRepository, LeaseRepository, TriggerRepository } from "./repositories";
+import type { ActionRepository, ComputeRepositories, InvocationRepository, LeaseRepository, TriggerModelRepository, TriggerRepository } from "./repositories";
 import { InvocationStatus, isTerminal } from "./invocation-status";
 import { occasionKey } from "./trigger-evaluation";
 
@@ -28,6 +28,7 @@ export function memoryUnitOfWork(state: MemoryState = emptyState()): { uow: Unit
     invocations: memoryInvocations(current),
     leases: memoryLeases(current),
     triggers: memoryTriggers(current),
+    triggerModel: memoryTriggerModel(),
   }));
   return { uow, state };
 }
@@ -39,6 +40,12 @@ export function emptyState(): MemoryState {
 
 function unused(name: string): never {
   throw new Error(`${name} is not implemented by the in-memory repositories`);
+}
+
+// The 0.62 trigger model is tested against PostgreSQL (its e2e suites); no spec here reaches it.
+function memoryTriggerModel(): TriggerModelRepository {
+  const refuse = () => unused("the trigger model");
+  return { findById: refuse, subscribedTo: refuse, claim: refuse, finish: refuse, slots: refuse, dispatches: refuse, lockDue: refuse, setNextFire: refuse };
 }
 
 function memoryActions(state: MemoryState): ActionRepository {

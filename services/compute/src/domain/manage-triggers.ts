@@ -1,4 +1,4 @@
-import { conflict, newId, notFound, quoteValue, requireRunsAs, type KeysetPage, type Principal, type SearchPlan, type UnitOfWork, type UserDirectory } from "@hangar/shared";
+import { conflict, invalidArgument, newId, notFound, quoteValue, requireRunsAs, type KeysetPage, type Principal, type SearchPlan, type UnitOfWork, type UserDirectory } from "@hangar/shared";
 import type { DatasetDirectory } from "./datasets";
 import type { TriggerEvaluationRecord, TriggerRecord } from "./records";
 import { planEvaluationPage } from "./trigger-evaluation";
@@ -29,7 +29,18 @@ export async function createTrigger(
   await checkTriggerAction(actions, orgId, settings);
   const now = new Date();
   const by = caller.subject;
-  const record: TriggerRecord = { ...settings, triggerId: newId("tr"), orgId, name, created: now, createdBy: by, modified: now, modifiedBy: by, serviceUserGrantedBy: by };
+  const record: TriggerRecord = {
+    ...settings,
+    triggerId: newId("tr"),
+    orgId,
+    name,
+    created: now,
+    createdBy: by,
+    modified: now,
+    modifiedBy: by,
+    serviceUserGrantedBy: by,
+    ...{ engine: "v1", firesOn: null, targets: null, managedBy: null, nextFireAt: null },
+  };
   if (!(await triggers.insert(record))) throw conflict(`name: a trigger named ${quoteValue(name)} already exists in org ${quoteValue(orgId)}`);
   return record;
 }
@@ -54,6 +65,7 @@ export async function updateTrigger(
 ): Promise<TriggerRecord> {
   return uow.transaction(async ({ actions, triggers }) => {
     const trigger = await ownTrigger(triggers, input, true);
+    if (trigger.engine === "v2") throw invalidArgument("name", `trigger ${quoteValue(trigger.name)} was created with fires_on/targets: update it with PUT /v1/triggers/id/${trigger.triggerId}`);
     const next = applyTriggerChanges(trigger, input.changes, { orgId: trigger.orgId, createdBy: trigger.createdBy });
     const regrants = changesWhatRuns(input.changes);
     if (regrants) await requireRunsAs(caller, trigger.orgId, next.serviceUserId, "service_user_id", users);

@@ -113,6 +113,40 @@ export interface TriggerRecord extends TriggerSettings {
   modifiedBy: string;
   /** Who last named the service user: evaluation checks that they still may have it run as that user. */
   serviceUserGrantedBy: string;
+  /** `v1`: created with causes/for_each (the legacy columns hold it); `v2`: created with fires_on/targets. */
+  engine: TriggerEngine;
+  /** A v2 trigger's EventSubscription or Schedule (null for v1, which is projected on read). */
+  firesOn: JsonObject | null;
+  /** A v2 trigger's TriggerTargetSpec list (null for v1). */
+  targets: JsonObject[] | null;
+  /** A ManagedBy object, or null for a trigger a user created. */
+  managedBy: JsonObject | null;
+  /** An enabled v2 schedule trigger's next due tick, which the scheduler claims; null otherwise. */
+  nextFireAt: Date | null;
+}
+
+/** Which trigger model a trigger was created with. */
+export type TriggerEngine = "v1" | "v2";
+
+/** One target of a trigger run for one matched event (the client SDK's TriggerDispatchRecord). */
+export interface TriggerDispatchRecord {
+  /** A bigserial: the keyset of dispatch listings. */
+  dispatchId: string;
+  triggerId: string;
+  orgId: string;
+  idempotencyToken: string;
+  targetId: string;
+  targetType: string;
+  eventType: string;
+  eventId: string;
+  subject: string;
+  datasetId: string | null;
+  /** `claimed`, `dispatched` or `failed`. */
+  status: string;
+  statusDetail: string | null;
+  resultRef: string | null;
+  claimedAt: Date;
+  finalizedAt: Date | null;
 }
 
 /** One evaluation of a trigger against a data source, from `pending` to `evaluated` or `failed`. */

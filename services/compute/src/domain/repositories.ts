@@ -4,7 +4,7 @@ import type { ActivitySource } from "./invocation-activity";
 import type { GroupSpec } from "./invocation-grouping";
 import type { TimeWindow } from "./invocation-stats";
 import type { Executor } from "./leases";
-import type { ActionRecord, ActionVersionRecord, InvocationLogRecord, InvocationRecord, TriggerEvaluationRecord, TriggerRecord } from "./records";
+import type { ActionRecord, ActionVersionRecord, InvocationLogRecord, InvocationRecord, TriggerDispatchRecord, TriggerEvaluationRecord, TriggerRecord } from "./records";
 import type { EvaluationOccasion, EvaluationOutcome } from "./trigger-evaluation";
 
 /**
@@ -17,6 +17,7 @@ export interface ComputeRepositories {
   invocations: InvocationRepository;
   leases: LeaseRepository;
   triggers: TriggerRepository;
+  triggerModel: TriggerModelRepository;
 }
 
 /** The repositories of the action operations. */
@@ -29,6 +30,8 @@ export type RunnerRepositories = Pick<ComputeRepositories, "actions" | "leases">
 export type SweeperRepositories = Pick<ComputeRepositories, "leases">;
 /** The repositories of the trigger operations and of trigger evaluation. */
 export type TriggerRepositories = Pick<ComputeRepositories, "actions" | "invocations" | "triggers">;
+/** The repositories of the 0.62 trigger model: its operations, event firing and the scheduler. */
+export type TriggerModelRepositories = Pick<ComputeRepositories, "actions" | "invocations" | "triggers" | "triggerModel">;
 
 /** One keyset page of a search and the number of matches (undefined above COUNT_CAP). */
 export type SearchPage<T> = KeysetPageRows<T> & { total: number | undefined };
@@ -144,7 +147,8 @@ export interface TriggerRepository {
   /** Inserts a trigger; false, writing nothing, when the org already has one of that name. */
   insert(record: TriggerRecord): Promise<boolean>;
   remove(record: TriggerRecord): void;
-  search(orgId: string, plan: SearchPlan): Promise<SearchPage<TriggerRecord>>;
+  /** A page of the org's triggers: v1 ones only (the legacy listings) unless `includeV2`. */
+  search(orgId: string, plan: SearchPlan, includeV2?: boolean): Promise<SearchPage<TriggerRecord>>;
   /** The org's triggers that react to `cause`, enabled or not, oldest first. */
   reactingTo(orgId: string, cause: string): Promise<TriggerRecord[]>;
   /** A page of evaluations, newest first, whether more follow, and how many the scope holds. */
@@ -156,4 +160,35 @@ export interface TriggerRepository {
   beginEvaluation(triggerId: string, occasion: EvaluationOccasion): Promise<string | undefined>;
   finishEvaluation(triggerEvaluationId: string, outcome: EvaluationOutcome): Promise<void>;
   failEvaluation(triggerEvaluationId: string, detail: string): Promise<void>;
+}
+
+/** How a claimed dispatch ended. */
+export interface DispatchOutcome {
+  dispatchId: string;
+  status: "dispatched" | "failed";
+  detail: string | null;
+  resultRef: string | null;
+}
+
+/** A dispatch to record: a TriggerDispatchRecord before it has an id. */
+export type NewDispatch = Omit<TriggerDispatchRecord, "dispatchId">;
+
+/** The 0.62 trigger model's reads and writes: triggers by id, dispatches, the schedule queue. */
+export interface TriggerModelRepository {
+  /** A trigger of the org by id; with `lock`, locked for update (in a transaction). */
+  findById(orgId: string, triggerId: string, lock?: boolean): Promise<TriggerRecord | null>;
+  /** The org's enabled v2 triggers subscribed to an event type, oldest first. */
+  subscribedTo(orgId: string, eventType: string): Promise<TriggerRecord[]>;
+  /** Records dispatches as `claimed`; returns those inserted (a slot already taken is skipped). */
+  claim(rows: NewDispatch[]): Promise<TriggerDispatchRecord[]>;
+  /** Moves claimed dispatches to `dispatched` or `failed` (one statement for many: a scheduler tick finishes thousands). */
+  finish(outcomes: DispatchOutcome[]): Promise<void>;
+  /** The dispatches of a trigger's slots for one idempotency token. */
+  slots(triggerId: string, token: string): Promise<TriggerDispatchRecord[]>;
+  /** A page of a trigger's dispatches, newest first. */
+  dispatches(triggerId: string, page: Pick<KeysetPage, "limit" | "before">): Promise<{ rows: TriggerDispatchRecord[]; hasMore: boolean; total: number }>;
+  /** Up to `limit` triggers due at `now`, locked (SKIP LOCKED: another replica takes the others). */
+  lockDue(now: Date, limit: number): Promise<TriggerRecord[]>;
+  /** Sets triggers' next due ticks (null: none). */
+  setNextFire(updates: { triggerId: string; nextFireAt: Date | null }[]): Promise<void>;
 }

@@ -112,7 +112,7 @@ export async function planEvaluation(trigger: EvaluatedTrigger, occasion: Evalua
  * to (itself, or an owner or admin of the org). A refusal is PERMISSION_DENIED: the evaluation
  * fails with the reason as its detail, invokes nothing, and is not retried.
  */
-async function requireServiceUser(trigger: EvaluatedTrigger, users: UserDirectory): Promise<void> {
+export async function requireServiceUser(trigger: Pick<EvaluatedTrigger, "orgId" | "serviceUserId" | "serviceUserGrantedBy">, users: UserDirectory): Promise<void> {
   const runsAs = await users(trigger.serviceUserId);
   const grantedBy = trigger.serviceUserGrantedBy;
   // A deleted grantor holds no roles any more: it counts as a member of no org.

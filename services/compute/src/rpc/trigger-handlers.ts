@@ -14,30 +14,39 @@ import {
   type EvaluationPage,
   type TriggerRef,
 } from "../domain/manage-triggers";
+import { createModelTrigger, type TriggerModelDeps } from "../domain/manage-trigger-model";
 import type { TriggerRepositories } from "../domain/repositories";
 import { planEvaluationPage } from "../domain/trigger-evaluation";
 import { checkEventDrivenListing, checkTriggerName, planTriggerSearch } from "../domain/triggers";
-import { createChangesFromProto, evaluationToProto, triggerToProto, updateChangesFromProto } from "./trigger-mappers";
+import { createChangesFromProto, evaluationToProto, isModelBody, requireLegacyFields, triggerToProto, updateChangesFromProto } from "./trigger-mappers";
+import { valueJson } from "./wire-json";
 
 type TriggerHandlers = Pick<
   ServiceImpl<typeof ComputeService>,
   "createTrigger" | "getTrigger" | "updateTrigger" | "deleteTrigger" | "queryTriggers" | "listTriggerEvaluations" | "listDatasetTriggerEvaluations"
 >;
 
-/** What the trigger operations run on: the users runs-as decisions are about and the data service's datasets. */
+/** What the trigger operations run on: the users runs-as decisions are about, the data service's datasets, the 0.62 model's deps. */
 export interface TriggerHandlerDeps {
   uow: UnitOfWork<TriggerRepositories>;
   users: UserDirectory;
   datasets: DatasetDirectory;
+  model: TriggerModelDeps;
 }
 
 /** Implements the operations on triggers of hangar.compute.v1.ComputeService. */
-export function createTriggerHandlers({ uow, users, datasets }: TriggerHandlerDeps): TriggerHandlers {
+export function createTriggerHandlers({ uow, users, datasets, model }: TriggerHandlerDeps): TriggerHandlers {
   return {
     async createTrigger(req, ctx) {
       const caller = callerOf(ctx);
       const orgId = requireOrg(caller);
       const name = checkTriggerName(req.name);
+      if (isModelBody(req)) {
+        const definition = { firesOn: valueJson(req.firesOn), condition: valueJson(req.condition), targets: valueJson(req.targets) };
+        const input = { orgId, name, definition, enabled: req.enabled ?? true, serviceUserGiven: req.serviceUserId !== undefined };
+        return { trigger: triggerToProto(await createModelTrigger(model, caller, input)) };
+      }
+      requireLegacyFields(req);
       const trigger = await createTrigger(uow, users, caller, { orgId, name, changes: createChangesFromProto(req) });
       return { trigger: triggerToProto(trigger) };
     },

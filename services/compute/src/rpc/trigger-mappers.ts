@@ -14,6 +14,7 @@ import { nullableBoolean, nullableInteger } from "../domain/actions";
 import { resolveComputeRequirements } from "../domain/compute-defaults";
 import type { TriggerChanges } from "../domain/triggers";
 import type { TriggerEvaluationRecord, TriggerRecord } from "../domain/records";
+import { modelView } from "../domain/trigger-view";
 import { computeRequirementsToProto, containerParametersToProto } from "./invocation-mappers";
 import { computeRequirementsJson, containerParametersJson, valueJson } from "./wire-json";
 
@@ -39,7 +40,27 @@ export function triggerToProto(row: TriggerRecord): MessageInitShape<typeof Trig
     ...(row.containerParameterOverrides ? { containerParameterOverrides: containerParametersToProto(row.containerParameterOverrides) } : {}),
     ...(row.condition !== null ? { condition: fromJson(ValueSchema, row.condition) } : {}),
     ...(row.timeout !== null ? { timeout: BigInt(row.timeout) } : {}),
+    ...modelFieldsToProto(row),
   };
+}
+
+/** The 0.62 view of a trigger (fires_on, targets, engine, managed_by), for legacy and v2 triggers alike. */
+function modelFieldsToProto(row: TriggerRecord) {
+  const { firesOn, targets } = modelView(row);
+  // A v1 trigger's one target shows its container parameters as its legacy record does (completed).
+  const shown = row.engine === "v1" ? targets.map((target) => ({ ...target, container_parameter_overrides: containerParametersWire(row.containerParameterOverrides) })) : targets;
+  return {
+    firesOn: fromJson(ValueSchema, firesOn),
+    targets: fromJson(ValueSchema, shown),
+    engine: row.engine,
+    managedBy: fromJson(ValueSchema, row.managedBy),
+  };
+}
+
+function containerParametersWire(json: JsonObject | null): JsonObject | null {
+  if (json === null) return null;
+  const wire = containerParametersToProto(json);
+  return { command: wire.command ?? [], entry_point: wire.entryPoint ?? [], env_vars: wire.envVars ?? {}, workdir: wire.workdir ?? null };
 }
 
 /** Evaluation row to its wire record (the client SDK's TriggerEvaluationRecord). */
@@ -83,6 +104,21 @@ export function createChangesFromProto(req: CreateTriggerRequest): TriggerChange
     serviceUserId: req.serviceUserId || null,
     timeout: req.timeout === undefined ? null : Number(req.timeout),
   };
+}
+
+/**
+ * True when a create body is in the 0.62 shape (`fires_on` or `targets` given): the gateway's API
+ * version translation decides which shape a client's version may send; this reads what arrived.
+ */
+export function isModelBody(req: CreateTriggerRequest): boolean {
+  return (valueJson(req.firesOn) ?? null) !== null || (valueJson(req.targets) ?? null) !== null;
+}
+
+/** The fields a legacy create body requires, checked in declaration order (they are not REQUIRED at the gateway, which a v2 body lacks them for). */
+export function requireLegacyFields(req: CreateTriggerRequest): void {
+  if (req.actionName === "") throw invalidArgument("action_name", "is required");
+  if (req.forEach === "") throw invalidArgument("for_each", "is required");
+  if (req.requiredInputs.length === 0) throw invalidArgument("required_inputs", "is required");
 }
 
 // The overrides go by the client SDK's names (`compute_requirement_overrides`) or the spec's (`compute_requirements`).

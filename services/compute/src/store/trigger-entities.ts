@@ -1,5 +1,5 @@
 import { EntitySchema } from "@mikro-orm/core";
-import type { TriggerEvaluationRecord, TriggerRecord } from "../domain/records";
+import type { TriggerDispatchRecord, TriggerEvaluationRecord, TriggerRecord } from "../domain/records";
 
 /** The `triggers` table. */
 export const Trigger = new EntitySchema<TriggerRecord>({
@@ -28,6 +28,11 @@ export const Trigger = new EntitySchema<TriggerRecord>({
     modified: { type: "Date" },
     modifiedBy: { type: "string" },
     serviceUserGrantedBy: { type: "string" },
+    engine: { type: "string" },
+    firesOn: { type: "json", nullable: true },
+    targets: { type: "json", nullable: true },
+    managedBy: { type: "json", nullable: true },
+    nextFireAt: { type: "Date", nullable: true },
   },
 });
 
@@ -52,5 +57,28 @@ export const TriggerEvaluation = new EntitySchema<TriggerEvaluationRecord>({
   },
 });
 
+/** The `trigger_dispatches` table: one row per trigger, idempotency token and target (unique). */
+export const TriggerDispatch = new EntitySchema<TriggerDispatchRecord>({
+  name: "TriggerDispatch",
+  tableName: "trigger_dispatches",
+  properties: {
+    dispatchId: { type: "bigint", primary: true, autoincrement: true },
+    triggerId: { type: "string" },
+    orgId: { type: "string" },
+    idempotencyToken: { type: "string" },
+    targetId: { type: "string" },
+    targetType: { type: "string" },
+    eventType: { type: "string" },
+    eventId: { type: "string" },
+    subject: { type: "string" },
+    datasetId: { type: "string", nullable: true },
+    status: { type: "string" },
+    statusDetail: { type: "string", nullable: true },
+    resultRef: { type: "string", nullable: true },
+    claimedAt: { type: "Date" },
+    finalizedAt: { type: "Date", nullable: true },
+  },
+});
+
 /** The trigger tables' entities, appended to the compute service's. */
-export const triggerEntities = [Trigger, TriggerEvaluation];
+export const triggerEntities = [Trigger, TriggerEvaluation, TriggerDispatch];

@@ -29,9 +29,13 @@ export class TriggerStore implements TriggerRepository {
     this.em.remove(row);
   }
 
-  /** Runs a search in the org: one keyset page of rows and the number of matches (undefined above COUNT_CAP). */
-  async search(orgId: string, search: SearchPlan): Promise<SearchPage<TriggerRecord>> {
-    const where = sql`t.org_id = ${orgId} and (${search.where})`;
+  /**
+   * Runs a search in the org: one keyset page of rows and the number of matches (undefined above
+   * COUNT_CAP). Legacy searches see only v1 triggers: a v2 one has no legacy form.
+   */
+  async search(orgId: string, search: SearchPlan, includeV2 = false): Promise<SearchPage<TriggerRecord>> {
+    const engines = rawSql(includeV2 ? "true" : "t.engine = 'v1'");
+    const where = sql`t.org_id = ${orgId} and ${engines} and (${search.where})`;
     const from = rawSql("triggers t");
     const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
     const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("t.*"), from, where, search)), countUpTo(execute, from, where, search.orderBy)]);
@@ -40,7 +44,7 @@ export class TriggerStore implements TriggerRepository {
 
   /** The org's triggers that react to `cause`, enabled or not, oldest first. */
   async reactingTo(orgId: string, cause: string): Promise<TriggerRecord[]> {
-    const rows = await this.em.execute("select * from triggers where org_id = ? and ? = any(causes) order by created, trigger_id", [orgId, cause]);
+    const rows = await this.em.execute("select * from triggers where org_id = ? and engine = 'v1' and ? = any(causes) order by created, trigger_id", [orgId, cause]);
     return rows.map((row) => this.em.map(Trigger, row));
   }
 

@@ -29,6 +29,13 @@ test("the compute service's and export settings are read from the environment", 
   });
 });
 
+test("the trigger scheduler's interval and the Slack webhooks are read from the environment", () => {
+  expect(loadConfig({}).compute).toMatchObject({ triggerSchedulerIntervalMs: 1000, slackWebhooks: {} });
+  const env = { TRIGGER_SCHEDULER_INTERVAL_MS: "200", SLACK_WEBHOOKS: "C1=https://hooks.example.com/a?x=1, C2=http://127.0.0.1:9/b" };
+  expect(loadConfig(env).compute).toMatchObject({ triggerSchedulerIntervalMs: 200, slackWebhooks: { C1: "https://hooks.example.com/a?x=1", C2: "http://127.0.0.1:9/b" } });
+  expect(() => loadConfig({ SLACK_WEBHOOKS: "C1" })).toThrow("SLACK_WEBHOOKS must be comma-separated <channel_id>=<http(s) url> pairs, got 'C1'");
+});
+
 test("a bad runner or export setting fails the start instead of falling back silently", () => {
   expect(() => loadConfig({ RUNNER_LEASE_SECONDS: "abc", INVOCATION_CONCURRENCY_LIMIT: "0", EXPORT_RETENTION_HOURS: "-1" })).toThrow(
     "invalid configuration:\n  RUNNER_LEASE_SECONDS must be an integer from 1 to 86400, got 'abc'\n  INVOCATION_CONCURRENCY_LIMIT must be an integer from 1 to 100000, got '0'\n  EXPORT_RETENTION_HOURS must be an integer from 1 to 87600, got '-1'",

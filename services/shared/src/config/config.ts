@@ -75,6 +75,13 @@ export interface ComputeConfig {
   runnerSweepIntervalMs: number;
   /** How many invocations of one org may run at once (`INVOCATION_CONCURRENCY_LIMIT`, default 4). */
   invocationConcurrencyLimit: number;
+  /** How often the trigger scheduler looks for due ticks (`TRIGGER_SCHEDULER_INTERVAL_MS`, default 1000). */
+  triggerSchedulerIntervalMs: number;
+  /**
+   * The Slack channels trigger targets may post to: channel id to incoming-webhook URL
+   * (`SLACK_WEBHOOKS`, comma-separated `<channel_id>=<url>` pairs; default none).
+   */
+  slackWebhooks: Record<string, string>;
 }
 
 /** Where file bytes live when an S3-compatible service holds them. */
@@ -134,6 +141,18 @@ function envReader(env: Env) {
   return { int, oneOf, required, problems, fail };
 }
 
+// `C1=https://hooks.slack.com/...,C2=...`: URLs hold no commas or '=' before their query.
+function slackWebhooks(raw: string | undefined, problems: string[]): Record<string, string> {
+  const hooks: Record<string, string> = {};
+  for (const pair of (raw ?? "").split(",").map((p) => p.trim()).filter(Boolean)) {
+    const at = pair.indexOf("=");
+    const url = pair.slice(at + 1);
+    if (at <= 0 || !/^https?:\/\//.test(url)) problems.push(`SLACK_WEBHOOKS must be comma-separated <channel_id>=<http(s) url> pairs, got '${pair.slice(0, 40)}'`);
+    else hooks[pair.slice(0, at)] = url;
+  }
+  return hooks;
+}
+
 /** Reads the configuration from the environment, throwing one error that lists every bad variable. */
 export function loadConfig(env: Env = process.env): PlatformConfig {
   const { int, oneOf, problems, fail } = envReader(env);
@@ -166,6 +185,8 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
       runnerHeartbeatTimeoutSeconds: int("RUNNER_HEARTBEAT_TIMEOUT_SECONDS", 120, 1, 86_400),
       runnerSweepIntervalMs: int("RUNNER_SWEEP_INTERVAL_MS", 1000, 10, 3_600_000),
       invocationConcurrencyLimit: int("INVOCATION_CONCURRENCY_LIMIT", 4, 1, 100_000),
+      triggerSchedulerIntervalMs: int("TRIGGER_SCHEDULER_INTERVAL_MS", 1000, 10, 60_000),
+      slackWebhooks: slackWebhooks(env.SLACK_WEBHOOKS, problems),
     },
     exportRetentionHours: int("EXPORT_RETENTION_HOURS", 24, 1, 87_600),
     smtp: env.SMTP_HOST

@@ -6,6 +6,7 @@ import { Migration0004EvaluationOccasions } from "./0004-evaluation-occasions";
 import { Migration0005TriggerServiceUserGrantor } from "./0005-trigger-service-user-grantor";
 import { Migration0006PagingIndexes } from "./0006-paging-indexes";
 import { Migration0007DataSourceIndex } from "./0007-data-source-index";
+import { Migration0008TriggerModel } from "./0008-trigger-model";
 
 /** The compute schema's migrations in the order they apply. */
 export const computeMigrations: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const computeMigrations: MigrationObject[] = [
   { name: "0005-trigger-service-user-grantor", class: Migration0005TriggerServiceUserGrantor },
   { name: "0006-paging-indexes", class: Migration0006PagingIndexes },
   { name: "0007-data-source-index", class: Migration0007DataSourceIndex },
+  { name: "0008-trigger-model", class: Migration0008TriggerModel },
 ];

@@ -1,0 +1,104 @@
+import type { QueryNode } from "@hangar/shared";
+import { startPeriodicTask, type PeriodicTask } from "@hangar/shared";
+import { nextTick, ticksBetween } from "./cron-schedule";
+import { dispatchQueue, dispatchRows, triggerRecordOf, type ClaimedFiring, type FiringDeps } from "./fire-triggers";
+import { envelopeOf, idempotencyToken, type PlatformEvent } from "./platform-events";
+import type { TriggerDispatchRecord, TriggerRecord } from "./records";
+import type { NewDispatch } from "./repositories";
+import { evaluateCondition, type TriggerNamespace } from "./trigger-namespace";
+import { storedSource } from "./trigger-view";
+
+/** The scheduler's settings; unset ones take the defaults. */
+export interface SchedulerSettings {
+  /** What time it is (default the system clock); tests move it forward instead of sleeping. */
+  clock: () => Date;
+  /** How often a replica looks for due ticks (default 1000 ms). */
+  intervalMs: number;
+  /** Triggers one transaction claims (default 1000); a pass repeats while batches come back full. */
+  batch: number;
+  /**
+   * The catch-up bound: after an outage, ticks due within this long before now still fire (default
+   * one hour, at most CATCH_UP_TICKS per trigger); older ones are skipped.
+   */
+  catchUpMs: number;
+}
+
+/** The most missed ticks of one trigger a pass catches up. */
+export const CATCH_UP_TICKS = 60;
+
+/** The defaults of SchedulerSettings, over which `partial` is laid. */
+export function schedulerSettings(partial: Partial<SchedulerSettings> = {}): SchedulerSettings {
+  return { clock: () => new Date(), intervalMs: 1000, batch: 1000, catchUpMs: 3_600_000, ...partial };
+}
+
+/** The first tick after `now` of a v2 schedule trigger that is enabled; null for any other trigger. */
+export function firstFireAt(trigger: Pick<TriggerRecord, "engine" | "enabled" | "firesOn">, now: Date): Date | null {
+  if (trigger.engine !== "v2" || !trigger.enabled || trigger.firesOn?.type !== "schedule") return null;
+  const source = storedSource(trigger as TriggerRecord);
+  return source.type === "schedule" ? (nextTick(source.schedule, now) ?? null) : null;
+}
+
+/**
+ * One scheduler pass: claims due triggers under SKIP LOCKED row locks (so replicas split them),
+ * and in the same transaction records a dispatch per due tick and target (unique per trigger, tick
+ * and target: a tick fires once even if two replicas raced or one crashed mid-way) and moves each
+ * trigger's next tick past now; batches repeat while they come back full. The claimed dispatches
+ * then run. Returns how many were claimed.
+ */
+export async function scheduleOnce(deps: FiringDeps, settings: SchedulerSettings): Promise<number> {
+  const claimed: ClaimedFiring[] = [];
+  for (;;) {
+    const now = settings.clock();
+    const { firings, due } = await deps.uow.transaction(async ({ triggerModel }) => {
+      const locked = await triggerModel.lockDue(now, settings.batch);
+      const planned = locked.map((trigger) => planTicks(trigger, now, settings));
+      await triggerModel.setNextFire(planned.map((p) => ({ triggerId: p.trigger.triggerId, nextFireAt: p.next })));
+      const claimed = new Map<string, TriggerDispatchRecord[]>();
+      for (const d of await triggerModel.claim(planned.flatMap((p) => p.rows))) claimed.set(d.triggerId, [...(claimed.get(d.triggerId) ?? []), d]);
+      return { due: locked.length, firings: planned.map((p): ClaimedFiring => ({ trigger: p.trigger, namespace: p.namespace, claimed: claimed.get(p.trigger.triggerId) ?? [] })) };
+    });
+    claimed.push(...firings);
+    // Every due tick is claimed before any target runs: claiming is what "fired" means, and running
+    // targets (posts, invocations) while claiming would delay the last claims by seconds.
+    if (due < settings.batch) break;
+  }
+  const queue = dispatchQueue(deps, DISPATCH_CONCURRENCY);
+  queue.push(claimed);
+  return (await queue.drain()).length;
+}
+
+/** Dispatches one replica runs at once (Slack posts, invocations). */
+const DISPATCH_CONCURRENCY = 64;
+
+function planTicks(trigger: TriggerRecord, now: Date, settings: SchedulerSettings): { trigger: TriggerRecord; next: Date | null; rows: NewDispatch[]; namespace: TriggerNamespace } {
+  const source = storedSource(trigger);
+  if (source.type !== "schedule") return { trigger, next: null, rows: [], namespace: { records: {}, defaultRoot: "schedule" } };
+  const from = new Date(Math.max(trigger.nextFireAt!.getTime(), now.getTime() - settings.catchUpMs));
+  const rows: NewDispatch[] = [];
+  let namespace: TriggerNamespace = { records: {}, defaultRoot: "schedule" };
+  for (const tick of ticksBetween(source.schedule, from, now, CATCH_UP_TICKS)) {
+    const event = scheduleEvent(trigger, tick);
+    namespace = scheduleNamespace(trigger, event, source.cron, tick);
+    if (trigger.condition !== null && !evaluateCondition(trigger.condition as unknown as QueryNode, namespace)) continue;
+    rows.push(...dispatchRows(trigger, event, idempotencyToken(event, "occurrence")!, trigger.targets ?? [], now));
+  }
+  return { trigger, next: nextTick(source.schedule, now) ?? null, rows, namespace };
+}
+
+/** The `schedule.fired` event of one tick; its id names the trigger and the minute, so it is the same on every replica. */
+export function scheduleEvent(trigger: TriggerRecord, tick: Date): PlatformEvent {
+  return { id: `${trigger.triggerId}@${tick.toISOString()}`, type: "schedule.fired", time: tick, orgId: trigger.orgId, data: { trigger_id: trigger.triggerId, scheduled_for: tick.toISOString() } };
+}
+
+/** The namespace of a tick: `schedule` (scheduled_for, cron), `envelope` and `trigger`. */
+export function scheduleNamespace(trigger: TriggerRecord, event: PlatformEvent, cron: string, tick: Date): TriggerNamespace {
+  return {
+    records: { schedule: { scheduled_for: tick.toISOString(), cron }, envelope: envelopeOf(event), trigger: triggerRecordOf(trigger) },
+    defaultRoot: "schedule",
+  };
+}
+
+/** Runs scheduler passes every `intervalMs` until stopped; a failed pass is logged and the loop goes on. */
+export function startTriggerScheduler(deps: FiringDeps, settings: SchedulerSettings): PeriodicTask {
+  return startPeriodicTask({ name: "trigger scheduler", intervalMs: settings.intervalMs, run: () => scheduleOnce(deps, settings), logger: deps.logger });
+}
