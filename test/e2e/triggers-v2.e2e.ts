@@ -98,6 +98,19 @@ describe("create and read", () => {
     expect(queried).not.toContain(v2.trigger_id);
   });
 
+  test("API versions before 2026-08-27 know only legacy triggers: a v2 trigger is a 404 by name and absent from the list; a legacy one reads as before", async () => {
+    const before = { "X-Roboto-Api-Version": "2026-08-10" };
+    const v2 = await ok(createV2(alice.client, { fires_on: onDatasetChange }));
+    const legacy = await ok(alice.client.post("/v1/triggers", { name: unique("legacy"), action_name: "process", for_each: "dataset", required_inputs: ["*.bag"] }));
+    expect((await alice.client.get(`/v1/triggers/${v2.name}`, before)).status).toBe(404);
+    expect(await ok(alice.client.get(`/v1/triggers/${legacy.name}`, before))).toMatchObject({ trigger_id: legacy.trigger_id, name: legacy.name, for_each: "dataset", engine: "v1" });
+    const listed = (await ok(alice.client.get("/v1/triggers", before))).items.map((i: any) => i.trigger_id);
+    expect(listed).toContain(legacy.trigger_id);
+    expect(listed).not.toContain(v2.trigger_id);
+    const atChange = { "X-Roboto-Api-Version": "2026-08-27" };
+    expect(await ok(alice.client.get(`/v1/triggers/${v2.name}`, atChange))).toMatchObject({ trigger_id: v2.trigger_id, engine: "v2" });
+  });
+
   test("a duplicate name is a 409", async () => {
     const name = unique("dup");
     await ok(createV2(alice.client, { name, fires_on: onDatasetChange }));

@@ -7,6 +7,7 @@ import {
   QueryDatasetFilesResponseSchema,
   ReportUploadProgressResponseSchema,
 } from "@hangar/shared/proto/data";
+import { ComputeService } from "@hangar/shared/proto/compute";
 import { buildRouteTable, type Route } from "../routes";
 import { parsePathTemplate } from "../pattern";
 import { API_VERSIONS, LATEST_API_VERSION, readApiVersion, versionOf } from "./api-version";
@@ -40,7 +41,7 @@ describe("readApiVersion", () => {
 describe("the dated-change table", () => {
   test("every row touches some route (a misspelt RPC or record would touch none); untouched routes carry nothing", () => {
     for (const change of DATED_CHANGES) {
-      const touched = buildRouteTable([DataService], [change]).routes.filter((r) => r.versions).map(rpcName);
+      const touched = buildRouteTable([DataService, ComputeService], [change]).routes.filter((r) => r.versions).map(rpcName);
       expect({ change: change.summary, touched: touched.length > 0 }).toEqual({ change: change.summary, touched: true });
     }
     expect(routeOf("GetDataset").versions).toBeUndefined();

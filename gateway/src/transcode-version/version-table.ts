@@ -22,7 +22,7 @@ export type DatedChange = { since: ApiVersionDate; summary: string } & (
 /**
  * The one table of dated changes (sdk-0.62-routes.md, "Global changes"), for the areas this server
  * implements. Every version translation the gateway does is a row here: handlers never see the
- * caller's version. Dated changes of areas not built yet (tags 2026-08-10, triggers 2026-08-27,
+ * caller's version. Dated changes of areas not built yet (tags 2026-08-10,
  * threads 2026-09-30, read plans and metrics 2026-10-05, Views 2026-10-06) get their row with their
  * area.
  */
@@ -33,6 +33,14 @@ export const DATED_CHANGES: readonly DatedChange[] = [
     change: "pluck",
     rpc: "hangar.data.v1.DataService.ReportUploadProgress",
     field: "file_id",
+  },
+  {
+    since: "2026-08-27",
+    summary: "triggers may be of the 0.62 model (engine 'v2'); older clients know only legacy triggers: lists drop the others, reading one is a 404",
+    change: "hide",
+    record: "hangar.compute.v1.Trigger",
+    field: "engine",
+    equals: "v2",
   },
   {
     since: "2026-10-02",
