@@ -1,3 +1,4 @@
+import { Code, ConnectError } from "@connectrpc/connect";
 import { createTestDatabase } from "@hangar/test-harness";
 import { openDatabase, type Orm } from "../db";
 import { createLogger } from "../telemetry";
@@ -6,7 +7,8 @@ import { createInProcessTransport } from "./in-process-transport";
 import { eventEntities, eventTablesMigration } from "./tables";
 
 // What a consumer does with an event whose handler keeps failing, on a real PostgreSQL: a fault of
-// the event goes to the dead letters after bounded retries; the database being unreachable does not.
+// the event goes to the dead letters after bounded retries; an outage (the database unreachable, or
+// a service the handler asks answering UNAVAILABLE) does not.
 
 const logger = createLogger("test", "silent");
 let orm: Orm;
@@ -44,4 +46,16 @@ test("an event whose handler keeps failing because the database is unreachable i
   failure = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
   await expect(transport.publish([event("outage")])).rejects.toThrow("ECONNREFUSED");
   expect(await deadLetters()).toEqual(["poison"]);
+});
+
+test("an event whose handler keeps failing because a service it asks is unavailable is handed back, not dead-lettered", async () => {
+  failure = new ConnectError("upstream connect error", Code.Unavailable);
+  await expect(transport.publish([event("peer-away")])).rejects.toThrow("upstream connect error");
+  expect(await deadLetters()).toEqual(["poison"]);
+});
+
+test("a service refusing the event's request (not an outage) still sends it to the dead letters", async () => {
+  failure = new ConnectError("action not found", Code.NotFound);
+  await transport.publish([event("refused")]);
+  expect(await deadLetters()).toEqual(["poison", "refused"]);
 });

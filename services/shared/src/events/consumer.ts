@@ -1,3 +1,4 @@
+import { Code, ConnectError } from "@connectrpc/connect";
 import { SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
 import { isDatabaseUnavailable, type EntityManager, type Orm } from "../db";
 import { extractTraceContext, tracer, type Logger } from "../telemetry";
@@ -73,14 +74,22 @@ async function handleWithRetries(options: ConsumerOptions, message: EventMessage
       // A stopping consumer hands the event back rather than retrying into a closing database.
       if (stopped()) throw error;
       if (attempt >= maxAttempts) {
-        // The database being away says nothing about the event: hand it back rather than bury it.
-        if (isDatabaseUnavailable(error)) throw error;
+        // An outage says nothing about the event: hand it back rather than bury it.
+        if (isOutage(error)) throw error;
         return deadLetter(options, message, error);
       }
       await new Promise((resolve) => setTimeout(resolve, delay));
       delay *= 2;
     }
   }
+}
+
+/**
+ * Whether a failure is an outage rather than a fault of the event: the consumer's database, or a
+ * service the handler asks (UNAVAILABLE: it is down or restarting), cannot be reached.
+ */
+function isOutage(error: unknown): boolean {
+  return isDatabaseUnavailable(error) || (error instanceof ConnectError && error.code === Code.Unavailable);
 }
 
 /** Runs the handler and records the event id in one transaction, unless the id was seen before. */
