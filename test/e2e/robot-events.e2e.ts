@@ -36,6 +36,44 @@ const dataset = (id: string) => ({ association_id: id, association_type: "datase
 const file = (id: string) => ({ association_id: id, association_type: "file" });
 const eventIds = (page: { items: { event_id: string }[] }) => page.items.map((e) => e.event_id);
 
+describe("events about topics and message paths", () => {
+  async function topicOn(datasetId: string): Promise<{ topicId: string; messagePathId: string }> {
+    const res = await alice.client.post("/v1/topics", {
+      association: { association_id: datasetId, association_type: "dataset" },
+      topic_name: "/imu",
+      message_paths: [{ message_path: "accel.x", data_type: "float64", canonical_data_type: "number" }],
+    });
+    if (res.status !== 200) throw new Error(`create topic failed: ${JSON.stringify(res.body)}`);
+    return { topicId: res.body.data.topic_id, messagePathId: res.body.data.message_paths[0].message_path_id };
+  }
+
+  test("an event on a topic and one of its message paths reads back with them; another org cannot name them", async () => {
+    const datasetId = await createDataset(alice.client, "events");
+    const { topicId, messagePathId } = await topicOn(datasetId);
+    const event = await createEvent(alice.client, { associations: [{ association_id: topicId, association_type: "topic" }, { association_id: messagePathId, association_type: "message_path" }] });
+    expect(event.associations).toEqual([
+      { association_id: topicId, association_type: "topic", association_version: null, parent: null },
+      { association_id: messagePathId, association_type: "message_path", association_version: null, parent: null },
+    ]);
+    const listed = await alice.client.post("/v1/events/query/for_associations", { associations: [{ association_id: topicId, association_type: "topic" }] });
+    expect(eventIds(listed.body.data)).toEqual([event.event_id]);
+    const foreign = await bob.client.post("/v1/events/create", { name: "spike", start_time: 10, end_time: 20, associations: [{ association_id: topicId, association_type: "topic" }] });
+    expectError(foreign, 404, `topic '${topicId}' not found`);
+  });
+
+  test("deleting the topic deletes an event that was only about it and its message path, and leaves one also about the dataset", async () => {
+    const datasetId = await createDataset(alice.client, "events");
+    const { topicId, messagePathId } = await topicOn(datasetId);
+    const only = await createEvent(alice.client, { associations: [{ association_id: topicId, association_type: "topic" }, { association_id: messagePathId, association_type: "message_path" }] });
+    const also = await createEvent(alice.client, { associations: [{ association_id: topicId, association_type: "topic" }, dataset(datasetId)] });
+    expect((await alice.client.delete(`/v1/topics/id/${topicId}`)).status).toBe(200);
+    expect((await alice.client.get(`/v1/events/id/${only.event_id}`)).status).toBe(404);
+    const kept = await alice.client.get(`/v1/events/id/${also.event_id}`);
+    expect(kept.status).toBe(200);
+    expect(kept.body.data.associations).toEqual([expect.objectContaining({ association_id: datasetId, association_type: "dataset" })]);
+  });
+});
+
 describe("create_event and get_event", () => {
   test("creates an event with the documented fields and reads it back", async () => {
     const datasetId = await createDataset(alice.client, "events");

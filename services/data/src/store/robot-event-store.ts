@@ -28,21 +28,24 @@ export class RobotEventStore implements RobotEventRepository {
 
   async add(record: RobotEventRecord, associations: readonly EventAssociation[]): Promise<void> {
     this.em.persist(this.em.create(RobotEvent, record));
-    for (const [position, a] of associations.entries()) {
-      await this.em.execute(
-        `insert into event_associations (event_id, association_type, association_id, association_version, dataset_id, file_id, position)
-         values (?, ?, ?, ?, ?, ?, ?)`,
-        [
-          record.eventId,
-          a.associationType,
-          a.associationId,
-          a.associationVersion === null ? null : a.associationVersion.toString(),
-          a.associationType === "dataset" ? a.associationId : null,
-          a.associationType === "file" ? a.associationId : null,
-          position,
-        ],
-      );
-    }
+    // One statement for all of them; the typed columns carry the foreign keys that clean up.
+    const idWhen = (type: EventAssociation["associationType"]) => textArrayLiteral(associations.map((a) => (a.associationType === type ? a.associationId : null)));
+    await this.em.execute(
+      `insert into event_associations (event_id, association_type, association_id, association_version, dataset_id, file_id, topic_id, message_path_id, position)
+       select ?, q.type, q.id, q.version::bigint, q.dataset_id, q.file_id, q.topic_id, q.message_path_id, q.position - 1
+       from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) with ordinality
+         as q(type, id, version, dataset_id, file_id, topic_id, message_path_id, position)`,
+      [
+        record.eventId,
+        textArrayLiteral(associations.map((a) => a.associationType)),
+        textArrayLiteral(associations.map((a) => a.associationId)),
+        textArrayLiteral(associations.map((a) => (a.associationVersion === null ? null : a.associationVersion.toString()))),
+        idWhen("dataset"),
+        idWhen("file"),
+        idWhen("topic"),
+        idWhen("message_path"),
+      ],
+    );
   }
 
   async deleteMany(orgId: string, eventIds: readonly string[]): Promise<number> {
@@ -105,11 +108,7 @@ function ofAny(associations: readonly EventAssociation[]): SqlFragment {
     on a.association_id = q.id and a.association_type = q.t`;
 }
 
-/**
- * What events may be about, read from the data service's tables. Topics and message paths live in
- * the topics tables, which are not part of the data service yet: until they are, no topic or
- * message path exists, and these two methods are where their lookups go.
- */
+/** What events may be about, read from the data service's tables. */
 export class EventTargetStore implements EventTargetRepository {
   constructor(readonly em: EntityManager) {}
 
@@ -128,11 +127,16 @@ export class EventTargetStore implements EventTargetRepository {
     return new Set(rows.map((r) => r.id));
   }
 
-  topics(): Promise<Set<string>> {
-    return Promise.resolve(new Set());
+  async topics(orgId: string, topicIds: readonly string[]): Promise<Set<string>> {
+    return this.idsOf("select topic_id as id from topics where org_id = ? and topic_id = any(?::text[])", orgId, topicIds);
   }
 
-  messagePaths(): Promise<Set<string>> {
-    return Promise.resolve(new Set());
+  async messagePaths(orgId: string, messagePathIds: readonly string[]): Promise<Set<string>> {
+    return this.idsOf("select message_path_id as id from message_paths where org_id = ? and message_path_id = any(?::text[])", orgId, messagePathIds);
+  }
+
+  private async idsOf(query: string, orgId: string, ids: readonly string[]): Promise<Set<string>> {
+    const rows = await this.em.execute<{ id: string }[]>(query, [orgId, textArrayLiteral(ids)]);
+    return new Set(rows.map((r) => r.id));
   }
 }

@@ -2,10 +2,11 @@ import { ArrayType, type EntityMetadata, type Platform } from "@mikro-orm/core";
 
 /**
  * A PostgreSQL text[] literal (`{"a","b"}`) for a `?::text[]` placeholder. The driver would expand a
- * JavaScript array bound to a raw placeholder into a comma list, which breaks on empty arrays.
+ * JavaScript array bound to a raw placeholder into a comma list, which breaks on empty arrays. A
+ * null element is written as SQL NULL.
  */
-export function textArrayLiteral(values: readonly string[]): string {
-  return `{${values.map((v) => `"${v.replace(/[\\"]/g, "\\$&")}"`).join(",")}}`;
+export function textArrayLiteral(values: readonly (string | null)[]): string {
+  return `{${values.map((v) => (v === null ? "NULL" : `"${v.replace(/[\\"]/g, "\\$&")}"`)).join(",")}}`;
 }
 
 /**

@@ -10,6 +10,7 @@ import { Migration0008PagingIndexes } from "./0008-paging-indexes";
 import { Migration0009Topics } from "./0009-topics";
 import { Migration0010SessionsEvents } from "./0010-sessions-events";
 import { Migration0011Comments } from "./0011-comments";
+import { Migration0012EventTopicTargets } from "./0012-event-topic-targets";
 
 /** The data schema's migrations in the order they apply. */
 export const dataMigrations: MigrationObject[] = [
@@ -24,4 +25,5 @@ export const dataMigrations: MigrationObject[] = [
   { name: "0009-topics", class: Migration0009Topics },
   { name: "0010-sessions-events", class: Migration0010SessionsEvents },
   { name: "0011-comments", class: Migration0011Comments },
+  { name: "0012-event-topic-targets", class: Migration0012EventTopicTargets },
 ];
