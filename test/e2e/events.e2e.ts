@@ -113,15 +113,22 @@ test("a restarted platform resumes from the consumer group's offsets without dou
 test("a poison event goes to the dead-letter topic and table after bounded retries, and later events still flow", async () => {
   const before = (await datasetCount())!;
   await t.transport.publish([{ eventId: "poison-1", topic: TOPICS.datasetChanged, key: "x", payload: Uint8Array.from([0xff, 0xff, 0xff]), headers: {} }]);
-  // Two services consume dataset events (admin's usage, compute's triggers): each dead-letters it.
-  const deadIn = (schema: string) =>
-    waitFor(`the dead letter in ${schema}`, async () => (await db.query(`select consumer, topic, error from ${schema}.dead_letters where event_id = 'poison-1'`)).rows[0]);
-  expect(await deadIn("admin")).toEqual({ consumer: "admin.usage", topic: TOPICS.datasetChanged, error: expect.any(String) });
-  expect(await deadIn("compute")).toEqual({ consumer: "compute.trigger-evaluation", topic: TOPICS.datasetChanged, error: expect.any(String) });
+  // Three consumers read dataset events (admin's usage; compute's legacy trigger evaluation and the
+  // 0.62 triggers' dispatch): each dead-letters it.
+  const deadIn = (schema: string, count: number) =>
+    waitFor(`the dead letters in ${schema}`, async () => {
+      const rows = (await db.query(`select consumer, topic, error from ${schema}.dead_letters where event_id = 'poison-1' order by consumer`)).rows;
+      return rows.length === count ? rows : undefined;
+    });
+  expect(await deadIn("admin", 1)).toEqual([{ consumer: "admin.usage", topic: TOPICS.datasetChanged, error: expect.any(String) }]);
+  expect(await deadIn("compute", 2)).toEqual([
+    { consumer: "compute.trigger-dispatch", topic: TOPICS.datasetChanged, error: expect.any(String) },
+    { consumer: "compute.trigger-evaluation", topic: TOPICS.datasetChanged, error: expect.any(String) },
+  ]);
   // The dead letter is recorded, then published: the topic may trail the table for a moment.
   await waitFor("the dead-letter topic", async () => {
     const dlq = await kafkaAdmin.fetchTopicOffsets(`${topic()}.dlq`).catch(() => []);
-    return dlq.reduce((sum, p) => sum + Number(p.high), 0) === 2 ? true : undefined;
+    return dlq.reduce((sum, p) => sum + Number(p.high), 0) === 3 ? true : undefined;
   });
   await createDatasets(1);
   await waitFor("count +1 after the poison", async () => ((await datasetCount()) === before + 1 ? true : undefined));
