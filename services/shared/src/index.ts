@@ -12,3 +12,4 @@ export * from "./telemetry";
 export * from "./wire";
 export * from "./query";
 export * from "./metrics";
+export * from "./builtin";
