@@ -194,7 +194,7 @@ test("bad input is a 400 naming the field, and changes nothing", async () => {
   expect({ read: after.read_status, channels: Object.keys(after.lifecycle_status) }).toEqual({ read: "unread", channels: ["email"] });
 });
 
-test("a batch update answers each item in its place: the notification, or the error it alone would get", async () => {
+test("a batch update answers each item in its place: the notification, or the error envelope it alone would get (the `{error: {error_code, message}}` the SDK's batch elements read)", async () => {
   const jack = await addMember(t, alice, "jack");
   await comment(alice.client, `a ${mention(jack)}`);
   await comment(alice.client, `b ${mention(jack)}`);
@@ -212,13 +212,13 @@ test("a batch update answers each item in its place: the notification, or the er
   expect(res).toEqual({
     responses: [
       { data: expect.objectContaining({ notification_id: first.notification_id, read_status: "read" }), error: null },
-      { data: null, error: { error_code: 404, message: "notification 'nt_missing' not found", stack_trace: "" } },
-      { data: null, error: { error_code: 400, message: expect.stringMatching(/^read_status: /), stack_trace: "" } },
+      { data: null, error: { error: { error_code: 404, message: "notification 'nt_missing' not found", stack_trace: "" } } },
+      { data: null, error: { error: { error_code: 400, message: expect.stringMatching(/^read_status: /), stack_trace: "" } } },
       { data: expect.objectContaining({ notification_id: second.notification_id, read_status: "unread", lifecycle_status: { web_ui: "Acknowledged" } }), error: null },
     ],
   });
   // Another user's batch touches nothing of jack's.
   const foreign = ok(await bob.client.put("/v1/notifications/batch", { requests: [{ notification_id: first.notification_id, read_status: "unread" }] }));
-  expect(foreign.responses[0].error.error_code).toBe(404);
+  expect(foreign.responses[0].error.error.error_code).toBe(404);
   expect(ok(await jack.client.get(`/v1/notifications/${first.notification_id}`)).read_status).toBe("read");
 });

@@ -1,7 +1,7 @@
 import { fromJson, toJson, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
-import { ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { callerOf, capMessage, fitPage, httpStatusOf, invalidArgument, planKeysetPage, type UnitOfWork } from "@hangar/shared";
+import type { ServiceImpl } from "@connectrpc/connect";
+import { callerOf, fitPage, invalidArgument, planKeysetPage, settleBatchElement, type UnitOfWork } from "@hangar/shared";
 import { NotificationSchema, type AdminService, type NotificationUpdateResultSchema, type UpdateNotificationRequest } from "@hangar/shared/proto/admin";
 import { deleteNotification, getNotification, listNotifications, updateNotification, type NotificationUpdate } from "../domain/notification-use-cases";
 import { checkReadStatus, type NotificationRecord } from "../domain/notifications";
@@ -62,21 +62,10 @@ export function createNotificationHandlers(uow: UnitOfWork<Pick<AdminRepositorie
     async batchUpdateNotifications(req, ctx) {
       const userId = requireUser(callerOf(ctx));
       const responses: MessageInitShape<typeof NotificationUpdateResultSchema>[] = [];
-      for (const item of req.requests) responses.push(await batchItem(() => updateNotification(uow, userId, updateOf(item))));
+      for (const item of req.requests) responses.push(await settleBatchElement(async () => notificationToProto(await updateNotification(uow, userId, updateOf(item)))));
       return { responses };
     },
   };
-}
-
-/** One batch item's `{data}`, or the `{error}` the update alone would have answered; a failure of no request's making fails the batch. */
-async function batchItem(update: () => Promise<NotificationRecord>): Promise<MessageInitShape<typeof NotificationUpdateResultSchema>> {
-  try {
-    return { data: notificationToProto(await update()) };
-  } catch (error) {
-    const status = error instanceof ConnectError ? httpStatusOf(error.code) : 500;
-    if (!(error instanceof ConnectError) || status >= 500) throw error;
-    return { error: { errorCode: status, message: capMessage(error.rawMessage), stackTrace: "" } };
-  }
 }
 
 function updateOf(req: UpdateNotificationRequest): NotificationUpdate {

@@ -1,5 +1,5 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { Code, type ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import type { BatchErrorSchema } from "../gen/hangar/common/v1/common_pb";
 import { capMessage } from "./quote";
 
@@ -38,4 +38,18 @@ export function httpStatusOf(code: Code): number {
  */
 export function batchErrorOf(error: ConnectError): MessageInitShape<typeof BatchErrorSchema> {
   return { error: { errorCode: httpStatusOf(error.code), message: capMessage(error.rawMessage), stackTrace: "" } };
+}
+
+/**
+ * Runs one element of a batch on its own: `{data}` when it succeeds, `{error}` when it is refused
+ * (a 4xx the element alone would have answered), so one refusal stops no other element. A failure
+ * of no request's making (a 5xx, or not an RPC error at all) fails the whole batch instead.
+ */
+export async function settleBatchElement<T>(run: () => Promise<T>): Promise<{ data: T } | { error: MessageInitShape<typeof BatchErrorSchema> }> {
+  try {
+    return { data: await run() };
+  } catch (error) {
+    if (!(error instanceof ConnectError) || httpStatusOf(error.code) >= 500) throw error;
+    return { error: batchErrorOf(error) };
+  }
 }

@@ -7,6 +7,8 @@ import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_field_behavior } from "../../../google/api/field_behavior_pb";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { BatchError } from "../../common/v1/common_pb";
+import { file_hangar_common_v1_common } from "../../common/v1/common_pb";
 import { file_hangar_common_v1_limits } from "../../common/v1/limits_pb";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 
@@ -14,7 +16,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file hangar/admin/v1/notification.proto.
  */
 export const file_hangar_admin_v1_notification: GenFile = /*@__PURE__*/
-  fileDesc("CiJoYW5nYXIvYWRtaW4vdjEvbm90aWZpY2F0aW9uLnByb3RvEg9oYW5nYXIuYWRtaW4udjEigAMKDE5vdGlmaWNhdGlvbhIXCg9ub3RpZmljYXRpb25faWQYASABKAkSDgoGb3JnX2lkGAIgASgJEg8KB3VzZXJfaWQYAyABKAkSEwoLbm90aWZpZXJfaWQYBCABKAkSGQoRbm90aWZpY2F0aW9uX3R5cGUYBSABKAkSEAoIY2hhbm5lbHMYBiADKAkSTAoQbGlmZWN5Y2xlX3N0YXR1cxgHIAMoCzIyLmhhbmdhci5hZG1pbi52MS5Ob3RpZmljYXRpb24uTGlmZWN5Y2xlU3RhdHVzRW50cnkSEwoLcmVhZF9zdGF0dXMYCCABKAkSKwoHY3JlYXRlZBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIbW9kaWZpZWQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wGjYKFExpZmVjeWNsZVN0YXR1c0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiowEKGExpc3ROb3RpZmljYXRpb25zUmVxdWVzdBIgCgpwYWdlX3Rva2VuGAEgASgJQgfC8xgDCJBOSACIAQESFgoJcGFnZV9zaXplGAIgASgDSAGIAQESIAoLcmVhZF9zdGF0dXMYAyABKAlCBsLzGAIIZEgCiAEBQg0KC19wYWdlX3Rva2VuQgwKCl9wYWdlX3NpemVCDgoMX3JlYWRfc3RhdHVzIpsBChlMaXN0Tm90aWZpY2F0aW9uc1Jlc3BvbnNlEiwKBWl0ZW1zGAEgAygLMh0uaGFuZ2FyLmFkbWluLnYxLk5vdGlmaWNhdGlvbhIXCgpuZXh0X3Rva2VuGAIgASgJSACIAQESGAoLdG90YWxfY291bnQYAyABKANIAYgBAUINCgtfbmV4dF90b2tlbkIOCgxfdG90YWxfY291bnQiQAoWR2V0Tm90aWZpY2F0aW9uUmVxdWVzdBImCg9ub3RpZmljYXRpb25faWQYASABKAlCDeBBAsLzGAYI6AcY0A8iTgoXR2V0Tm90aWZpY2F0aW9uUmVzcG9uc2USMwoMbm90aWZpY2F0aW9uGAEgASgLMh0uaGFuZ2FyLmFkbWluLnYxLk5vdGlmaWNhdGlvbiKzAQoZVXBkYXRlTm90aWZpY2F0aW9uUmVxdWVzdBImCg9ub3RpZmljYXRpb25faWQYASABKAlCDeBBAsLzGAYI6AcY0A8SIAoLcmVhZF9zdGF0dXMYAiABKAlCBsLzGAIIZEgAiAEBEjwKEGxpZmVjeWNsZV9zdGF0dXMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0QgnC8xgFGIAgIAJCDgoMX3JlYWRfc3RhdHVzIlEKGlVwZGF0ZU5vdGlmaWNhdGlvblJlc3BvbnNlEjMKDG5vdGlmaWNhdGlvbhgBIAEoCzIdLmhhbmdhci5hZG1pbi52MS5Ob3RpZmljYXRpb24iQwoZRGVsZXRlTm90aWZpY2F0aW9uUmVxdWVzdBImCg9ub3RpZmljYXRpb25faWQYASABKAlCDeBBAsLzGAYI6AcY0A8iHAoaRGVsZXRlTm90aWZpY2F0aW9uUmVzcG9uc2UiagofQmF0Y2hVcGRhdGVOb3RpZmljYXRpb25zUmVxdWVzdBJHCghyZXF1ZXN0cxgBIAMoCzIqLmhhbmdhci5hZG1pbi52MS5VcGRhdGVOb3RpZmljYXRpb25SZXF1ZXN0QgngQQLC8xgCEGQiYAogQmF0Y2hVcGRhdGVOb3RpZmljYXRpb25zUmVzcG9uc2USPAoJcmVzcG9uc2VzGAEgAygLMikuaGFuZ2FyLmFkbWluLnYxLk5vdGlmaWNhdGlvblVwZGF0ZVJlc3VsdCKPAQoYTm90aWZpY2F0aW9uVXBkYXRlUmVzdWx0EjAKBGRhdGEYASABKAsyHS5oYW5nYXIuYWRtaW4udjEuTm90aWZpY2F0aW9uSACIAQESLgoFZXJyb3IYAiABKAsyGi5oYW5nYXIuYWRtaW4udjEuSXRlbUVycm9ySAGIAQFCBwoFX2RhdGFCCAoGX2Vycm9yIkUKCUl0ZW1FcnJvchISCgplcnJvcl9jb2RlGAEgASgFEg8KB21lc3NhZ2UYAiABKAkSEwoLc3RhY2tfdHJhY2UYAyABKAliBnByb3RvMw", [file_google_api_field_behavior, file_google_protobuf_struct, file_google_protobuf_timestamp, file_hangar_common_v1_limits]);
+  fileDesc("CiJoYW5nYXIvYWRtaW4vdjEvbm90aWZpY2F0aW9uLnByb3RvEg9oYW5nYXIuYWRtaW4udjEigAMKDE5vdGlmaWNhdGlvbhIXCg9ub3RpZmljYXRpb25faWQYASABKAkSDgoGb3JnX2lkGAIgASgJEg8KB3VzZXJfaWQYAyABKAkSEwoLbm90aWZpZXJfaWQYBCABKAkSGQoRbm90aWZpY2F0aW9uX3R5cGUYBSABKAkSEAoIY2hhbm5lbHMYBiADKAkSTAoQbGlmZWN5Y2xlX3N0YXR1cxgHIAMoCzIyLmhhbmdhci5hZG1pbi52MS5Ob3RpZmljYXRpb24uTGlmZWN5Y2xlU3RhdHVzRW50cnkSEwoLcmVhZF9zdGF0dXMYCCABKAkSKwoHY3JlYXRlZBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIbW9kaWZpZWQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wGjYKFExpZmVjeWNsZVN0YXR1c0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiowEKGExpc3ROb3RpZmljYXRpb25zUmVxdWVzdBIgCgpwYWdlX3Rva2VuGAEgASgJQgfC8xgDCJBOSACIAQESFgoJcGFnZV9zaXplGAIgASgDSAGIAQESIAoLcmVhZF9zdGF0dXMYAyABKAlCBsLzGAIIZEgCiAEBQg0KC19wYWdlX3Rva2VuQgwKCl9wYWdlX3NpemVCDgoMX3JlYWRfc3RhdHVzIpsBChlMaXN0Tm90aWZpY2F0aW9uc1Jlc3BvbnNlEiwKBWl0ZW1zGAEgAygLMh0uaGFuZ2FyLmFkbWluLnYxLk5vdGlmaWNhdGlvbhIXCgpuZXh0X3Rva2VuGAIgASgJSACIAQESGAoLdG90YWxfY291bnQYAyABKANIAYgBAUINCgtfbmV4dF90b2tlbkIOCgxfdG90YWxfY291bnQiQAoWR2V0Tm90aWZpY2F0aW9uUmVxdWVzdBImCg9ub3RpZmljYXRpb25faWQYASABKAlCDeBBAsLzGAYI6AcY0A8iTgoXR2V0Tm90aWZpY2F0aW9uUmVzcG9uc2USMwoMbm90aWZpY2F0aW9uGAEgASgLMh0uaGFuZ2FyLmFkbWluLnYxLk5vdGlmaWNhdGlvbiKzAQoZVXBkYXRlTm90aWZpY2F0aW9uUmVxdWVzdBImCg9ub3RpZmljYXRpb25faWQYASABKAlCDeBBAsLzGAYI6AcY0A8SIAoLcmVhZF9zdGF0dXMYAiABKAlCBsLzGAIIZEgAiAEBEjwKEGxpZmVjeWNsZV9zdGF0dXMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0QgnC8xgFGIAgIAJCDgoMX3JlYWRfc3RhdHVzIlEKGlVwZGF0ZU5vdGlmaWNhdGlvblJlc3BvbnNlEjMKDG5vdGlmaWNhdGlvbhgBIAEoCzIdLmhhbmdhci5hZG1pbi52MS5Ob3RpZmljYXRpb24iQwoZRGVsZXRlTm90aWZpY2F0aW9uUmVxdWVzdBImCg9ub3RpZmljYXRpb25faWQYASABKAlCDeBBAsLzGAYI6AcY0A8iHAoaRGVsZXRlTm90aWZpY2F0aW9uUmVzcG9uc2UiagofQmF0Y2hVcGRhdGVOb3RpZmljYXRpb25zUmVxdWVzdBJHCghyZXF1ZXN0cxgBIAMoCzIqLmhhbmdhci5hZG1pbi52MS5VcGRhdGVOb3RpZmljYXRpb25SZXF1ZXN0QgngQQLC8xgCEGQiYAogQmF0Y2hVcGRhdGVOb3RpZmljYXRpb25zUmVzcG9uc2USPAoJcmVzcG9uc2VzGAEgAygLMikuaGFuZ2FyLmFkbWluLnYxLk5vdGlmaWNhdGlvblVwZGF0ZVJlc3VsdCKRAQoYTm90aWZpY2F0aW9uVXBkYXRlUmVzdWx0EjAKBGRhdGEYASABKAsyHS5oYW5nYXIuYWRtaW4udjEuTm90aWZpY2F0aW9uSACIAQESMAoFZXJyb3IYAiABKAsyHC5oYW5nYXIuY29tbW9uLnYxLkJhdGNoRXJyb3JIAYgBAUIHCgVfZGF0YUIICgZfZXJyb3JiBnByb3RvMw", [file_google_api_field_behavior, file_google_protobuf_struct, file_google_protobuf_timestamp, file_hangar_common_v1_common, file_hangar_common_v1_limits]);
 
 /**
  * Notification tells one user of something another did (today: a mention in a comment,
@@ -326,9 +328,9 @@ export type NotificationUpdateResult = Message<"hangar.admin.v1.NotificationUpda
   data?: Notification | undefined;
 
   /**
-   * @generated from field: optional hangar.admin.v1.ItemError error = 2;
+   * @generated from field: optional hangar.common.v1.BatchError error = 2;
    */
-  error?: ItemError | undefined;
+  error?: BatchError | undefined;
 };
 
 /**
@@ -337,35 +339,4 @@ export type NotificationUpdateResult = Message<"hangar.admin.v1.NotificationUpda
  */
 export const NotificationUpdateResultSchema: GenMessage<NotificationUpdateResult> = /*@__PURE__*/
   messageDesc(file_hangar_admin_v1_notification, 11);
-
-/**
- * ItemError is the error envelope's `error` object for one item of a batch.
- *
- * @generated from message hangar.admin.v1.ItemError
- */
-export type ItemError = Message<"hangar.admin.v1.ItemError"> & {
-  /**
-   * The HTTP status the item alone would have answered.
-   *
-   * @generated from field: int32 error_code = 1;
-   */
-  errorCode: number;
-
-  /**
-   * @generated from field: string message = 2;
-   */
-  message: string;
-
-  /**
-   * @generated from field: string stack_trace = 3;
-   */
-  stackTrace: string;
-};
-
-/**
- * Describes the message hangar.admin.v1.ItemError.
- * Use `create(ItemErrorSchema)` to create a new message.
- */
-export const ItemErrorSchema: GenMessage<ItemError> = /*@__PURE__*/
-  messageDesc(file_hangar_admin_v1_notification, 12);
 
