@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { invalidArgument, quoteValue } from "@hangar/shared";
+import { invalidArgument, quoteValue, type ListedPage } from "@hangar/shared";
 
 /** The notification types there are: a mention in a comment. */
 export type NotificationType = "comment_mention";
@@ -60,12 +60,7 @@ export interface NotificationFilter {
 }
 
 /** One page of a newest-first listing, each row with its key (so a page cut short can continue after any row). */
-export interface NotificationPage {
-  rows: NotificationRecord[];
-  keys: number[];
-  hasMore: boolean;
-  total: number;
-}
+export type NotificationPage = ListedPage<NotificationRecord>;
 
 /** Notifications. Found records are tracked: changes are written on commit. */
 export interface NotificationRepository {

@@ -1,5 +1,5 @@
 import { EntitySchema, LockMode } from "@mikro-orm/core";
-import { rawSql, sql, textArrayLiteral, timestampFromRow, type EntityManager } from "@hangar/shared";
+import { listedPage, rawSql, sql, textArrayLiteral, timestampFromRow, type EntityManager, type ListedRange } from "@hangar/shared";
 import type {
   MentionDetail,
   NotificationChannel,
@@ -71,20 +71,13 @@ export class NotificationStore implements NotificationRepository {
     this.em.remove(record);
   }
 
-  async list(filter: NotificationFilter, range: { limit: number; before: number | undefined }): Promise<NotificationPage> {
+  list(filter: NotificationFilter, range: ListedRange): Promise<NotificationPage> {
     const where = sql`user_id = ${filter.userId} and ${filter.orgId === undefined ? rawSql("true") : sql`org_id = ${filter.orgId}`} and ${
       filter.readStatus === undefined ? rawSql("true") : sql`read_status = ${filter.readStatus}`
     }`;
-    const after = range.before === undefined ? rawSql("true") : sql`seq < ${range.before}`;
-    const list = sql`select * from notifications where ${where} and ${after} order by seq desc limit ${range.limit + 1}`;
-    const count = sql`select count(*) as total from notifications where ${where}`;
-    const [rows, counts] = await Promise.all([
-      this.em.execute<Record<string, unknown>[]>(list.sql, [...list.params]),
-      this.em.execute<{ total: string }[]>(count.sql, [...count.params]),
-    ]);
-    const served = rows.slice(0, range.limit);
-    return { rows: served.map(notificationFromRow), keys: served.map((row) => Number(row.seq)), hasMore: rows.length > range.limit, total: Number(counts[0]!.total) };
+    return listedPage(this.em, { select: rawSql("*"), from: rawSql("notifications"), where, seq: "seq" }, range, notificationFromRow);
   }
+
 
   async claimPendingEmails(limit: number): Promise<NotificationRecord[]> {
     const rows = await this.em.execute<{ notification_id: string }[]>(

@@ -1,4 +1,4 @@
-import { invalidArgument, quoteValue } from "@hangar/shared";
+import { invalidArgument, quoteValue, type ListedPage } from "@hangar/shared";
 
 /** The kinds of entity a comment may be on, as the client SDK's `CommentEntityType` names them. */
 export const COMMENT_ENTITY_TYPES = ["action", "collection", "dataset", "file", "invocation", "trigger"] as const;
@@ -40,12 +40,7 @@ export interface CommentRange {
 }
 
 /** A page of comments with each row's key (so a page cut short can continue after any row). */
-export interface CommentPage {
-  rows: CommentRecord[];
-  keys: number[];
-  hasMore: boolean;
-  total: number;
-}
+export type CommentPage = ListedPage<CommentRecord>;
 
 /** The comments of the data service's database. Found records are tracked: changes are written on commit. */
 export interface CommentRepository {

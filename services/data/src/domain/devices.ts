@@ -1,5 +1,8 @@
 import type { JsonObject } from "@bufbuild/protobuf";
-import { invalidArgument, type KeysetPage } from "@hangar/shared";
+import { invalidArgument, type ListedPage, type ListedRange } from "@hangar/shared";
+
+// The data service's modules read the listing page types from here; they are the shared ones.
+export type { ListedPage, ListedRange };
 
 /**
  * A device. `deviceId` is the caller's name for it (unique in the org, may contain `/`);
@@ -33,23 +36,11 @@ export interface DeviceTypeRecord {
   modifiedBy: string;
 }
 
-/** One page of a newest-first listing: the rows with their keys, whether more follow, and how many there are. */
-export interface ListedPage<T> {
-  rows: T[];
-  /** Each row's key, in order, so a page cut short (see fitPage) can continue after any row. */
-  keys: number[];
-  hasMore: boolean;
-  total: number;
-}
-
 /** Whose devices a listing shows: an org's, or one device type's. */
 export type DeviceScope = { orgId: string } | { deviceTypeId: string };
 
 /** How a device type is read: with a shared lock (a device is about to use it) or an exclusive one (it is about to go). */
 export type TypeLock = "share" | "update";
-
-/** The page a listing reads: at most `limit` rows below the key `before`. */
-export type ListedRange = Pick<KeysetPage, "limit" | "before">;
 
 /** The devices of the data service's database. Found records are tracked: changes are written on commit. */
 export interface DeviceRepository {

@@ -1,5 +1,5 @@
 import { EntitySchema, LockMode } from "@mikro-orm/core";
-import { rawSql, sql, timestampFromRow, type EntityManager, type SqlFragment } from "@hangar/shared";
+import { listedPage, rawSql, sql, timestampFromRow, type EntityManager, type SqlFragment } from "@hangar/shared";
 import type { CommentEntityType, CommentPage, CommentRange, CommentRecord, CommentRepository, CommentScope } from "../domain/comments";
 
 // The table also has a `seq` identity column that orders listings; only the listings' SQL reads it.
@@ -39,19 +39,12 @@ export class CommentStore implements CommentRepository {
     this.em.remove(record);
   }
 
-  async list(orgId: string, scope: CommentScope, range: CommentRange): Promise<CommentPage> {
-    const where = sql`org_id = ${orgId} and ${scopeCondition(scope)}`;
-    const after = range.cursor === undefined ? rawSql("true") : range.newestFirst ? sql`seq < ${range.cursor}` : sql`seq > ${range.cursor}`;
-    const order = rawSql(range.newestFirst ? "seq desc" : "seq asc");
-    const list = sql`select * from comments where ${where} and ${after} order by ${order} limit ${range.limit + 1}`;
-    const count = sql`select count(*) as total from comments where ${where}`;
-    const [rows, counts] = await Promise.all([
-      this.em.execute<Record<string, unknown>[]>(list.sql, [...list.params]),
-      this.em.execute<{ total: string }[]>(count.sql, [...count.params]),
-    ]);
-    const served = rows.slice(0, range.limit);
-    return { rows: served.map(commentFromRow), keys: served.map((row) => Number(row.seq)), hasMore: rows.length > range.limit, total: Number(counts[0]!.total) };
+  list(orgId: string, scope: CommentScope, range: CommentRange): Promise<CommentPage> {
+    const query = { select: rawSql("*"), from: rawSql("comments"), where: sql`org_id = ${orgId} and ${scopeCondition(scope)}`, seq: "seq" };
+    const keyed = range.newestFirst ? { limit: range.limit, before: range.cursor } : { limit: range.limit, after: range.cursor };
+    return listedPage(this.em, query, keyed, commentFromRow);
   }
+
 }
 
 function scopeCondition(scope: CommentScope): SqlFragment {

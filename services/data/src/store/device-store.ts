@@ -1,5 +1,5 @@
 import { LockMode, UniqueConstraintViolationException } from "@mikro-orm/core";
-import { rawSql, sql, type EntityManager, type SqlFragment } from "@hangar/shared";
+import { listedPage, rawSql, sql, type EntityManager, type SqlFragment } from "@hangar/shared";
 import type {
   CountedDeviceType,
   DeviceRecord,
@@ -73,12 +73,7 @@ export class DeviceTypeStore implements DeviceTypeRepository {
 }
 
 // Both tables have a `seq` identity column that orders listings newest first; only this SQL reads it.
-async function listed<T>(em: EntityManager, table: "devices" | "device_types", where: SqlFragment, range: ListedRange, map: (row: Record<string, unknown>) => T): Promise<ListedPage<T>> {
-  const after = range.before === undefined ? rawSql("true") : sql`seq < ${range.before}`;
+function listed<T>(em: EntityManager, table: "devices" | "device_types", where: SqlFragment, range: ListedRange, map: (row: Record<string, unknown>) => T): Promise<ListedPage<T>> {
   const counted = table === "device_types" ? rawSql(", (select count(*) from devices d where d.device_type_id = t.device_type_id) as device_count") : rawSql("");
-  const list = sql`select t.*${counted} from ${rawSql(table)} t where ${where} and ${after} order by seq desc limit ${range.limit + 1}`;
-  const count = sql`select count(*) as total from ${rawSql(table)} where ${where}`;
-  const [rows, counts] = await Promise.all([em.execute(list.sql, [...list.params]), em.execute<{ total: string }[]>(count.sql, [...count.params])]);
-  const served = rows.slice(0, range.limit);
-  return { rows: served.map(map), keys: served.map((row) => Number(row.seq)), hasMore: rows.length > range.limit, total: Number(counts[0]!.total) };
+  return listedPage(em, { select: sql`t.*${counted}`, from: sql`${rawSql(table)} t`, where, seq: "t.seq" }, range, map);
 }

@@ -1,5 +1,5 @@
 import { LockMode } from "@mikro-orm/core";
-import { rawSql, sql, textArrayLiteral, type EntityManager, type SqlFragment } from "@hangar/shared";
+import { listedPage, rawSql, sql, textArrayLiteral, type EntityManager, type SqlFragment } from "@hangar/shared";
 import type { ListedPage, ListedRange } from "../domain/devices";
 import type {
   EventAssociation,
@@ -11,7 +11,6 @@ import type {
   RobotEventWithAssociations,
 } from "../domain/robot-events";
 import { liveAssociation } from "./deleted-associations";
-import { listedPage } from "./listing";
 import { RobotEvent } from "./session-entities";
 
 /** The events repository: events over MikroORM, their associations in SQL. */

@@ -1,9 +1,8 @@
 import { LockMode } from "@mikro-orm/core";
-import { rawSql, sql, textArrayLiteral, timestampFromRow, type EntityManager, type SqlFragment } from "@hangar/shared";
+import { listedPage, rawSql, sql, textArrayLiteral, timestampFromRow, type EntityManager, type SqlFragment } from "@hangar/shared";
 import type { ListedPage, ListedRange } from "../domain/devices";
 import type { SessionFileEntry, SessionFileLink, SessionRecord, SessionRepository, SessionScope } from "../domain/sessions";
 import { liveAssociation } from "./deleted-associations";
-import { listedPage } from "./listing";
 import { Session } from "./session-entities";
 
 /** The columns of a session's file link and of its file that listings show (`sf`: session_files, `n`: fs_nodes). */

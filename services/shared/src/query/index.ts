@@ -31,6 +31,7 @@ export { DEFAULT_LIMIT, MAX_LIMIT, resolveLimit } from "./resolve-limit";
 export { MAX_CURSOR_TOKEN_CHARS, decodeCursorToken, decodePageToken, encodeCursorToken, encodePageToken, queryFingerprint, type PageCursor, type QueryShape } from "./page-token";
 export { compileKeysetOrder, cursorOfRow, isStorableText, type KeysetOrder } from "./keyset-order";
 export { planKeysetPage, type KeysetPage } from "./keyset-page";
+export { listedPage, type ListedPage, type ListedRange, type ListingQuery, type OldestFirstRange } from "./listed-page";
 export { PAGE_BUDGET_BYTES, fitPage, fittingCount, protobufSize } from "./fit-page";
 export { conditionOfValue, planSearch, type QuerySpecInput, type SearchPlan, type SearchTarget } from "./plan-search";
 export { isDecimalString, normalizeIsoTimestamp, parseIsoTimestamp } from "./value-formats";
