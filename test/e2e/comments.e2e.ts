@@ -165,6 +165,26 @@ test("listings: by entity, type and author oldest first, the org's recent newest
   expectBadRequest(await alice.client.get(`/v1/comments/user/${encodeURIComponent(carol.userId)}?page_token=${encodeURIComponent(first.next_token)}`), "page_token");
 });
 
+test("a deleted dataset's or file's comments leave every listing with it", async () => {
+  const doomed = await createDataset(alice.client, "doomed");
+  await uploadFiles(alice.client, datasetId, { "doomed.bag": "x" });
+  const file = ok(await alice.client.get(`/v1/files/record/path/doomed.bag/association/${datasetId}`));
+  const onDataset = (await comment(carol.client, "dataset", doomed, "on the dataset")).comment_id;
+  const onFile = (await comment(carol.client, "file", file.file_id, "on the file")).comment_id;
+  const listings = ["/v1/comments/type/dataset", "/v1/comments/type/file", `/v1/comments/user/${encodeURIComponent(carol.userId)}`, "/v1/comments/recent"];
+  const listed = async () => (await Promise.all(listings.map(async (path) => ids(ok(await alice.client.get(path)))))).flat();
+  expect(await listed()).toEqual(expect.arrayContaining([onDataset, onFile]));
+
+  ok(await alice.client.delete(`/v1/datasets/${doomed}`));
+  ok(await alice.client.delete(`/v1/files/${file.file_id}`));
+  const after = await listed();
+  expect(after).not.toContain(onDataset);
+  expect(after).not.toContain(onFile);
+  expectError(await alice.client.get(`/v1/comments/${onDataset}`), 404, `comment '${onDataset}' not found`);
+  const counted = ok(await alice.client.get(`/v1/comments/user/${encodeURIComponent(carol.userId)}`));
+  expect(counted.total_count).toBe(counted.items.length);
+});
+
 test("another org's caller sees nothing of the org's comments", async () => {
   const created = await comment(alice.client, "dataset", datasetId, "private");
   const path = `/v1/comments/${created.comment_id}`;

@@ -1,6 +1,7 @@
 import { EntitySchema, LockMode } from "@mikro-orm/core";
 import { listedPage, rawSql, sql, timestampFromRow, type EntityManager, type SqlFragment } from "@hangar/shared";
 import type { CommentEntityType, CommentPage, CommentRange, CommentRecord, CommentRepository, CommentScope } from "../domain/comments";
+import { liveAssociation } from "./deleted-associations";
 
 // The table also has a `seq` identity column that orders listings; only the listings' SQL reads it.
 export const Comment = new EntitySchema<CommentRecord>({
@@ -40,12 +41,24 @@ export class CommentStore implements CommentRepository {
   }
 
   list(orgId: string, scope: CommentScope, range: CommentRange): Promise<CommentPage> {
-    const query = { select: rawSql("*"), from: rawSql("comments"), where: sql`org_id = ${orgId} and ${scopeCondition(scope)}`, seq: "seq" };
+    const where = sql`c.org_id = ${orgId} and ${scopeCondition(scope)} and ${LIVE_ENTITY}`;
+    const query = { select: rawSql("c.*"), from: rawSql("comments c"), where, seq: "c.seq" };
     const keyed = range.newestFirst ? { limit: range.limit, before: range.cursor } : { limit: range.limit, after: range.cursor };
     return listedPage(this.em, query, keyed, commentFromRow);
   }
 
 }
+
+/**
+ * True for a comment whose entity still exists, for the entities this service holds: a deleted
+ * dataset's or file's comments leave every listing in the deleting transaction, as reading one by
+ * id already answers 404 then. (The compute service's entities are asked about one at a time.)
+ */
+const LIVE_ENTITY = rawSql(
+  `(c.entity_type not in ('dataset', 'file')` +
+    ` or (c.entity_type = 'dataset' and exists (select 1 from datasets d where d.dataset_id = c.entity_id and d.org_id = c.org_id))` +
+    ` or (c.entity_type = 'file' and exists (select 1 from fs_nodes n where n.node_id = c.entity_id and n.org_id = c.org_id and n.fs_type = 'file' and ${liveAssociation("n").sql})))`,
+);
 
 function scopeCondition(scope: CommentScope): SqlFragment {
   switch (scope.kind) {
