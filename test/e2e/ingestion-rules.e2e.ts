@@ -158,7 +158,7 @@ describe("bad input is a 400 naming the field, and writes nothing", () => {
     ["auto_ingest without an invocation", { invocation: null }, "invocation"],
     ["an invocation that is not an object", { invocation: "ingest" }, "invocation"],
     ["an invocation without an action", { invocation: { parameter_values: {} } }, "invocation.action"],
-    ["an unknown parameter", { invocation: { action: { name: "ingest" }, parameter_values: { nope: 1 } } }, "invocation.parameter_values"],
+    ["an unknown parameter", { invocation: { action: { name: "ingest" }, parameter_values: { nope: 1 } } }, "invocation.parameter_values.nope"],
     ["a bad timeout", { invocation: { action: { name: "ingest" }, timeout: "soon" } }, "invocation.timeout"],
   ];
   test.each(cases)("%s", async (_label, body, field) => {
@@ -263,7 +263,7 @@ describe("another org's caller sees nothing", () => {
     await ok(createRule(alice.client, { include_patterns: ["private/*.raw"] }));
     await uploadFiles(alice.client, dataset, { "private/a.raw": "x" });
     const file = await ok(alice.client.get(`/v1/files/record/path/${encodeURIComponent("private/a.raw")}/association/${dataset}`));
-    const run = await waitFor("alice's run", async () => (await ok(alice.client.post("/v1/ingestion-rules/runs/latest", { file_ids: [file.file_id] }))).runs[file.file_id]);
+    const run = await runStarted(alice.client, file.file_id);
     expect((await ok(bob.client.post("/v1/ingestion-rules/ingest", { file_ids: [file.file_id] }))).results).toEqual([{ file_id: file.file_id, outcome: "not_found", rule_id: null, invocation_id: null }]);
     expect(await ok(bob.client.post("/v1/ingestion-rules/runs/latest", { file_ids: [file.file_id] }))).toEqual({ runs: {} });
     expect((await ok(alice.client.post("/v1/ingestion-rules/runs/latest", { file_ids: [file.file_id] }))).runs[file.file_id]).toEqual(run);
@@ -279,7 +279,7 @@ describe("runs", () => {
     const ids = await fileIds(org.client, dataset, ["a.bag", "skip/b.bag", "c.txt"]);
     const runs = await waitFor("the run on a.bag", async () => {
       const answer = (await ok(org.client.post("/v1/ingestion-rules/runs/latest", { file_ids: ids }))).runs;
-      return answer[ids[0]!] ? answer : undefined;
+      return answer[ids[0]!]?.invocation_id ? answer : undefined;
     });
     expect(Object.keys(runs)).toEqual([ids[0]]);
     expect(runs[ids[0]!]).toEqual({ file_id: ids[0], rule_id: rule.rule_id, trigger_id: rule.trigger_id, started: expect.any(String), status: "running", invocation_id: expect.stringMatching(/^iv_/), detail: null });
@@ -290,7 +290,7 @@ describe("runs", () => {
   test("ingest_files_now: started, already_running, no_matching_rule, auto_ingest_off, not_found, in request order", async () => {
     const org = await startOrg("now");
     const dataset = await createDataset(org.client, "later");
-    await uploadFiles(org.client, dataset, { "x.bag": "1", "y.csv": "2", "z.log": "3" });
+    await uploadSettled(org.client, dataset, { "x.bag": "1", "y.csv": "2", "z.log": "3" });
     const [bag, csv, log] = await fileIds(org.client, dataset, ["x.bag", "y.csv", "z.log"]);
     const rule = await ok(createRule(org.client, { include_patterns: ["*.bag"] }));
     await ok(createRule(org.client, { include_patterns: ["*.csv"], auto_ingest: false }));
@@ -308,7 +308,7 @@ describe("runs", () => {
   test("a failed run shows as failed with the detail, and ingest_files_now runs it again", async () => {
     const org = await startOrg("retry");
     const dataset = await createDataset(org.client, "retry");
-    await uploadFiles(org.client, dataset, { "r.bag": "1" });
+    await uploadSettled(org.client, dataset, { "r.bag": "1" });
     const [file] = await fileIds(org.client, dataset, ["r.bag"]);
     await ok(createRule(org.client, { include_patterns: ["*.bag"] }));
     const first = (await ok(org.client.post("/v1/ingestion-rules/ingest", { file_ids: [file] }))).results[0];
@@ -324,7 +324,7 @@ describe("runs", () => {
 describe("existing files", () => {
   test("the report counts matching files no rule has run on; paths only for an org admin; ingest_existing_files runs them in the background", async () => {
     const dataset = await createDataset(alice.client, "before-rules");
-    await uploadFiles(alice.client, dataset, { "old/1.dat": "1", "old/2.dat": "2", "old/skip.dat": "3", "old/n.txt": "4" });
+    await uploadSettled(alice.client, dataset, { "old/1.dat": "1", "old/2.dat": "2", "old/skip.dat": "3", "old/n.txt": "4" });
     const rule = await ok(createRule(alice.client, { include_patterns: ["old/*.dat"], exclude_patterns: ["**/skip.dat"] }));
     const report = await ok(aliceAdmin.get(`/v1/ingestion-rules/id/${rule.rule_id}/existing-files`));
     expect({ ...report, sample_paths: [...report.sample_paths].sort() }).toEqual({ count: 2, count_is_lower_bound: false, sample_paths: ["old/1.dat", "old/2.dat"], complete_session_count: 0 });
@@ -353,6 +353,35 @@ async function startOrg(name: string): Promise<TestTenant> {
   const tenant = await createTenant(t, unique(name));
   await ok(tenant.client.post("/v1/actions", { name: "ingest", uri: "registry.example.com/ingest:1", parameters: [{ name: "mode", default: "full" }] }));
   return tenant;
+}
+
+/** Waits until a file's latest run has started its invocation. */
+async function runStarted(client: ApiClient, fileId: string): Promise<any> {
+  return waitFor("the run's invocation", async () => {
+    const run = (await ok(client.post("/v1/ingestion-rules/runs/latest", { file_ids: [fileId] }))).runs[fileId];
+    return run?.invocation_id ? run : undefined;
+  });
+}
+
+const probed = new Set<string>();
+
+/**
+ * Uploads files and waits until the compute service has handled their upload events, so that a
+ * rule created next cannot fire for them: a second upload of a probe file (a rule of its own takes
+ * `*.probe`) comes after them on the same association's event stream, so its run means theirs
+ * were handled.
+ */
+async function uploadSettled(client: ApiClient, dataset: string, files: Record<string, string>): Promise<void> {
+  const org = (await ok(client.get(`/v1/datasets/${dataset}`))).org_id as string;
+  if (!probed.has(org)) {
+    await ok(client.post("/v1/ingestion-rules", { name: "probe", include_patterns: ["*.probe"], invocation }));
+    probed.add(org);
+  }
+  await uploadFiles(client, dataset, files);
+  const probe = `settle-${++counter}.probe`;
+  await uploadFiles(client, dataset, { [probe]: "p" });
+  const [fileId] = await fileIds(client, dataset, [probe]);
+  await runStarted(client, fileId!);
 }
 
 async function fileIds(client: ApiClient, dataset: string, paths: string[]): Promise<string[]> {

@@ -96,10 +96,12 @@ export async function updateRule(deps: IngestionRuleDeps, caller: Principal, org
     const rule = orgId ? await repositories.ingestionRules.find(orgId, ruleId, true) : null;
     if (!rule) throw notFound("ingestion rule", ruleId);
     if (changes.name !== undefined && changes.name !== rule.name) {
-      rule.name = checkRuleName(changes.name);
-      if ((await repositories.ingestionRules.ofOrg(rule.orgId)).some((other) => other.name === rule.name && other.ruleId !== rule.ruleId)) {
-        throw conflict(`name: a rule named ${quoteValue(rule.name)} already exists in org ${quoteValue(rule.orgId)}`);
+      // Checked before the rename: the query would flush the new name into the unique index first.
+      const name = checkRuleName(changes.name);
+      if ((await repositories.ingestionRules.ofOrg(rule.orgId)).some((other) => other.name === name)) {
+        throw conflict(`name: a rule named ${quoteValue(name)} already exists in org ${quoteValue(rule.orgId)}`);
       }
+      rule.name = name;
     }
     if (changes.description !== undefined) rule.description = changes.description;
     if (changes.includePatterns !== undefined) rule.includePatterns = checkPatterns(changes.includePatterns, "include_patterns");
