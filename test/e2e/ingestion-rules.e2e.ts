@@ -348,6 +348,39 @@ describe("existing files", () => {
   });
 });
 
+describe("defaults for new orgs", () => {
+  test("an org's first upload gives it the for_new_orgs defaults, run by that upload; a default it deletes stays deleted", async () => {
+    // The built-in action, as its owner org publishes it (the platform may have installed it already).
+    const builtin = { "X-Service-Org-Id": MCAP_INGESTION_ACTION.owner };
+    const made = await t.admin.post("/v1/actions", { name: MCAP_INGESTION_ACTION.name, uri: "registry.example.com/ingest-mcap:1" }, builtin);
+    expect([200, 409]).toContain(made.status);
+    await ok(t.admin.put(`/v1/actions/${MCAP_INGESTION_ACTION.name}/accessibility`, { accessibility: "action_hub" }, builtin));
+
+    const org = await createTenant(t, unique("fresh"));
+    expect((await ok(org.client.get("/v1/ingestion-rules"))).items).toEqual([]);
+    const dataset = await createDataset(org.client, "first");
+    await uploadFiles(org.client, dataset, { "logs/first.mcap": "not really an mcap" });
+    const [file] = await fileIds(org.client, dataset, ["logs/first.mcap"]);
+    const run = await runStarted(org.client, file!);
+    const rules = (await ok(org.client.get("/v1/ingestion-rules"))).items;
+    expect(rules).toEqual([
+      expect.objectContaining({
+        name: "MCAP files",
+        include_patterns: ["**/*.mcap"],
+        auto_ingest: true,
+        created_by: org.userId,
+        invocation: expect.objectContaining({ action: { name: MCAP_INGESTION_ACTION.name, owner: MCAP_INGESTION_ACTION.owner, digest: null } }),
+      }),
+    ]);
+    expect(run.rule_id).toBe(rules[0].rule_id);
+    expect((await ok(org.client.get("/v1/ingestion-rules/defaults"))).items[0].already_present).toBe(true);
+
+    await ok(org.client.delete(`/v1/ingestion-rules/id/${rules[0].rule_id}`));
+    await uploadSettled(org.client, dataset, { "second.mcap": "x" });
+    expect((await ok(org.client.get("/v1/ingestion-rules"))).items.map((r: { name: string }) => r.name)).toEqual(["probe"]);
+  });
+});
+
 /** An org of its own (rules of one test do not match another's files), with the `ingest` action. */
 async function startOrg(name: string): Promise<TestTenant> {
   const tenant = await createTenant(t, unique(name));

@@ -8,6 +8,7 @@ import { triggerDispatchConsumer, type TriggerDispatchDeps } from "./events/trig
 import { createTriggerModelHandlers } from "./rpc/trigger-model-handlers";
 import { backgroundJobs, type BackgroundJobs } from "./domain/existing-files";
 import { dataServiceUningestedFiles } from "./ingestion-files";
+import { seedDefaultRules } from "./domain/ingestion-rule-defaults";
 import { createIngestionRuleHandlers } from "./rpc/ingestion-rule-handlers";
 import { IngestionRuleStore } from "./store/ingestion-rule-store";
 import { slackWebhooks } from "./slack-webhooks";
@@ -83,7 +84,12 @@ export function computeService(options: ComputeServiceOptions = {}): ServiceDefi
         ...createIngestionRuleHandlers({ ...dispatchDeps(context, slack), uow, clock: scheduling.clock, files: dataServiceUningestedFiles(clients), jobs: (jobs ??= backgroundJobs(context.runtime.logger)) }),
       });
     },
-    consumers: (context) => [triggerEvaluationConsumer(evaluationDeps(context)), triggerDispatchConsumer(dispatchDeps(context, slack))],
+    consumers: (context) => {
+      const dispatch = dispatchDeps(context, slack);
+      const rules = { ...dispatch, uow: computeUnitOfWork(context.orm), clock: scheduling.clock };
+      const beforeUpload = (orgId: string, uploader: string) => seedDefaultRules(rules, orgId, uploader);
+      return [triggerEvaluationConsumer(evaluationDeps(context)), triggerDispatchConsumer({ ...dispatch, beforeUpload })];
+    },
     async onStart(context) {
       const { orm, runtime } = context;
       sweeper = startSweeper({ uow: computeUnitOfWork(orm), settings: leases, logger: runtime.logger });

@@ -1,7 +1,9 @@
 import type { JsonObject } from "@bufbuild/protobuf";
-import { MCAP_INGESTION_ACTION, type Principal } from "@hangar/shared";
+import { ConnectError } from "@connectrpc/connect";
+import { MCAP_INGESTION_ACTION, type Logger } from "@hangar/shared";
 import type { IngestionRuleRecord } from "./ingestion-rule-records";
-import { createRule, parseInvocation, type IngestionRuleDeps } from "./ingestion-rules";
+import { insertRule, parseInvocation, type Actor, type IngestionRuleDeps } from "./ingestion-rules";
+import type { IngestionRuleRepositories } from "./repositories";
 
 /** A rule the platform offers every org (the SDK's DefaultIngestionRuleRecord without `already_present`). */
 export interface DefaultRule {
@@ -39,21 +41,36 @@ export function defaultsFor(rules: readonly IngestionRuleRecord[]): (DefaultRule
   }));
 }
 
-/** create_default_rules: creates the `for_new_orgs` defaults the org lacks, as the caller; returns those created. */
-export async function createDefaultRules(deps: IngestionRuleDeps, caller: Principal, orgId: string): Promise<IngestionRuleRecord[]> {
-  const missing = defaultsFor(await deps.uow.repositories().ingestionRules.ofOrg(orgId)).filter((rule) => rule.forNewOrgs && !rule.alreadyPresent);
+/** create_default_rules: creates the `for_new_orgs` defaults the org lacks, as the caller, in one transaction; returns those created. */
+export async function createDefaultRules(deps: IngestionRuleDeps, caller: Actor, orgId: string): Promise<IngestionRuleRecord[]> {
+  return deps.uow.transaction((repositories) => insertDefaults(deps, repositories, caller, orgId));
+}
+
+async function insertDefaults(deps: IngestionRuleDeps, repositories: IngestionRuleRepositories, caller: Actor, orgId: string): Promise<IngestionRuleRecord[]> {
+  const missing = defaultsFor(await repositories.ingestionRules.ofOrg(orgId)).filter((rule) => rule.forNewOrgs && !rule.alreadyPresent);
   const created: IngestionRuleRecord[] = [];
   for (const rule of missing) {
-    created.push(
-      await createRule(deps, caller, orgId, {
-        name: rule.name,
-        description: null,
-        includePatterns: rule.includePatterns,
-        excludePatterns: rule.excludePatterns,
-        invocation: rule.invocation,
-        autoIngest: true,
-      }),
-    );
+    const { name, includePatterns, excludePatterns, invocation } = rule;
+    created.push(await insertRule(deps, repositories, caller, orgId, { name, description: null, includePatterns, excludePatterns, invocation, autoIngest: true }));
   }
   return created;
+}
+
+/**
+ * Gives an org the `for_new_orgs` defaults once: on its first upload (the compute service hears
+ * of an org first there), before that upload's rules fire, so a new org's first `.mcap` is
+ * ingested. The org is marked in the same transaction, so a default it deletes or disables later
+ * stays so. The rules' triggers run as the uploader. When a default cannot be created (its action
+ * is not installed), nothing is marked and the next upload tries again.
+ */
+export async function seedDefaultRules(deps: IngestionRuleDeps & { logger: Logger }, orgId: string, uploader: string): Promise<void> {
+  if (await deps.uow.repositories().ingestionRules.seeded(orgId)) return;
+  try {
+    await deps.uow.transaction(async (repositories) => {
+      if (await repositories.ingestionRules.markSeeded(orgId)) await insertDefaults(deps, repositories, { subject: uploader }, orgId);
+    });
+  } catch (error) {
+    if (!(error instanceof ConnectError)) throw error;
+    deps.logger.debug({ orgId, detail: error.rawMessage }, "default ingestion rules not created");
+  }
 }

@@ -46,6 +46,10 @@ export interface IngestionRuleRepository {
   /** Inserts a rule; false, writing nothing, when the org already has a rule of that name. */
   insert(record: IngestionRuleRecord): Promise<boolean>;
   remove(record: IngestionRuleRecord): void;
+  /** True once the org was given the default rules. */
+  seeded(orgId: string): Promise<boolean>;
+  /** Marks the org given the defaults; false when it already was (another replica got there first). */
+  markSeeded(orgId: string): Promise<boolean>;
   /** The latest run per file among the org's rule triggers (files with none are absent). */
   latestRuns(orgId: string, fileIds: string[]): Promise<RuleRunRow[]>;
 }

@@ -44,7 +44,15 @@ export interface NewRule {
  * is on), in one transaction. A rule that auto-ingests needs an invocation; a name the org
  * already uses is a conflict.
  */
-export async function createRule(deps: IngestionRuleDeps, caller: Principal, orgId: string, input: NewRule): Promise<IngestionRuleRecord> {
+export async function createRule(deps: IngestionRuleDeps, caller: Actor, orgId: string, input: NewRule): Promise<IngestionRuleRecord> {
+  return deps.uow.transaction((repositories) => insertRule(deps, repositories, caller, orgId, input));
+}
+
+/** Who changes a rule: its managed trigger runs as the one who last set the invocation. */
+export type Actor = Pick<Principal, "subject">;
+
+/** createRule within a transaction the caller holds (the defaults are created together). */
+export async function insertRule(deps: IngestionRuleDeps, repositories: IngestionRuleRepositories, caller: Actor, orgId: string, input: NewRule): Promise<IngestionRuleRecord> {
   const now = new Date();
   const rule: IngestionRuleRecord = {
     ruleId: newId("ir"),
@@ -62,11 +70,9 @@ export async function createRule(deps: IngestionRuleDeps, caller: Principal, org
     modifiedBy: caller.subject,
   };
   requireInvocation(rule);
-  return deps.uow.transaction(async (repositories) => {
-    await syncTrigger(deps, repositories, rule, caller, true);
-    if (!(await repositories.ingestionRules.insert(rule))) throw conflict(`name: a rule named ${quoteValue(rule.name)} already exists in org ${quoteValue(orgId)}`);
-    return rule;
-  });
+  await syncTrigger(deps, repositories, rule, caller, true);
+  if (!(await repositories.ingestionRules.insert(rule))) throw conflict(`name: a rule named ${quoteValue(rule.name)} already exists in org ${quoteValue(orgId)}`);
+  return rule;
 }
 
 /** A rule of the org; another org's, or a missing one, is not found. */
@@ -91,7 +97,7 @@ export interface RuleChanges {
  * transaction: a new invocation or patterns redefine the trigger, auto_ingest enables or disables
  * it (creating it when the rule had none), clearing the invocation deletes it.
  */
-export async function updateRule(deps: IngestionRuleDeps, caller: Principal, orgId: string | undefined, ruleId: string, changes: RuleChanges): Promise<IngestionRuleRecord> {
+export async function updateRule(deps: IngestionRuleDeps, caller: Actor, orgId: string | undefined, ruleId: string, changes: RuleChanges): Promise<IngestionRuleRecord> {
   return deps.uow.transaction(async (repositories) => {
     const rule = orgId ? await repositories.ingestionRules.find(orgId, ruleId, true) : null;
     if (!rule) throw notFound("ingestion rule", ruleId);
@@ -162,7 +168,7 @@ export function ruleTarget(rule: IngestionRuleRecord): JsonObject {
  * one subscribed to `file.uploaded`, enabled while auto_ingest is on. The trigger runs as the
  * user who last set the invocation (`regrant`), as a trigger runs as its creator.
  */
-async function syncTrigger(deps: IngestionRuleDeps, repositories: IngestionRuleRepositories, rule: IngestionRuleRecord, caller: Principal, regrant: boolean): Promise<void> {
+async function syncTrigger(deps: IngestionRuleDeps, repositories: IngestionRuleRepositories, rule: IngestionRuleRecord, caller: Actor, regrant: boolean): Promise<void> {
   const existing = rule.triggerId ? await repositories.triggerModel.findById(rule.orgId, rule.triggerId, true) : null;
   if (rule.invocation === null) {
     if (existing) repositories.triggers.remove(existing);

@@ -73,6 +73,15 @@ export class IngestionRuleStore implements IngestionRuleRepository {
     this.em.remove(record);
   }
 
+  async seeded(orgId: string): Promise<boolean> {
+    return (await this.em.execute("select 1 from ingestion_rule_seeded_orgs where org_id = ?", [orgId])).length > 0;
+  }
+
+  async markSeeded(orgId: string): Promise<boolean> {
+    const rows = await this.em.execute("insert into ingestion_rule_seeded_orgs (org_id, seeded) values (?, now()) on conflict do nothing returning org_id", [orgId]);
+    return rows.length > 0;
+  }
+
   async latestRuns(orgId: string, fileIds: string[]): Promise<RuleRunRow[]> {
     if (fileIds.length === 0) return [];
     const subjects = fileIds.map((id) => `roboto://${orgId}/file/${id}`);
