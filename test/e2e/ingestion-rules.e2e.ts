@@ -356,7 +356,7 @@ describe("defaults for new orgs", () => {
     expect([200, 409]).toContain(made.status);
     await ok(t.admin.put(`/v1/actions/${MCAP_INGESTION_ACTION.name}/accessibility`, { accessibility: "action_hub" }, builtin));
 
-    const org = await createTenant(t, unique("fresh"));
+    const org = await startOrg("fresh");
     expect((await ok(org.client.get("/v1/ingestion-rules"))).items).toEqual([]);
     const dataset = await createDataset(org.client, "first");
     await uploadFiles(org.client, dataset, { "logs/first.mcap": "not really an mcap" });

@@ -41,10 +41,11 @@ export function createIngestionRuleHandlers(deps: IngestionRuleHandlerDeps): Ing
       const orgId = readableOrg(callerOf(ctx));
       if (!orgId) return { items: [], totalCount: 0n };
       const after = cursor ? { created: checkCursorDate(cursor.key), ruleId: cursor.id } : undefined;
-      const { rows, total } = await uow.repositories().ingestionRules.page(orgId, limit, after);
-      const items = fitPage(IngestionRuleSchema, rows.map(ruleToProto));
+      // One row past the page says whether another page follows.
+      const { rows, total } = await uow.repositories().ingestionRules.page(orgId, limit + 1, after);
+      const items = fitPage(IngestionRuleSchema, rows.slice(0, limit).map(ruleToProto));
       const last = rows[items.length - 1];
-      const more = items.length < rows.length || (rows.length === limit && total > limit);
+      const more = items.length < rows.length;
       const nextToken = more && last ? encodeCursorToken({ key: last.created.toISOString(), id: last.ruleId }, PAGE) : undefined;
       return { items, totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
     },
