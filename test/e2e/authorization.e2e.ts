@@ -133,6 +133,9 @@ async function createFixtures(): Promise<void> {
   add("session_id", session.session_id, sessionRecord);
   const event = ok(await c.post("/v1/events/create", { name: "authz-event", start_time: 1, end_time: 2, associations: [{ association_id: datasetId, association_type: "dataset" }] }), "event");
   add("event_id", event.event_id, () => seen(c.get(`/v1/events/id/${event.event_id}`)));
+  // --- ingestion rules ---
+  const rule = ok(await c.post("/v1/ingestion-rules", { name: "authz-rule", include_patterns: ["*.never"], invocation: { action: { name: action.name } } }), "rule");
+  add("rule_id", rule.rule_id, async () => [await seen(c.get(`/v1/ingestion-rules/id/${rule.rule_id}`)), await seen(c.get(`/v1/triggers/id/${rule.trigger_id}`))]);
 }
 
 /**

@@ -116,7 +116,10 @@ async function createResources(client: ApiClient): Promise<Record<string, string
   await ok(client.post(`/v1/files/id/${fileId}/topics`, { topics: [fileTopic] }));
   const session = await ok(client.post("/v1/sessions", { name: "fuzz-session", device_ids: [device.device_id] }));
   const event = await ok(client.post("/v1/events/create", { name: "fuzz-event", start_time: 1, end_time: 2, associations: [{ association_id: datasetId, association_type: "dataset" }] }));
+  // --- ingestion rules ---
+  const rule = await ok(client.post("/v1/ingestion-rules", { name: "fuzz-rule", include_patterns: ["*.txt"], invocation: { action: { name: action.name } } }));
   return {
+    rule_id: rule.rule_id,
     topic_id: topic.topic_id,
     encoded_association: `dataset:${datasetId}`,
     url_quoted_topic_name: "/fuzz",

@@ -6,6 +6,11 @@ import type { SlackSender } from "./domain/fire-triggers";
 import { schedulerSettings, startTriggerScheduler, type SchedulerSettings } from "./domain/trigger-scheduler";
 import { triggerDispatchConsumer, type TriggerDispatchDeps } from "./events/trigger-dispatch-consumer";
 import { createTriggerModelHandlers } from "./rpc/trigger-model-handlers";
+import { backgroundJobs, type BackgroundJobs } from "./domain/existing-files";
+import { dataServiceUningestedFiles } from "./ingestion-files";
+import { seedDefaultRules } from "./domain/ingestion-rule-defaults";
+import { createIngestionRuleHandlers } from "./rpc/ingestion-rule-handlers";
+import { IngestionRuleStore } from "./store/ingestion-rule-store";
 import { slackWebhooks } from "./slack-webhooks";
 import { TriggerModelStore } from "./store/trigger-model-store";
 import { DEFAULT_CONCURRENCY_LIMIT } from "./domain/compute-defaults";
@@ -59,6 +64,7 @@ export function computeService(options: ComputeServiceOptions = {}): ServiceDefi
   const slack = slackWebhooks(options.slackWebhooks ?? {});
   let sweeper: PeriodicTask | undefined;
   let scheduler: PeriodicTask | undefined;
+  let jobs: BackgroundJobs | undefined;
   return {
     name: "compute",
     entities: [...computeEntities],
@@ -75,15 +81,22 @@ export function computeService(options: ComputeServiceOptions = {}): ServiceDefi
         ...createTriggerHandlers({ uow, users, datasets, model }),
         ...createTriggerModelHandlers({ ...model, entities: dataServiceEntities(clients), gatesFor: dataServiceGates(clients) }),
         ...createRunnerHandlers({ uow, settings: leases, concurrencyLimit, internalAuthSecret: context.runtime.internalAuthSecret }),
+        ...createIngestionRuleHandlers({ ...dispatchDeps(context, slack), uow, clock: scheduling.clock, files: dataServiceUningestedFiles(clients), jobs: (jobs ??= backgroundJobs(context.runtime.logger)) }),
       });
     },
-    consumers: (context) => [triggerEvaluationConsumer(evaluationDeps(context)), triggerDispatchConsumer(dispatchDeps(context, slack))],
+    consumers: (context) => {
+      const dispatch = dispatchDeps(context, slack);
+      const rules = { ...dispatch, uow: computeUnitOfWork(context.orm), clock: scheduling.clock };
+      const beforeUpload = (orgId: string, uploader: string) => seedDefaultRules(rules, orgId, uploader);
+      return [triggerEvaluationConsumer(evaluationDeps(context)), triggerDispatchConsumer({ ...dispatch, beforeUpload })];
+    },
     async onStart(context) {
       const { orm, runtime } = context;
       sweeper = startSweeper({ uow: computeUnitOfWork(orm), settings: leases, logger: runtime.logger });
       scheduler = startTriggerScheduler(dispatchDeps(context, slack), scheduling);
     },
     onStop: async () => {
+      await jobs?.drain();
       await scheduler?.stop();
       await sweeper?.stop();
     },
@@ -101,6 +114,7 @@ function computeUnitOfWork(orm: Orm): UnitOfWork<ComputeRepositories> {
     leases: new LeaseStore(em),
     triggers: new TriggerStore(em),
     triggerModel: new TriggerModelStore(em),
+    ingestionRules: new IngestionRuleStore(em),
   }));
 }
 

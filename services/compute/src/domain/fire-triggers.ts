@@ -50,15 +50,19 @@ export function dispatchRows(trigger: TriggerRecord, event: PlatformEvent, token
  * and runs what it claimed. A target that fails is recorded `failed` with the reason.
  */
 export async function fireEvent(deps: FiringDeps, event: PlatformEvent, namespace: TriggerNamespace, readers: GateReaders): Promise<TriggerDispatchRecord[]> {
-  const { triggerModel } = deps.uow.repositories();
   const fired: TriggerDispatchRecord[] = [];
-  for (const trigger of await triggerModel.subscribedTo(event.orgId, event.type)) {
-    const plan = await runGates(trigger, event, { ...namespace, records: { ...namespace.records, trigger: triggerRecordOf(trigger) } }, readers);
-    if (!plan.wouldFire) continue;
-    const claimed = await triggerModel.claim(dispatchRows(trigger, event, plan.token!, plan.accepted, new Date()));
-    fired.push(...(await runDispatches(deps, [{ trigger, namespace, claimed }])));
+  for (const trigger of await deps.uow.repositories().triggerModel.subscribedTo(event.orgId, event.type)) {
+    fired.push(...(await fireTrigger(deps, trigger, event, namespace, readers)));
   }
   return fired;
+}
+
+/** Fires one trigger for an event: when its gates pass, claims and runs a dispatch per accepted target (an ingestion rule's run is one). */
+export async function fireTrigger(deps: FiringDeps, trigger: TriggerRecord, event: PlatformEvent, namespace: TriggerNamespace, readers: GateReaders): Promise<TriggerDispatchRecord[]> {
+  const plan = await runGates(trigger, event, { ...namespace, records: { ...namespace.records, trigger: triggerRecordOf(trigger) } }, readers);
+  if (!plan.wouldFire) return [];
+  const claimed = await deps.uow.repositories().triggerModel.claim(dispatchRows(trigger, event, plan.token!, plan.accepted, new Date()));
+  return runDispatches(deps, [{ trigger, namespace, claimed }]);
 }
 
 /** Claimed dispatches of one trigger for one event, with the namespace their targets render from. */

@@ -1,4 +1,5 @@
 import { snapshotUnitOfWork, type UnitOfWork } from "@hangar/shared";
+import type { IngestionRuleRepository } from "./ingestion-rule-records";
 import type { ActionRecord, ActionVersionRecord, InvocationRecord, TriggerEvaluationRecord, TriggerRecord } from "./records";
 import type { ActionRepository, ComputeRepositories, InvocationRepository, LeaseRepository, TriggerModelRepository, TriggerRepository } from "./repositories";
 import { InvocationStatus, isTerminal } from "./invocation-status";
@@ -29,6 +30,7 @@ export function memoryUnitOfWork(state: MemoryState = emptyState()): { uow: Unit
     leases: memoryLeases(current),
     triggers: memoryTriggers(current),
     triggerModel: memoryTriggerModel(),
+    ingestionRules: memoryIngestionRules(),
   }));
   return { uow, state };
 }
@@ -46,6 +48,11 @@ function unused(name: string): never {
 function memoryTriggerModel(): TriggerModelRepository {
   const refuse = () => unused("the trigger model");
   return { findById: refuse, subscribedTo: refuse, claim: refuse, finish: refuse, slots: refuse, dispatches: refuse, lockDue: refuse, setNextFire: refuse };
+}
+
+function memoryIngestionRules(): IngestionRuleRepository {
+  const refuse = () => unused("the ingestion rules");
+  return { find: refuse, ofOrg: refuse, page: refuse, insert: refuse, remove: refuse, seeded: refuse, markSeeded: refuse, latestRuns: refuse };
 }
 
 function memoryActions(state: MemoryState): ActionRepository {

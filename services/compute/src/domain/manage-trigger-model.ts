@@ -3,6 +3,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { conflict, invalidArgument, newId, notFound, quoteValue, type Principal, type UnitOfWork } from "@hangar/shared";
 import type { SlackSender } from "./fire-triggers";
 import { resolveInvocableAction, resolveParameterValues } from "./invoke";
+import { refuseManagedChange } from "./managed-triggers";
 import type { TriggerRecord } from "./records";
 import type { TriggerModelRepositories } from "./repositories";
 import { parseSource, parseTargets, parseTriggerCondition, sourceJson } from "./trigger-definition";
@@ -70,8 +71,8 @@ export function refuseServiceUser(given: boolean): void {
   if (given) throw invalidArgument("service_user_id", "cannot be set: a trigger runs its targets as the user who created it");
 }
 
-// The legacy columns of a v2 trigger: empty, so legacy evaluation never picks it up.
-function legacyBlank(orgId: string, by: string) {
+/** The legacy columns of a v2 trigger: empty, so legacy evaluation never picks it up. */
+export function legacyBlank(orgId: string, by: string) {
   return {
     actionName: "",
     actionOwnerId: orgId,
@@ -88,10 +89,21 @@ function legacyBlank(orgId: string, by: string) {
   };
 }
 
-async function checkTargets(deps: TriggerModelDeps, actions: TriggerModelRepositories["actions"], orgId: string, targets: JsonObject[]): Promise<void> {
+/**
+ * Checks targets against the org: each action target names an action the org may invoke, with
+ * parameter values it accepts; each Slack target a channel with a webhook. `fieldOf` names the
+ * target in errors (an ingestion rule's one target is its `invocation`).
+ */
+export async function checkTargets(
+  deps: Pick<TriggerModelDeps, "slack">,
+  actions: TriggerModelRepositories["actions"],
+  orgId: string,
+  targets: JsonObject[],
+  fieldOf: (i: number) => string = (i) => `targets[${i}]`,
+): Promise<void> {
   for (const [i, target] of targets.entries()) {
     if (target.type === "send_slack_message" && !deps.slack.knows(String(target.channel_id))) {
-      throw invalidArgument(`targets[${i}].channel_id`, `names a Slack channel with no webhook configured: ${quoteValue(target.channel_id)}`);
+      throw invalidArgument(`${fieldOf(i)}.channel_id`, `names a Slack channel with no webhook configured: ${quoteValue(target.channel_id)}`);
     }
     if (target.type !== "invoke_action") continue;
     const ref = target.action as JsonObject;
@@ -104,7 +116,7 @@ async function checkTargets(deps: TriggerModelDeps, actions: TriggerModelReposit
       resolveParameterValues(action.definition, (target.parameter_values as JsonObject | null) ?? {});
     } catch (error) {
       // Name the field within the target: `targets[0].parameter_values.x: ...`.
-      if (error instanceof ConnectError && error.code === Code.InvalidArgument) throw new ConnectError(`targets[${i}].${error.rawMessage}`, error.code);
+      if (error instanceof ConnectError && error.code === Code.InvalidArgument) throw new ConnectError(`${fieldOf(i)}.${error.rawMessage}`, error.code);
       throw error;
     }
   }
@@ -135,6 +147,7 @@ export async function updateModelTrigger(deps: TriggerModelDeps, caller: Princip
     const trigger = orgId ? await triggerModel.findById(orgId, triggerId, true) : null;
     if (!trigger) throw notFound("trigger", triggerId);
     const redefines = changes.firesOn !== undefined || changes.condition !== undefined || changes.targets !== undefined;
+    refuseManagedChange(trigger, "trigger_id", !redefines && changes.name === undefined);
     if (trigger.engine === "v1" && redefines) throw invalidArgument("fires_on", "a trigger created with causes/for_each changes its definition through PUT /v1/triggers/{name}");
     if (redefines) await redefine(deps, actions, trigger, changes);
     if (changes.name !== undefined && changes.name !== trigger.name) {
@@ -162,6 +175,7 @@ export async function deleteModelTrigger(uow: UnitOfWork<TriggerModelRepositorie
   await uow.transaction(async ({ triggers, triggerModel }) => {
     const trigger = orgId ? await triggerModel.findById(orgId, triggerId) : null;
     if (!trigger) throw notFound("trigger", triggerId);
+    refuseManagedChange(trigger, "trigger_id", false);
     triggers.remove(trigger);
   });
 }

@@ -1,5 +1,6 @@
 import { conflict, invalidArgument, newId, notFound, quoteValue, requireRunsAs, type KeysetPage, type Principal, type SearchPlan, type UnitOfWork, type UserDirectory } from "@hangar/shared";
 import type { DatasetDirectory } from "./datasets";
+import { refuseManagedChange } from "./managed-triggers";
 import type { TriggerEvaluationRecord, TriggerRecord } from "./records";
 import { planEvaluationPage } from "./trigger-evaluation";
 import type { SearchPage, TriggerRepositories, TriggerRepository } from "./repositories";
@@ -77,7 +78,11 @@ export async function updateTrigger(
 
 /** Deletes a trigger of the org; the invocations it started stay. */
 export async function deleteTrigger(uow: UnitOfWork<TriggerRepositories>, ref: TriggerRef): Promise<void> {
-  await uow.transaction(async ({ triggers }) => triggers.remove(await ownTrigger(triggers, ref)));
+  await uow.transaction(async ({ triggers }) => {
+    const trigger = await ownTrigger(triggers, ref);
+    refuseManagedChange(trigger, "name", false);
+    triggers.remove(trigger);
+  });
 }
 
 /** One page of a planned search of the org's triggers. */

@@ -1,5 +1,6 @@
 import type { KeysetPage, KeysetPageRows, SearchPlan, SqlFragment } from "@hangar/shared";
 import type { ActionScope } from "./action-search";
+import type { IngestionRuleRepository } from "./ingestion-rule-records";
 import type { ActivitySource } from "./invocation-activity";
 import type { GroupSpec } from "./invocation-grouping";
 import type { TimeWindow } from "./invocation-stats";
@@ -18,6 +19,7 @@ export interface ComputeRepositories {
   leases: LeaseRepository;
   triggers: TriggerRepository;
   triggerModel: TriggerModelRepository;
+  ingestionRules: IngestionRuleRepository;
 }
 
 /** The repositories of the action operations. */
@@ -32,6 +34,8 @@ export type SweeperRepositories = Pick<ComputeRepositories, "leases">;
 export type TriggerRepositories = Pick<ComputeRepositories, "actions" | "invocations" | "triggers">;
 /** The repositories of the 0.62 trigger model: its operations, event firing and the scheduler. */
 export type TriggerModelRepositories = Pick<ComputeRepositories, "actions" | "invocations" | "triggers" | "triggerModel">;
+/** The repositories of the ingestion rules: the rules, their managed triggers and those triggers' runs. */
+export type IngestionRuleRepositories = TriggerModelRepositories & Pick<ComputeRepositories, "ingestionRules">;
 
 /** One keyset page of a search and the number of matches (undefined above COUNT_CAP). */
 export type SearchPage<T> = KeysetPageRows<T> & { total: number | undefined };

@@ -122,7 +122,8 @@ export function parseTargets(json: JsonValue | undefined, source: TriggerSource)
   });
 }
 
-function parseTarget(target: JsonObject, source: TriggerSource, field: string): JsonObject {
+/** Reads and checks one target (filling defaults); errors name fields under `field`. */
+export function parseTarget(target: JsonObject, source: TriggerSource, field: string): JsonObject {
   const targetId = stringAt(target.target_id, `${field}.target_id`);
   switch (target.type) {
     case "invoke_action":

@@ -76,8 +76,10 @@ async function acceptance(target: JsonObject, namespace: TriggerNamespace, reade
   if (target.type !== "invoke_action" || patterns.length === 0) return { ...trace, accepted: true, reason: null };
   const path = valueAt(namespace, "file.relative_path");
   if (typeof path === "string") {
-    const matches = matchesAnyGlob(patterns, path);
-    return { ...trace, accepted: matches, reason: matches ? null : "the event's file matches no required_inputs pattern" };
+    // `exclude_inputs` is set on the targets of ingestion rules' managed triggers only (the rule's excludes).
+    const excluded = matchesAnyGlob((target.exclude_inputs as string[] | undefined) ?? [], path);
+    const matches = !excluded && matchesAnyGlob(patterns, path);
+    return { ...trace, accepted: matches, reason: matches ? null : excluded ? "the event's file matches an exclude pattern" : "the event's file matches no required_inputs pattern" };
   }
   const datasetId = valueAt(namespace, "dataset.dataset_id");
   const present = typeof datasetId === "string" && (await readers.inputsPresent(datasetId, patterns));

@@ -13,6 +13,8 @@ export const TRIGGER_DISPATCH_CONSUMER = "compute.trigger-dispatch";
 export interface TriggerDispatchDeps extends FiringDeps {
   entities: EntityReader;
   gatesFor: (orgId: string) => GateReaders;
+  /** Runs before an upload into a dataset fires anything (the org's default ingestion rules are given then). */
+  beforeUpload?: (orgId: string, uploader: string) => Promise<void>;
 }
 
 /**
@@ -26,6 +28,10 @@ export function triggerDispatchConsumer(deps: TriggerDispatchDeps): ConsumerDefi
     name: TRIGGER_DISPATCH_CONSUMER,
     topics: [TOPICS.uploadCompleted, TOPICS.datasetChanged, TOPICS.fileChanged],
     async handler(_em, message) {
+      if (message.topic === TOPICS.uploadCompleted && deps.beforeUpload) {
+        const upload = fromBinary(UploadCompletedSchema, message.payload);
+        if (upload.associationType === "dataset") await deps.beforeUpload(upload.orgId, upload.completedBy);
+      }
       for (const event of platformEventsOf(message)) {
         await fireEvent(deps, event, await eventNamespace(event, deps.entities), deps.gatesFor(event.orgId));
       }

@@ -1,5 +1,6 @@
 import { EntitySchema } from "@mikro-orm/core";
 import type { ActionRecord, ActionVersionRecord, InvocationLogRecord, InvocationRecord } from "../domain/records";
+import { IngestionRule } from "./ingestion-rule-store";
 import { triggerEntities } from "./trigger-entities";
 
 /** The `actions` table. */
@@ -88,4 +89,4 @@ export const InvocationLog = new EntitySchema<InvocationLogRecord>({
 });
 
 /** Every entity of the compute service. */
-export const computeEntities = [Action, ActionVersion, Invocation, InvocationLog, ...triggerEntities];
+export const computeEntities = [Action, ActionVersion, Invocation, InvocationLog, ...triggerEntities, IngestionRule];

@@ -2,6 +2,7 @@
 export * from "../gen/hangar/compute/v1/action_pb";
 export * from "../gen/hangar/compute/v1/compute_requirements_pb";
 export * from "../gen/hangar/compute/v1/compute_service_pb";
+export * from "../gen/hangar/compute/v1/ingestion_rule_pb";
 export * from "../gen/hangar/compute/v1/invocation_pb";
 export * from "../gen/hangar/compute/v1/runner_pb";
 export * from "../gen/hangar/compute/v1/trigger_pb";

@@ -1,0 +1,26 @@
+import { fromJson } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import type { Client } from "@connectrpc/connect";
+import { MAX_LIMIT } from "@hangar/shared";
+import type { DataService } from "@hangar/shared/proto/data";
+import type { UningestedFiles } from "./domain/existing-files";
+
+const NOT_INGESTED = fromJson(ValueSchema, {
+  operator: "AND",
+  conditions: [
+    { field: "ingestion_status", comparator: "EQUALS", value: "not_ingested" },
+    { field: "status", comparator: "EQUALS", value: "available" },
+  ],
+});
+
+/** The org's available, not-ingested files, oldest first, from the data service's query_files (acting in that org). */
+export function dataServiceUningestedFiles(clientFor: (orgId: string) => Client<typeof DataService>): UningestedFiles {
+  return {
+    async page(orgId, pageToken) {
+      const page = await clientFor(orgId).queryFiles({
+        query: { condition: NOT_INGESTED, limit: BigInt(MAX_LIMIT), sortBy: "created", sortDirection: "ASC", ...(pageToken ? { after: pageToken } : {}) },
+      });
+      return { files: page.items.map((f) => ({ fileId: f.fileId, relativePath: f.relativePath })), nextToken: page.nextToken || undefined };
+    },
+  };
+}
