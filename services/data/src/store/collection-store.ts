@@ -26,7 +26,7 @@ export class CollectionStore implements CollectionRepository {
   async members(collectionId: string, version?: number): Promise<ResourceRef[]> {
     const atVersion = version === undefined ? sql`removed_version is null` : sql`added_version <= ${version} and (removed_version is null or removed_version > ${version})`;
     const query = sql`select resource_type, resource_id, resource_version from collection_members
-      where collection_id = ${collectionId} and ${atVersion} order by added_version, resource_type, resource_id`;
+      where collection_id = ${collectionId} and ${atVersion} order by position`;
     const rows = await this.execute<{ resource_type: ResourceRef["resourceType"]; resource_id: string; resource_version: string | null }>(query);
     return rows.map((row) => ({ resourceType: row.resource_type, resourceId: row.resource_id, resourceVersion: row.resource_version }));
   }

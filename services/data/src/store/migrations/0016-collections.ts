@@ -34,6 +34,8 @@ export class Migration0016Collections extends Migration {
         resource_version text,
         added_version integer not null,
         removed_version integer,
+        -- Members read back in the order they were added.
+        position bigint generated always as identity,
         primary key (collection_id, resource_type, resource_id, added_version)
       );
       create unique index collection_members_current_idx on collection_members (collection_id, resource_type, resource_id) where removed_version is null;
