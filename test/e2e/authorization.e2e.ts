@@ -133,6 +133,15 @@ async function createFixtures(): Promise<void> {
   add("session_id", session.session_id, sessionRecord);
   const event = ok(await c.post("/v1/events/create", { name: "authz-event", start_time: 1, end_time: 2, associations: [{ association_id: datasetId, association_type: "dataset" }] }), "event");
   add("event_id", event.event_id, () => seen(c.get(`/v1/events/id/${event.event_id}`)));
+  // --- collections ---
+  const collection = ok(await c.post("/v1/collections/create", { name: "authz-collection", resources: [{ resource_type: "dataset", resource_id: datasetId }] }), "collection");
+  const collectionPath = `/v1/collections/id/${collection.collection_id}`;
+  const collectionRecord = async () => [
+    await seen(c.get(`${collectionPath}?content_mode=references`)),
+    await seen(c.get(`${collectionPath}/changes`)),
+    await seen(c.get(`/v1/collections/${collection.collection_id}/access`)),
+  ];
+  add("collection_id", collection.collection_id, collectionRecord);
 }
 
 /**

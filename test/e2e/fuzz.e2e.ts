@@ -116,7 +116,13 @@ async function createResources(client: ApiClient): Promise<Record<string, string
   await ok(client.post(`/v1/files/id/${fileId}/topics`, { topics: [fileTopic] }));
   const session = await ok(client.post("/v1/sessions", { name: "fuzz-session", device_ids: [device.device_id] }));
   const event = await ok(client.post("/v1/events/create", { name: "fuzz-event", start_time: 1, end_time: 2, associations: [{ association_id: datasetId, association_type: "dataset" }] }));
+  // --- collections ---
+  const collection = await ok(client.post("/v1/collections/create", { name: "fuzz-collection", resources: [{ resource_type: "dataset", resource_id: datasetId }] }));
   return {
+    collection_id: collection.collection_id,
+    resource_id: datasetId,
+    resource_type: "dataset",
+    content_mode: "full",
     topic_id: topic.topic_id,
     encoded_association: `dataset:${datasetId}`,
     url_quoted_topic_name: "/fuzz",
