@@ -136,6 +136,15 @@ async function createFixtures(): Promise<void> {
   // --- ingestion rules ---
   const rule = ok(await c.post("/v1/ingestion-rules", { name: "authz-rule", include_patterns: ["*.never"], invocation: { action: { name: action.name } } }), "rule");
   add("rule_id", rule.rule_id, async () => [await seen(c.get(`/v1/ingestion-rules/id/${rule.rule_id}`)), await seen(c.get(`/v1/triggers/id/${rule.trigger_id}`))]);
+  // --- collections ---
+  const collection = ok(await c.post("/v1/collections/create", { name: "authz-collection", resources: [{ resource_type: "dataset", resource_id: datasetId }] }), "collection");
+  const collectionPath = `/v1/collections/id/${collection.collection_id}`;
+  const collectionRecord = async () => [
+    await seen(c.get(`${collectionPath}?content_mode=references`)),
+    await seen(c.get(`${collectionPath}/changes`)),
+    await seen(c.get(`/v1/collections/${collection.collection_id}/access`)),
+  ];
+  add("collection_id", collection.collection_id, collectionRecord);
 }
 
 /**

@@ -98,13 +98,13 @@ test("an entity that does not exist in the caller's org is a 404, and nothing is
   expect(ok(await bob.client.get("/v1/comments/recent")).items).toEqual([]);
 });
 
-test("bad input is a 400 naming the field; collections are refused until they exist", async () => {
+test("bad input is a 400 naming the field; an unknown collection is a 404", async () => {
   const post = (body: Record<string, unknown>) => alice.client.post("/v1/comments", body);
   const before = ok(await alice.client.get("/v1/comments/recent")).total_count;
   expectBadRequest(await post({ entity_id: datasetId, comment_text: "x" }), "entity_type");
   expectBadRequest(await post({ entity_type: "Dataset", entity_id: datasetId, comment_text: "x" }), "entity_type");
   expectBadRequest(await post({ entity_type: "topic", entity_id: "tp_1", comment_text: "x" }), "entity_type");
-  expectBadRequest(await post({ entity_type: "collection", entity_id: "cl_1", comment_text: "x" }), "entity_type");
+  expectError(await post({ entity_type: "collection", entity_id: "cl_1", comment_text: "x" }), 404, "collection 'cl_1' not found");
   expectBadRequest(await post({ entity_type: "dataset", comment_text: "x" }), "entity_id");
   expectBadRequest(await post({ entity_type: "dataset", entity_id: datasetId }), "comment_text");
   expectBadRequest(await post({ entity_type: "dataset", entity_id: datasetId, comment_text: "  \n " }), "comment_text");
@@ -114,7 +114,7 @@ test("bad input is a 400 naming the field; collections are refused until they ex
   expectBadRequest(await post({ entity_type: "dataset", entity_id: datasetId, comment_text: many }), "comment_text");
   expectBadRequest(await alice.client.get("/v1/comments/type/datasets"), "entity_type");
   expectBadRequest(await alice.client.get(`/v1/comments/Dataset/${datasetId}`), "entity_type");
-  expectBadRequest(await alice.client.get(`/v1/comments/collection/cl_1`), "entity_type");
+  expectError(await alice.client.get(`/v1/comments/collection/cl_1`), 404, "collection 'cl_1' not found");
   expectBadRequest(await alice.client.put(`/v1/comments/cm_x`, {}), "comment_text");
   expect(ok(await alice.client.get("/v1/comments/recent")).total_count).toBe(before);
 });

@@ -118,8 +118,14 @@ async function createResources(client: ApiClient): Promise<Record<string, string
   const event = await ok(client.post("/v1/events/create", { name: "fuzz-event", start_time: 1, end_time: 2, associations: [{ association_id: datasetId, association_type: "dataset" }] }));
   // --- ingestion rules ---
   const rule = await ok(client.post("/v1/ingestion-rules", { name: "fuzz-rule", include_patterns: ["*.txt"], invocation: { action: { name: action.name } } }));
+  // --- collections ---
+  const collection = await ok(client.post("/v1/collections/create", { name: "fuzz-collection", resources: [{ resource_type: "dataset", resource_id: datasetId }] }));
   return {
     rule_id: rule.rule_id,
+    collection_id: collection.collection_id,
+    resource_id: datasetId,
+    resource_type: "dataset",
+    content_mode: "full",
     topic_id: topic.topic_id,
     encoded_association: `dataset:${datasetId}`,
     url_quoted_topic_name: "/fuzz",

@@ -5,6 +5,7 @@ import { resolveAssociation } from "./domain/associations";
 import { DEFAULT_EXPORT_RETENTION_MS, sweepExpiredExports } from "./domain/export-jobs";
 import type { DataRepositories } from "./domain/repositories";
 import { s3Uri, type ObjectStore } from "./object-store/object-store";
+import { createCollectionHandlers } from "./rpc/collection-handlers";
 import { createCommentHandlers } from "./rpc/comment-handlers";
 import { computeEntities } from "./rpc/compute-entities";
 import { createDatasetHandlers } from "./rpc/data-service";
@@ -32,6 +33,7 @@ import { fileEntities } from "./store/file-entities";
 import { dataMigrations } from "./store/migrations";
 import { bindDataRepositories } from "./store/repositories";
 import { commentEntities } from "./store/comment-store";
+import { collectionEntities } from "./store/collection-entities";
 
 export type { AccessMode, ObjectStore, ScopedCredentials, StoreLocation } from "./object-store/object-store";
 export { openObjectStore, type ObjectStoreConfig } from "./object-store/open-object-store";
@@ -65,7 +67,7 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
   const unitOfWork = (orm: Orm) => (uow ??= ormUnitOfWork(orm, bindDataRepositories));
   return {
     name: "data",
-    entities: [...dataEntities, ...fileEntities, ...exportEntities, ...deviceEntities, ...commentEntities, ...sessionEntities],
+    entities: [...dataEntities, ...fileEntities, ...exportEntities, ...deviceEntities, ...commentEntities, ...sessionEntities, ...collectionEntities],
     migrations: dataMigrations,
     routes: (router, context) => {
       const uow = unitOfWork(context.orm);
@@ -92,6 +94,8 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         ...createFileTopicHandlers({ uow, hooks: NO_FILE_TOPICS_HOOKS }),
         ...createSessionHandlers({ uow }),
         ...createRobotEventHandlers({ uow }),
+        // --- collections ---
+        ...createCollectionHandlers(uow),
       });
     },
     async onStart({ orm, runtime }) {

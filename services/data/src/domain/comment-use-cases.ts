@@ -7,7 +7,7 @@ import { checkCommentText, checkEntityType, newlyMentioned, parseMentions, type 
 import type { DataRepositories } from "./repositories";
 
 /** What the comment use cases reach: comments, the entities they are on, and the outbox. */
-export type CommentRepositories = Pick<DataRepositories, "comments" | "datasets" | "files" | "events">;
+export type CommentRepositories = Pick<DataRepositories, "comments" | "datasets" | "files" | "events" | "collections">;
 
 /** The entity types another service owns: the compute service's actions, invocations and triggers. */
 export type ComputeEntityType = Extract<CommentEntityType, "action" | "invocation" | "trigger">;
@@ -117,8 +117,8 @@ async function authored(r: CommentRepositories, actor: Actor, commentId: string,
 }
 
 /**
- * Checks that the org has the entity: datasets and files here, actions, invocations and triggers
- * in the compute service. Collections do not exist yet, so comments on them are refused (400).
+ * Checks that the org has the entity: datasets, files and collections here, actions, invocations
+ * and triggers in the compute service.
  */
 async function requireEntity(deps: CommentDeps, orgId: string, entityType: CommentEntityType, entityId: string, missing = () => notFound(entityType, entityId)): Promise<void> {
   switch (entityType) {
@@ -129,7 +129,8 @@ async function requireEntity(deps: CommentDeps, orgId: string, entityType: Comme
       if ((await deps.uow.repositories().files.findNode(orgId, entityId))?.fsType !== "file") throw missing();
       return;
     case "collection":
-      throw invalidArgument("entity_type", "comments on collections are not supported yet (collections are not implemented)");
+      if (!(await deps.uow.repositories().collections.find(orgId, entityId))) throw missing();
+      return;
     case "action":
     case "invocation":
     case "trigger":

@@ -3,7 +3,8 @@ import { timestampNow } from "@bufbuild/protobuf/wkt";
 import { applyCustomFieldChanges, newId, notFound, parseQueryText, TOPICS, type CustomFieldChanges, type KeysetPageRows, type MetadataChanges, type QuerySpecInput, type SearchPlan, type UnitOfWork } from "@hangar/shared";
 import { DatasetChange, DatasetChangedSchema } from "@hangar/shared/proto/events";
 import type { Actor, OrgActor } from "./actor";
-import { applyMetadataChangeset, checkRelationTuple, checkTags, datasetObject, groupPermissions, type DatasetRecord } from "./datasets";
+import { applyMetadataChangeset, checkTags, type DatasetRecord } from "./datasets";
+import { checkRelationEdit, newRelations, permissionsOf, relationObject, type PermissionTuple, type Permissions } from "./relations";
 import { planDatasetSearch, whereOf } from "./dataset-search";
 import type { DataRepositories } from "./repositories";
 
@@ -28,19 +29,6 @@ export interface DatasetUpdate {
   deviceId?: string | null | undefined;
   metadataChangeset?: MetadataChanges | undefined;
   customFieldsChangeset?: CustomFieldChanges | undefined;
-}
-
-/** One `{user, relation, obj}` permission tuple as the permission listing shows it. */
-export interface PermissionTuple {
-  user: string;
-  relation: string;
-  obj: string;
-}
-
-/** A dataset's permissions: the implicit owner and editor tuples, then the stored ones, and what each relation grants. */
-export interface DatasetPermissions {
-  relations: PermissionTuple[];
-  groupPermissions: JsonObject;
 }
 
 /** Creates a dataset in the actor's org and records its `created` event in the same transaction. */
@@ -99,9 +87,9 @@ export async function deleteDataset(uow: UnitOfWork<DatasetRepositories>, actor:
 }
 
 /** The permissions of a dataset the actor can read. */
-export async function getDatasetPermissions(uow: UnitOfWork<DatasetRepositories>, actor: Actor, datasetId: string): Promise<DatasetPermissions> {
+export async function getDatasetPermissions(uow: UnitOfWork<DatasetRepositories>, actor: Actor, datasetId: string): Promise<Permissions> {
   const r = uow.repositories();
-  return permissionsOf(r, await findDataset(r, actor, datasetId));
+  return datasetPermissions(r, await findDataset(r, actor, datasetId));
 }
 
 /**
@@ -113,19 +101,14 @@ export async function updateDatasetPermissions(
   actor: Actor,
   datasetId: string,
   edit: { add: readonly PermissionTuple[]; remove: readonly PermissionTuple[] },
-): Promise<DatasetPermissions> {
+): Promise<Permissions> {
   const record = await findDataset(uow.repositories(), actor, datasetId);
-  const add = edit.add.map((t, i) => checkRelationTuple(t, record.datasetId, `add[${i}]`));
-  const remove = edit.remove.map((t, i) => checkRelationTuple(t, record.datasetId, `remove[${i}]`));
+  const { add, remove } = checkRelationEdit(edit, relationObject("dataset", record.datasetId));
   await uow.transaction(async (r) => {
     for (const tuple of remove) await r.datasets.removeRelation({ datasetId: record.datasetId, ...tuple });
-    const existing = await r.datasets.relations(record.datasetId);
-    for (const tuple of add) {
-      const present = existing.some((e) => e.subject === tuple.subject && e.relation === tuple.relation);
-      if (!present) r.datasets.addRelation({ datasetId: record.datasetId, ...tuple });
-    }
+    for (const tuple of newRelations(add, await r.datasets.relations(record.datasetId))) r.datasets.addRelation({ datasetId: record.datasetId, ...tuple });
   });
-  return permissionsOf(uow.repositories(), record);
+  return datasetPermissions(uow.repositories(), record);
 }
 
 /**
@@ -185,17 +168,8 @@ function recordDatasetChanged(r: DatasetRepositories, record: DatasetRecord, cha
   r.events.record({ topic: TOPICS.datasetChanged, key: record.datasetId, payload });
 }
 
-async function permissionsOf(r: DatasetRepositories, record: DatasetRecord): Promise<DatasetPermissions> {
-  const stored = await r.datasets.relations(record.datasetId);
-  const obj = datasetObject(record.datasetId);
-  return {
-    relations: [
-      { user: record.createdBy, relation: "owner", obj },
-      { user: `org:${record.orgId}#member`, relation: "editor", obj },
-      ...stored.map((s) => ({ user: s.subject, relation: s.relation, obj })),
-    ],
-    groupPermissions: groupPermissions(),
-  };
+async function datasetPermissions(r: DatasetRepositories, record: DatasetRecord): Promise<Permissions> {
+  return permissionsOf(relationObject("dataset", record.datasetId), record, await r.datasets.relations(record.datasetId));
 }
 
 /**

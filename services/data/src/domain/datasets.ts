@@ -7,7 +7,6 @@ import {
   type KeysetPageRows,
   type KeysetSearch,
   type MetadataChanges,
-  quoteValue,
   type SqlFragment,
 } from "@hangar/shared";
 
@@ -64,13 +63,6 @@ export interface DatasetRepository {
   metadataKeys(orgId: string): Promise<string[]>;
 }
 
-/** Relations a dataset permission tuple may name, and what each grants. */
-export const DATASET_RELATIONS: Record<string, string[]> = {
-  owner: ["read", "write", "delete", "share"],
-  editor: ["read", "write"],
-  viewer: ["read"],
-};
-
 /** Validates tags from a request: non-empty strings, duplicates dropped. */
 export function checkTags(tags: readonly string[], field = "tags"): string[] {
   tags.forEach((tag, i) => {
@@ -93,30 +85,4 @@ export function applyMetadataChangeset(record: TaggedRecord, changes: MetadataCh
   checkTags(changes.putTags, `${field}.put_tags`);
   record.metadata = applyFieldChanges(record.metadata, changes, field);
   record.tags = applyTagChanges(record.tags, changes);
-}
-
-/** The object a permission tuple on this dataset names. */
-export function datasetObject(datasetId: string): string {
-  return `dataset:${datasetId}`;
-}
-
-/** Validates one permission tuple of an edit, naming the field on error. */
-export function checkRelationTuple(
-  tuple: { user: string; relation: string; obj: string },
-  datasetId: string,
-  field: string,
-): { subject: string; relation: string } {
-  if (tuple.user.length === 0) throw invalidArgument(`${field}.user`, "must not be empty");
-  if (!(tuple.relation in DATASET_RELATIONS)) {
-    throw invalidArgument(`${field}.relation`, `unknown relation ${quoteValue(tuple.relation)}; expected one of ${Object.keys(DATASET_RELATIONS).join(", ")}`);
-  }
-  if (tuple.obj !== "" && tuple.obj !== datasetObject(datasetId)) {
-    throw invalidArgument(`${field}.obj`, `must be '${datasetObject(datasetId)}'`);
-  }
-  return { subject: tuple.user, relation: tuple.relation };
-}
-
-/** What each relation grants, as the permission listing's `group_permissions`. */
-export function groupPermissions(): JsonObject {
-  return Object.fromEntries(Object.entries(DATASET_RELATIONS).map(([relation, grants]) => [relation, [...grants]]));
 }

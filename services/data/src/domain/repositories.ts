@@ -1,5 +1,6 @@
 import type { NewEvent } from "@hangar/shared";
 import type { AssociationDeletionRepository } from "./association-cleanup";
+import type { CollectionRepository } from "./collections";
 import type { CommentRepository } from "./comments";
 import type { DatasetRepository } from "./datasets";
 import type { DeviceRepository, DeviceTypeRepository } from "./devices";
@@ -49,4 +50,6 @@ export interface DataRepositories {
   robotEvents: RobotEventRepository;
   eventTargets: EventTargetRepository;
   owners: RecordOwnerRepository;
+  // --- collections ---
+  collections: CollectionRepository;
 }

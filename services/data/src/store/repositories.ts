@@ -1,6 +1,7 @@
 import type { EntityManager } from "@hangar/shared";
 import type { DataRepositories } from "../domain/repositories";
 import { AssociationDeletionStore } from "./association-deletion-store";
+import { CollectionStore } from "./collection-store";
 import { CommentStore } from "./comment-store";
 import { DatasetStore } from "./dataset-store";
 import { DeviceStore, DeviceTypeStore } from "./device-store";
@@ -41,5 +42,7 @@ export function bindDataRepositories(em: EntityManager): DataRepositories {
     robotEvents: new RobotEventStore(em),
     eventTargets: new EventTargetStore(em),
     owners: new RecordOwnerStore(em),
+    // --- collections ---
+    collections: new CollectionStore(em),
   };
 }
