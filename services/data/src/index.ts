@@ -19,6 +19,7 @@ import { createImportHandlers } from "./rpc/import-handlers";
 import { createMoveHandlers } from "./rpc/move-handlers";
 import { createTopicHandlers } from "./rpc/topic-handlers";
 import { createFileTopicHandlers } from "./rpc/file-topic-handlers";
+import { createDatasetSummaryHandlers } from "./rpc/dataset-summary-handlers";
 import { SESSION_BOUNDS_HOOKS } from "./domain/session-bounds";
 import { createUploadHandlers } from "./rpc/upload-handlers";
 import { createRobotEventHandlers } from "./rpc/robot-event-handlers";
@@ -92,6 +93,8 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         ...createFileTopicHandlers({ uow, hooks: SESSION_BOUNDS_HOOKS }),
         ...createSessionHandlers({ uow }),
         ...createRobotEventHandlers({ uow }),
+        // --- robotdata ---
+        ...createDatasetSummaryHandlers(uow),
       });
     },
     async onStart({ orm, runtime }) {

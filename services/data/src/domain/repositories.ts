@@ -2,6 +2,7 @@ import type { NewEvent } from "@hangar/shared";
 import type { AssociationDeletionRepository } from "./association-cleanup";
 import type { CommentRepository } from "./comments";
 import type { DatasetRepository } from "./datasets";
+import type { DatasetSummaryRepository } from "./dataset-summaries";
 import type { DeviceRepository, DeviceTypeRepository } from "./devices";
 import type { ExportRepository } from "./exports";
 import type { FileRepository, FileSearchRepository, TreeRepository, UploadRepository } from "./file-repositories";
@@ -49,4 +50,6 @@ export interface DataRepositories {
   robotEvents: RobotEventRepository;
   eventTargets: EventTargetRepository;
   owners: RecordOwnerRepository;
+  // --- robotdata ---
+  datasetSummaries: DatasetSummaryRepository;
 }

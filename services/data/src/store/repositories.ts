@@ -3,6 +3,7 @@ import type { DataRepositories } from "../domain/repositories";
 import { AssociationDeletionStore } from "./association-deletion-store";
 import { CommentStore } from "./comment-store";
 import { DatasetStore } from "./dataset-store";
+import { DatasetSummaryStore } from "./dataset-summary-store";
 import { DeviceStore, DeviceTypeStore } from "./device-store";
 import { EventStore } from "./event-store";
 import { ExportStore } from "./export-store";
@@ -41,5 +42,7 @@ export function bindDataRepositories(em: EntityManager): DataRepositories {
     robotEvents: new RobotEventStore(em),
     eventTargets: new EventTargetStore(em),
     owners: new RecordOwnerStore(em),
+    // --- robotdata ---
+    datasetSummaries: new DatasetSummaryStore(em),
   };
 }
