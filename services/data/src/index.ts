@@ -20,7 +20,8 @@ import { createImportHandlers } from "./rpc/import-handlers";
 import { createMoveHandlers } from "./rpc/move-handlers";
 import { createTopicHandlers } from "./rpc/topic-handlers";
 import { createFileTopicHandlers } from "./rpc/file-topic-handlers";
-import { NO_FILE_TOPICS_HOOKS } from "./domain/file-topic-use-cases";
+import { createDatasetSummaryHandlers } from "./rpc/dataset-summary-handlers";
+import { SESSION_BOUNDS_HOOKS } from "./domain/session-bounds";
 import { createUploadHandlers } from "./rpc/upload-handlers";
 import { createRobotEventHandlers } from "./rpc/robot-event-handlers";
 import { createSessionHandlers } from "./rpc/session-handlers";
@@ -91,11 +92,13 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         ...createCommentHandlers({ uow, compute: computeEntities(context.runtime), eventsWritten: context.eventsWritten }),
         // --- topics ---
         ...createTopicHandlers(uow),
-        ...createFileTopicHandlers({ uow, hooks: NO_FILE_TOPICS_HOOKS }),
+        ...createFileTopicHandlers({ uow, hooks: SESSION_BOUNDS_HOOKS }),
         ...createSessionHandlers({ uow }),
         ...createRobotEventHandlers({ uow }),
         // --- collections ---
         ...createCollectionHandlers(uow),
+        // --- robotdata ---
+        ...createDatasetSummaryHandlers(uow),
       });
     },
     async onStart({ orm, runtime }) {

@@ -18,20 +18,24 @@ import { MAX_TIME_NS, nanosecondsOf } from "./time-values";
 import { newMessagePaths } from "./topic-use-cases";
 import type { MessagePathRow, RepresentationRow, TopicRow } from "./topics";
 
-/** What the file topic use cases reach. */
-export type FileTopicRepositories = Pick<DataRepositories, "topics" | "timelines" | "files">;
+/** What the file topic use cases reach (sessions: through the hooks, which keep them following the file's topics). */
+export type FileTopicRepositories = Pick<DataRepositories, "topics" | "timelines" | "files" | "sessions">;
 
-/**
- * The seam where session bounds follow file topics: called in the same transaction whenever the
- * topics or timelines on these files change (registration, representation replacement, calibration).
- * Sessions are not built here; the default does nothing until the sessions engineer wires the recompute.
- */
-export interface FileTopicsHooks {
-  fileTopicsChanged(repositories: FileTopicRepositories, fileIds: readonly string[]): Promise<void>;
+/** A change to the timelines on one file: its extents as they were before the write. */
+export interface FileTopicsChange {
+  orgId: string;
+  fileId: string;
+  before: readonly TimelineExtentRow[];
 }
 
-/** The hooks that do nothing (no sessions yet). */
-export const NO_FILE_TOPICS_HOOKS: FileTopicsHooks = { fileTopicsChanged: async () => {} };
+/**
+ * The seam where sessions follow file topics: called in the write's transaction whenever the
+ * timelines on a file change (registration, calibration). SESSION_BOUNDS_HOOKS (session-bounds.ts)
+ * is the platform's; a use case spec may pass its own.
+ */
+export interface FileTopicsHooks {
+  fileTopicsChanged(repositories: FileTopicRepositories, change: FileTopicsChange): Promise<void>;
+}
 
 /** The caller of a file topic write, with whether it may edit topics in the org (for default-for-reads sources). */
 export interface FileTopicsActor extends Actor {
@@ -60,8 +64,9 @@ export async function registerFileTopics(
     if (!actor.canEditTopics && declarations.some((d) => d.sources.some((s) => s.isDefaultForReads !== undefined))) {
       throw unauthenticated("stating is_default_for_reads needs topic edit access in the org");
     }
+    const before = await r.timelines.extentsOfFile(file.orgId, file.nodeId);
     const topics = await registerAll(r, actor, file, declarations);
-    await hooks.fileTopicsChanged(r, [file.nodeId]);
+    await hooks.fileTopicsChanged(r, { orgId: file.orgId, fileId: file.nodeId, before });
     return declarations.map((d) => topics.get(d.topicName)!);
   });
 }
@@ -82,7 +87,6 @@ export async function replaceFileTopicRepresentations(
   actor: Actor,
   fileId: string,
   entries: readonly TopicRepresentationsInput[],
-  hooks: FileTopicsHooks,
 ): Promise<void> {
   checkBatch(entries.length, "topics");
   await uow.transaction(async (r) => {
@@ -103,7 +107,6 @@ export async function replaceFileTopicRepresentations(
     const listed = entries.map((e) => ({ topic: topics.get(e.topicName)!, reps: e.representations }));
     const paths = await r.topics.messagePaths(listed.map((x) => x.topic.topicId));
     await writeRepresentations(r, actor, listed, paths);
-    await hooks.fileTopicsChanged(r, [file.nodeId]);
   });
 }
 
@@ -143,7 +146,7 @@ export async function calibrateFileTimelines(
     const rows = changed.map(([x, i]) => ({ ...stripSelectors(x), unixEpochOffsetNs: offsets[i]!, modified: now, modifiedBy: actor.subject }));
     await r.timelines.setOffsets(rows);
     await r.timelines.recomputeTopicBounds([...new Set(changed.map(([x]) => x.topicId))]);
-    if (rows.length > 0) await hooks.fileTopicsChanged(r, [file.nodeId]);
+    if (rows.length > 0) await hooks.fileTopicsChanged(r, { orgId: file.orgId, fileId: file.nodeId, before: extents });
     return rows;
   });
 }

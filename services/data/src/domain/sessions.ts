@@ -1,6 +1,7 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { invalidArgument, type SqlFragment } from "@hangar/shared";
 import type { ListedPage, ListedRange } from "./devices";
+import type { SessionTopicRow } from "./session-topics";
 
 /** A session's status: `in_progress` until completed by request or by inactivity. */
 export type SessionStatus = "in_progress" | "complete";
@@ -109,6 +110,13 @@ export interface SessionRepository {
   skipFiles(sessionId: string, fileIds: readonly string[], by: string, at: Date): Promise<string[]>;
   /** The wall-clock bounds of a session's data: what its bounds are recomputed from (see recomputeBounds). */
   dataBounds(sessionId: string): Promise<{ min: bigint | null; max: bigint | null }>;
+  /**
+   * One page of the topics the session holds data of, by name then topic id (`range.before`: how
+   * many earlier pages served), only those named `name` when given. See listSessionTopics.
+   */
+  topics(sessionId: string, range: ListedRange, name?: string): Promise<ListedPage<SessionTopicRow>>;
+  /** The org's sessions holding the file, locked for update (in session id order, so writers queue alike). */
+  holdingFile(orgId: string, fileId: string): Promise<SessionRecord[]>;
   /** Up to `limit` in-progress sessions whose `completes_at` has passed, locked (others skip them). */
   due(now: Date, limit: number): Promise<SessionRecord[]>;
 }

@@ -43,7 +43,7 @@ export function createFileTopicHandlers({ uow, hooks }: FileTopicHandlerDeps): F
         dataRange: checkDataRange(e.dataRange, `topics[${i}].data_range`),
         representations: e.representations.map(representationOf),
       }));
-      await replaceFileTopicRepresentations(uow, readerOf(callerOf(ctx)), req.fsNodeId, entries, hooks);
+      await replaceFileTopicRepresentations(uow, readerOf(callerOf(ctx)), req.fsNodeId, entries);
       return {};
     },
 

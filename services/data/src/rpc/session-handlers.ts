@@ -1,7 +1,8 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { batchErrorOf, callerOf, nullableString, planKeysetPage, type UnitOfWork } from "@hangar/shared";
-import { SessionFileViewSchema, SessionSchema, type CreateSessionRequest, type DataService } from "@hangar/shared/proto/data";
+import { SessionFileViewSchema, SessionSchema, SessionTopicSchema, type CreateSessionRequest, type DataService } from "@hangar/shared/proto/data";
 import { setSessionUnixOffset } from "../domain/session-anchors";
+import { getSessionTopic, listSessionTopics } from "../domain/session-topics";
 import type { Outcome } from "../domain/session-file-use-cases";
 import {
   addSessionFiles,
@@ -28,7 +29,7 @@ import {
 } from "../domain/session-use-cases";
 import { readerOf, writerOf } from "./actors";
 import { pageToProto } from "./device-mappers";
-import { completionPolicyOf, ingestionToProto, sessionFileInputOf, sessionFileToProto, sessionToProto, summaryToProto } from "./session-mappers";
+import { completionPolicyOf, ingestionToProto, sessionFileInputOf, sessionFileToProto, sessionToProto, sessionTopicToProto, summaryToProto } from "./session-mappers";
 
 type SessionHandlers = Pick<
   ServiceImpl<typeof DataService>,
@@ -53,6 +54,8 @@ type SessionHandlers = Pick<
   | "createDeviceSessions"
   | "listDeviceSessions"
   | "listDatasetSessions"
+  | "listSessionTopics"
+  | "getSessionTopic"
 >;
 
 /**
@@ -175,6 +178,15 @@ export function createSessionHandlers({ uow }: { uow: UnitOfWork<SessionReposito
     async listDatasetSessions(req, ctx) {
       const range = page(req, `dataset-sessions:${req.datasetId}`);
       return pageToProto(await listSessions(uow, readerOf(callerOf(ctx)), { datasetId: req.datasetId }, range), range, SessionSchema, sessionToProto);
+    },
+
+    async listSessionTopics(req, ctx) {
+      const range = page(req, `session-topics:${req.sessionId}`);
+      return pageToProto(await listSessionTopics(uow, readerOf(callerOf(ctx)), req.sessionId, range), range, SessionTopicSchema, sessionTopicToProto);
+    },
+
+    async getSessionTopic(req, ctx) {
+      return { topic: sessionTopicToProto(await getSessionTopic(uow, readerOf(callerOf(ctx)), req.sessionId, req.urlQuotedTopicName)) };
     },
   };
 }

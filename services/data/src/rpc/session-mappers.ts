@@ -1,9 +1,10 @@
 import { toJson, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
-import type { SessionFileViewSchema, SessionIngestionStatusSchema, SessionIngestionSummarySchema, SessionSchema } from "@hangar/shared/proto/data";
+import type { SessionFileViewSchema, SessionIngestionStatusSchema, SessionIngestionSummarySchema, SessionSchema, SessionTopicSchema } from "@hangar/shared/proto/data";
 import type { SessionIngestion } from "../domain/session-ingestion";
 import type { SessionFileInput } from "../domain/session-files";
 import { checkCompletionPolicy, type SessionFileEntry, type SessionRecord } from "../domain/sessions";
+import type { SessionTopicRow } from "../domain/session-topics";
 
 /** A session to its wire record. */
 export function sessionToProto(row: SessionRecord): MessageInitShape<typeof SessionSchema> {
@@ -114,5 +115,18 @@ export function sessionFileInputOf(file: {
     maxFileTimestampNs: file.maxFileTimestampNs,
     rangeMinTimestampNs: file.rangeMinTimestampNs,
     rangeMaxTimestampNs: file.rangeMaxTimestampNs,
+  };
+}
+
+/** A session topic to its wire record (the SDK's TopicIdentityRecord). */
+export function sessionTopicToProto(row: SessionTopicRow): MessageInitShape<typeof SessionTopicSchema> {
+  return {
+    topicId: row.topicId,
+    name: row.name,
+    orgId: row.orgId,
+    created: timestampFromDate(row.created),
+    createdBy: row.createdBy,
+    modified: timestampFromDate(row.modified),
+    modifiedBy: row.modifiedBy,
   };
 }

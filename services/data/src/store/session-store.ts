@@ -1,6 +1,7 @@
 import { LockMode } from "@mikro-orm/core";
 import { listedPage, rawSql, sql, textArrayLiteral, timestampFromRow, type EntityManager, type SqlFragment } from "@hangar/shared";
 import type { ListedPage, ListedRange } from "../domain/devices";
+import type { SessionTopicRow } from "../domain/session-topics";
 import type { SessionFileEntry, SessionFileLink, SessionRecord, SessionRepository, SessionScope } from "../domain/sessions";
 import { liveAssociation } from "./deleted-associations";
 import { Session } from "./session-entities";
@@ -10,6 +11,14 @@ const FILE_ENTRY_COLUMNS = rawSql(
   `sf.*, n.name, n.relative_path, n.origination, n.size, n.tags, n.ingestion_status, n.created as file_created, n.modified as file_modified,
    case when n.association_type = 'dataset' then n.association_id end as dataset_id`,
 );
+
+/** An extent `e` lies in the slice of its file that the session file link `sf` holds (either without a range: the whole file). */
+const IN_SLICE = rawSql("(sf.data_range_start is null or e.data_range is null or e.data_range && int8range(sf.data_range_start, sf.data_range_end))");
+
+/** An extent `e` overlaps the link's window in wall-clock time (a link without a window holds all of it). */
+const IN_WINDOW = rawSql(`(sf.min_file_timestamp_ns is null or e.min_timestamp is null or
+  (e.min_timestamp + e.unix_epoch_offset_ns <= sf.max_file_timestamp_ns + coalesce(sf.unix_epoch_offset_ns, 0)
+   and e.max_timestamp + e.unix_epoch_offset_ns >= sf.min_file_timestamp_ns + coalesce(sf.unix_epoch_offset_ns, 0)))`);
 
 /** The sessions repository over MikroORM and SQL. */
 export class SessionStore implements SessionRepository {
@@ -121,15 +130,44 @@ export class SessionStore implements SessionRepository {
   }
 
   /**
-   * The bounds of the session's files' wall-clock windows (file time plus the anchor). Topic
-   * extents join in here once topics are part of the data service.
+   * The bounds of the session's data in wall-clock time: a file with an explicit window gives its
+   * window (file time plus the anchor); a file without one gives the extents of its registered
+   * topics inside the slice the session holds (stored time plus the extent's offset).
    */
   async dataBounds(sessionId: string): Promise<{ min: bigint | null; max: bigint | null }> {
-    const query = sql`select min(sf.min_file_timestamp_ns + coalesce(sf.unix_epoch_offset_ns, 0))::text as min,
-        max(sf.max_file_timestamp_ns + coalesce(sf.unix_epoch_offset_ns, 0))::text as max
-      from session_files sf join fs_nodes n on n.node_id = sf.file_id where sf.session_id = ${sessionId} and ${liveAssociation("n")}`;
+    const query = sql`select min(lo)::text as min, max(hi)::text as max from (
+        select sf.min_file_timestamp_ns + coalesce(sf.unix_epoch_offset_ns, 0) as lo, sf.max_file_timestamp_ns + coalesce(sf.unix_epoch_offset_ns, 0) as hi
+        from session_files sf join fs_nodes n on n.node_id = sf.file_id
+        where sf.session_id = ${sessionId} and ${liveAssociation("n")} and sf.min_file_timestamp_ns is not null
+        union all
+        select e.min_timestamp + e.unix_epoch_offset_ns, e.max_timestamp + e.unix_epoch_offset_ns
+        from session_files sf join fs_nodes n on n.node_id = sf.file_id join timeline_extents e on e.file_id = sf.file_id
+        where sf.session_id = ${sessionId} and ${liveAssociation("n")} and sf.min_file_timestamp_ns is null and ${IN_SLICE}
+      ) b`;
     const [row] = await this.em.execute<{ min: string | null; max: string | null }[]>(query.sql, [...query.params]);
     return { min: bigintOrNull(row?.min), max: bigintOrNull(row?.max) };
+  }
+
+  async topics(sessionId: string, range: ListedRange, name?: string): Promise<ListedPage<SessionTopicRow>> {
+    const held = sql`select distinct ts.topic_id from session_files sf join fs_nodes n on n.node_id = sf.file_id
+      join timeline_extents e on e.file_id = sf.file_id join timeline_sources ts on ts.timeline_source_id = e.timeline_source_id
+      where sf.session_id = ${sessionId} and ${liveAssociation("n")} and ${IN_SLICE} and ${IN_WINDOW}`;
+    const named = name === undefined ? rawSql("") : sql`where t.topic_name = ${name}`;
+    const offset = range.before ?? 0;
+    const list = sql`select t.topic_id, t.topic_name, t.org_id, t.created, t.created_by, t.modified, t.modified_by
+      from topics t join (${held}) h using (topic_id) ${named} order by t.topic_name, t.topic_id limit ${range.limit + 1} offset ${offset}`;
+    const count = sql`select count(*) as total from topics t join (${held}) h using (topic_id) ${named}`;
+    const [rows, counts] = await Promise.all([this.em.execute(list.sql, [...list.params]), this.em.execute<{ total: string }[]>(count.sql, [...count.params])]);
+    const served = rows.slice(0, range.limit);
+    return { rows: served.map(sessionTopicFromRow), keys: served.map((_, i) => offset + i + 1), hasMore: rows.length > range.limit, total: Number(counts[0]!.total) };
+  }
+
+  async holdingFile(orgId: string, fileId: string): Promise<SessionRecord[]> {
+    const rows = await this.em.execute(
+      "select s.* from sessions s where s.org_id = ? and s.session_id in (select session_id from session_files where file_id = ?) order by s.session_id for update",
+      [orgId, fileId],
+    );
+    return rows.map((row) => this.tracked(row));
   }
 
   async due(now: Date, limit: number): Promise<SessionRecord[]> {
@@ -162,6 +200,18 @@ function bigintOrNull(value: unknown): bigint | null {
 
 function pair(start: unknown, end: unknown): [bigint, bigint] | null {
   return start === null || start === undefined ? null : [BigInt(start as string), BigInt(end as string)];
+}
+
+function sessionTopicFromRow(row: Record<string, unknown>): SessionTopicRow {
+  return {
+    topicId: row.topic_id as string,
+    name: row.topic_name as string,
+    orgId: row.org_id as string,
+    created: timestampFromRow(row.created),
+    createdBy: row.created_by as string,
+    modified: timestampFromRow(row.modified),
+    modifiedBy: row.modified_by as string,
+  };
 }
 
 /** Maps a raw session file row (with its file's columns, see FILE_ENTRY_COLUMNS) to an entry. */

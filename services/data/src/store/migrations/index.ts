@@ -12,6 +12,7 @@ import { Migration0010SessionsEvents } from "./0010-sessions-events";
 import { Migration0011Comments } from "./0011-comments";
 import { Migration0012EventTopicTargets } from "./0012-event-topic-targets";
 import { Migration0016Collections } from "./0016-collections";
+import { Migration0014Robotdata } from "./0014-robotdata";
 
 /** The data schema's migrations in the order they apply. */
 export const dataMigrations: MigrationObject[] = [
@@ -28,4 +29,5 @@ export const dataMigrations: MigrationObject[] = [
   { name: "0011-comments", class: Migration0011Comments },
   { name: "0012-event-topic-targets", class: Migration0012EventTopicTargets },
   { name: "0016-collections", class: Migration0016Collections },
+  { name: "0014-robotdata", class: Migration0014Robotdata },
 ];
