@@ -15,6 +15,8 @@ import { createExportHandlers } from "./rpc/export-handlers";
 import type { FileHandlerDeps } from "./rpc/file-deps";
 import { createFileHandlers } from "./rpc/file-handlers";
 import { createFileQueryHandlers } from "./rpc/file-query-handlers";
+import { createQueryHandlers } from "./rpc/query-handlers";
+import { ruleBasedProvider } from "./domain/prompt-to-query";
 import { createImportHandlers } from "./rpc/import-handlers";
 import { createMoveHandlers } from "./rpc/move-handlers";
 import { createTopicHandlers } from "./rpc/topic-handlers";
@@ -92,6 +94,8 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         ...createFileTopicHandlers({ uow, hooks: NO_FILE_TOPICS_HOOKS }),
         ...createSessionHandlers({ uow }),
         ...createRobotEventHandlers({ uow }),
+        // --- search ---
+        ...createQueryHandlers({ uow, models: ruleBasedProvider }),
       });
     },
     async onStart({ orm, runtime }) {

@@ -15,6 +15,8 @@ import { SessionStore } from "./session-store";
 import { RecordOwnerStore } from "./record-owner-store";
 import { TreeStore } from "./tree-store";
 import { UploadStore } from "./upload-store";
+import { QueryResultsStore } from "./query-results-store";
+import { SavedQueryStore } from "./saved-query-store";
 
 /**
  * The data service's repositories over one entity manager: what `ormUnitOfWork` binds for each
@@ -41,5 +43,8 @@ export function bindDataRepositories(em: EntityManager): DataRepositories {
     robotEvents: new RobotEventStore(em),
     eventTargets: new EventTargetStore(em),
     owners: new RecordOwnerStore(em),
+    // --- search ---
+    savedQueries: new SavedQueryStore(em),
+    queryResults: new QueryResultsStore(em),
   };
 }
