@@ -16,8 +16,9 @@ export interface ModelProvider {
 }
 
 const TARGET_WORDS: readonly [RegExp, QueryTargetName][] = [
+  [/\bdatasets?\b/i, "datasets"],
   [/\bmessage ?paths?\b/i, "topic_message_paths"],
-  [/\btopics?\b(?!\s+named|\s+called)/i, "topics"],
+  [/\btopics?\b/i, "topics"],
   [/\bfiles?\b/i, "files"],
   [/\bevents?\b/i, "events"],
 ];
@@ -40,7 +41,7 @@ const RULES: readonly { pattern: RegExp; condition(match: RegExpMatchArray, targ
  */
 export const ruleBasedProvider: ModelProvider = {
   promptToQuery(prompt) {
-    const target = TARGET_WORDS.find(([pattern]) => pattern.test(prompt))?.[1] ?? "datasets";
+    const target = targetOfPrompt(prompt);
     const conditions = RULES.flatMap((rule) => [...prompt.matchAll(rule.pattern)].map((m) => rule.condition(m, target)));
     if (conditions.length === 0) {
       throw invalidArgument("prompt", "could not be translated; ask e.g. 'datasets tagged rain with a /lidar topic created after 2025-01-01'");
@@ -50,6 +51,16 @@ export const ruleBasedProvider: ModelProvider = {
     return Promise.resolve({ query, target });
   },
 };
+
+// The resource named first is what the prompt asks for ("datasets with a /lidar topic" asks for datasets).
+function targetOfPrompt(prompt: string): QueryTargetName {
+  let best: { at: number; target: QueryTargetName } = { at: Number.POSITIVE_INFINITY, target: "datasets" };
+  for (const [pattern, target] of TARGET_WORDS) {
+    const at = prompt.search(pattern);
+    if (at >= 0 && at < best.at) best = { at, target };
+  }
+  return best.target;
+}
 
 function nameField(target: QueryTargetName): string {
   if (target === "topics") return "topic_name";
