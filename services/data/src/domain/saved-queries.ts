@@ -199,8 +199,9 @@ function withCondition(spec: StoredSpec, condition: QueryNode | undefined): Stor
 /**
  * Compiles a stored spec for its target, with page tokens bound to the query (`scope`). Errors
  * name `query.` fields; the text forms were checked when parsed, so only a spec's sort can fail here.
+ * Exported for bench/search.mjs, which runs the page's SQL directly beside the gateway's answer.
  */
-function planOf(target: QueryTargetName, spec: StoredSpec, scope: string, after: string | undefined, limit?: bigint): SearchPlan {
+export function planOf(target: QueryTargetName, spec: StoredSpec, scope: string, after: string | undefined, limit?: bigint): SearchPlan {
   const { catalog, tieBreaker } = TARGETS[target];
   const input: QuerySpecInput = {
     condition: spec.condition === undefined ? undefined : fromJson(ValueSchema, spec.condition as JsonObject),

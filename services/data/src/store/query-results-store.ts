@@ -27,6 +27,12 @@ const SOURCES: Readonly<Record<QueryTargetName, { select: string; from: string; 
   events: { select: "e.*", from: "robot_events e", scope: (orgId) => sql`e.org_id = ${orgId}` },
 };
 
+/** The one statement that reads a page of a query's results (also run directly by bench/search.mjs). */
+export function queryPageSql(target: QueryTargetName, orgId: string, search: KeysetSearch): SqlFragment {
+  const source = SOURCES[target];
+  return keysetPageSql(rawSql(source.select), rawSql(source.from), sql`${source.scope(orgId)} and (${search.where})`, search);
+}
+
 /**
  * Reads saved queries' results: each page or count is one SQL statement whose WHERE is the
  * compiled condition (related resources as semi-joins) and the org, so nothing is filtered in Node
@@ -38,8 +44,7 @@ export class QueryResultsStore implements QueryResultsRepository {
   private readonly execute = (query: SqlFragment): Promise<Record<string, unknown>[]> => this.em.execute(query.sql, [...query.params]);
 
   async page(target: QueryTargetName, orgId: string, search: KeysetSearch): Promise<KeysetPageRows<QueryResultRow>> {
-    const source = SOURCES[target];
-    const rows = await this.execute(keysetPageSql(rawSql(source.select), rawSql(source.from), sql`${source.scope(orgId)} and (${search.where})`, search));
+    const rows = await this.execute(queryPageSql(target, orgId, search));
     const page = keysetPageRows(rows, search.limit, (row) => row);
     return { ...page, rows: await this.hydrate(target, page.rows) };
   }
