@@ -1,4 +1,5 @@
-import type { DescField, DescMessage, JsonValue, Message } from "@bufbuild/protobuf";
+import { getOption, hasOption, type DescField, type DescMessage, type JsonValue, type Message } from "@bufbuild/protobuf";
+import { json_inline_oneof } from "@hangar/shared/proto/common";
 import { FeatureSet_FieldPresence, type ListValue, type Struct, type Value } from "@bufbuild/protobuf/wkt";
 import { scalarZeroValue } from "@bufbuild/protobuf/reflect";
 import { formatDuration } from "./duration-text";
@@ -60,8 +61,20 @@ function newMessageWriter(desc: DescMessage): Writer {
       return (v) => write((v as { value: unknown }).value);
     }
     case "message":
-      return fieldsWriter(desc);
+      return hasOption(desc, json_inline_oneof) && getOption(desc, json_inline_oneof) ? inlineOneofWriter(desc) : fieldsWriter(desc);
   }
+}
+
+/** A message marked `json_inline_oneof`: the selected member's JSON alone (null when none is set). */
+function inlineOneofWriter(desc: DescMessage): Writer {
+  const oneof = desc.oneofs[0];
+  if (!oneof || desc.fields.some((f) => f.oneof !== oneof)) throw new Error(`${desc.typeName}: json_inline_oneof needs exactly one oneof and no other field`);
+  const writers = new Map(oneof.fields.map((f) => [f.localName, elementWriter(f)]));
+  return (v) => {
+    const selected = (v as LocalMessage)[oneof.localName] as { case: string | undefined; value?: unknown };
+    const write = selected.case === undefined ? undefined : writers.get(selected.case);
+    return write ? write(selected.value) : "null";
+  };
 }
 
 /** Compiled lazily on first write, so recursive message types need no special care. */

@@ -16,6 +16,8 @@ import { createExportHandlers } from "./rpc/export-handlers";
 import type { FileHandlerDeps } from "./rpc/file-deps";
 import { createFileHandlers } from "./rpc/file-handlers";
 import { createFileQueryHandlers } from "./rpc/file-query-handlers";
+import { createQueryHandlers } from "./rpc/query-handlers";
+import { ruleBasedProvider } from "./domain/prompt-to-query";
 import { createImportHandlers } from "./rpc/import-handlers";
 import { createMoveHandlers } from "./rpc/move-handlers";
 import { createTopicHandlers } from "./rpc/topic-handlers";
@@ -99,6 +101,8 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         ...createCollectionHandlers(uow),
         // --- robotdata ---
         ...createDatasetSummaryHandlers(uow),
+        // --- search ---
+        ...createQueryHandlers({ uow, models: ruleBasedProvider }),
       });
     },
     async onStart({ orm, runtime }) {

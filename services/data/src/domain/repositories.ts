@@ -11,6 +11,7 @@ import type { TimelineRepository } from "./file-topics";
 import type { TopicRepository } from "./topics";
 import type { EventTargetRepository, RobotEventRepository } from "./robot-events";
 import type { SessionRepository } from "./sessions";
+import type { QueryResultsRepository, SavedQueryRepository } from "./saved-queries";
 /** The outbox: an event recorded here is published after the unit of work commits, never if it rolls back. */
 export interface EventRepository {
   record(event: NewEvent): void;
@@ -55,4 +56,7 @@ export interface DataRepositories {
   collections: CollectionRepository;
   // --- robotdata ---
   datasetSummaries: DatasetSummaryRepository;
+  // --- search ---
+  savedQueries: SavedQueryRepository;
+  queryResults: QueryResultsRepository;
 }

@@ -17,6 +17,8 @@ import { SessionStore } from "./session-store";
 import { RecordOwnerStore } from "./record-owner-store";
 import { TreeStore } from "./tree-store";
 import { UploadStore } from "./upload-store";
+import { QueryResultsStore } from "./query-results-store";
+import { SavedQueryStore } from "./saved-query-store";
 
 /**
  * The data service's repositories over one entity manager: what `ormUnitOfWork` binds for each
@@ -47,5 +49,8 @@ export function bindDataRepositories(em: EntityManager): DataRepositories {
     collections: new CollectionStore(em),
     // --- robotdata ---
     datasetSummaries: new DatasetSummaryStore(em),
+    // --- search ---
+    savedQueries: new SavedQueryStore(em),
+    queryResults: new QueryResultsStore(em),
   };
 }

@@ -69,7 +69,7 @@ export class RobotEventStore implements RobotEventRepository {
   }
 
   /** The associations of several events (one query), each file's with its dataset. */
-  private async associationsOf(eventIds: readonly string[]): Promise<Map<string, EventAssociation[]>> {
+  async associationsOf(eventIds: readonly string[]): Promise<Map<string, EventAssociation[]>> {
     const byEvent = new Map<string, EventAssociation[]>();
     if (eventIds.length === 0) return byEvent;
     const rows = await this.em.execute<Record<string, string | null>[]>(

@@ -205,7 +205,8 @@ export function bigintOrNull(value: unknown): bigint | null {
   return value === null || value === undefined ? null : BigInt(value as string);
 }
 
-function topicFromRow(row: Row): TopicRow {
+/** A topic from its `topics` row (also the saved-query results store's mapping). */
+export function topicFromRow(row: Row): TopicRow {
   return {
     topicId: row.topic_id as string,
     orgId: row.org_id as string,
@@ -228,7 +229,8 @@ function topicFromRow(row: Row): TopicRow {
   };
 }
 
-function pathFromRow(row: Row): MessagePathRow {
+/** A message path from its `message_paths` row (also the saved-query results store's mapping). */
+export function pathFromRow(row: Row): MessagePathRow {
   return {
     messagePathId: row.message_path_id as string,
     topicId: row.topic_id as string,

@@ -1,6 +1,6 @@
 import { invalidArgument, quoteValue } from "../errors";
 import { jsonPathSql } from "./compile-json-predicate";
-import type { FieldCatalog } from "./field-catalog";
+import type { ColumnRef, FieldCatalog, JsonRef } from "./field-catalog";
 import { isValidFieldPath } from "./field-path";
 import { rawSql, sql, type SqlFragment } from "./sql-fragment";
 
@@ -21,12 +21,22 @@ export function compileOrderBy(
 ): SqlFragment {
   const dir = rawSql(resolveSortDirection(direction));
   const field = sortBy || defaultSortBy;
-  const ref = isValidFieldPath(field) ? catalog.resolve(field) : undefined;
-  if (!ref) throw invalidArgument("sort_by", `unknown field ${quoteValue(field)}`);
+  const ref = sortableRef(catalog, field);
   const tieBreaker = rawSql(tieBreakerSql);
   // Columns keep PostgreSQL's default null placement, so an index on the column can serve the sort.
   if (ref.kind === "column") return sql`${rawSql(ref.sql)} ${dir}, ${tieBreaker} ${dir}`;
   return sql`${jsonPathSql(ref, "#>")} ${dir} NULLS LAST, ${tieBreaker} ${dir}`;
+}
+
+/**
+ * The field a sort names, resolved through `catalog`; unknown fields and fields of related
+ * resources (a dataset has many topics, so `topic.name` gives no single key) are a 400 naming `sort_by`.
+ */
+export function sortableRef(catalog: FieldCatalog, field: string): ColumnRef | JsonRef {
+  const ref = isValidFieldPath(field) ? catalog.resolve(field) : undefined;
+  if (!ref) throw invalidArgument("sort_by", `unknown field ${quoteValue(field)}`);
+  if (ref.kind === "related") throw invalidArgument("sort_by", `cannot sort on ${quoteValue(field)}, a field of a related resource`);
+  return ref;
 }
 
 /** Normalizes `sort_direction`: ASC or DESC in any case, DESC when absent; anything else is a 400. */

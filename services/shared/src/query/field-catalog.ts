@@ -1,5 +1,5 @@
 import { splitFieldPath } from "./field-path";
-import { rawSql } from "./sql-fragment";
+import { rawSql, type SqlFragment } from "./sql-fragment";
 
 /** The SQL types a column field may have; they decide which comparators and values apply. */
 export type ColumnType = "text" | "timestamp" | "number" | "boolean" | "text[]";
@@ -18,8 +18,27 @@ export interface JsonRef {
   readonly path: readonly string[];
 }
 
+/**
+ * How a searched row reaches rows of another resource (a dataset's topics, a topic's message
+ * paths). `exists(test)` is the SQL "some related row passes `test`", a semi-join the database
+ * plans with the rest of the query. Conditions of one AND group whose relations share a `key` test
+ * the same related row (a topic named X with a message path of type Y), so they compile to one
+ * `exists` call.
+ */
+export interface Relation {
+  readonly key: string;
+  exists(test: SqlFragment): SqlFragment;
+}
+
+/** A field of a related resource: `ref` is the field over that resource's rows. */
+export interface RelatedRef {
+  readonly kind: "related";
+  readonly relation: Relation;
+  readonly ref: ColumnRef | JsonRef;
+}
+
 /** Where a queryable field lives. */
-export type FieldRef = ColumnRef | JsonRef;
+export type FieldRef = ColumnRef | JsonRef | RelatedRef;
 
 /**
  * Maps a field path from a query (`dataset.metadata.vehicle.id`, `created`) to SQL, or to undefined

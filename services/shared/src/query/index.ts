@@ -22,10 +22,12 @@ export {
   type FieldCatalog,
   type FieldCatalogOptions,
   type FieldRef,
+  type RelatedRef,
+  type Relation,
   type JsonRef,
 } from "./field-catalog";
 export { compileWhere } from "./compile-where";
-export { DEFAULT_SORT_BY, compileOrderBy, resolveSortDirection } from "./compile-order-by";
+export { DEFAULT_SORT_BY, compileOrderBy, resolveSortDirection, sortableRef } from "./compile-order-by";
 export { joinSql, rawSql, sql, type SqlFragment } from "./sql-fragment";
 export { DEFAULT_LIMIT, MAX_LIMIT, resolveLimit } from "./resolve-limit";
 export { MAX_CURSOR_TOKEN_CHARS, decodeCursorToken, decodePageToken, encodeCursorToken, encodePageToken, queryFingerprint, type PageCursor, type QueryShape } from "./page-token";

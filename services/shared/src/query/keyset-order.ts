@@ -1,10 +1,9 @@
-import { invalidArgument, quoteValue } from "../errors";
+import { invalidArgument } from "../errors";
 import { textArrayLiteral } from "../db/array-literal";
 import { numberSql } from "./compile-column-predicate";
-import { compileOrderBy, resolveSortDirection } from "./compile-order-by";
+import { compileOrderBy, resolveSortDirection, sortableRef } from "./compile-order-by";
 import { jsonPathSql } from "./compile-json-predicate";
-import type { FieldCatalog, FieldRef } from "./field-catalog";
-import { isValidFieldPath } from "./field-path";
+import type { ColumnRef, FieldCatalog, JsonRef } from "./field-catalog";
 import type { PageCursor } from "./page-token";
 import { rawSql, sql, type SqlFragment } from "./sql-fragment";
 
@@ -42,9 +41,7 @@ export function compileKeysetOrder(
   defaultSortBy?: string,
 ): KeysetOrder {
   const orderBy = compileOrderBy(sortBy, direction, catalog, tieBreakerSql, defaultSortBy);
-  const field = sortBy || defaultSortBy || "created";
-  const ref = isValidFieldPath(field) ? catalog.resolve(field) : undefined;
-  if (!ref) throw invalidArgument("sort_by", `unknown field ${quoteValue(field)}`);
+  const ref = sortableRef(catalog, sortBy || defaultSortBy || "created");
   const codec = keyCodec(ref);
   const tie = rawSql(tieBreakerSql);
   const op = rawSql(resolveSortDirection(direction) === "ASC" ? ">" : "<");
@@ -78,7 +75,7 @@ const NUMBER = /^(-?\d{1,1000}(\.\d{1,1000})?([eE][-+]?\d{1,3})?|NaN|-?Infinity)
 // easy to check, where PostgreSQL's text form has many spellings.
 const MICROS = /^-?\d{1,16}$/;
 
-function keyCodec(ref: FieldRef): KeyCodec {
+function keyCodec(ref: ColumnRef | JsonRef): KeyCodec {
   if (ref.kind === "json") {
     const expr = jsonPathSql(ref, "#>");
     return { expr, text: sql`${expr}::text`, value: (key, field) => sql`${checked(key, isJsonbText(key), field)}::jsonb` };

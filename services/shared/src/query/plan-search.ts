@@ -27,6 +27,8 @@ export interface SearchTarget {
   scope?: unknown;
   /** Compiles the condition when the resource needs more than the shared engine (default compileWhere). */
   where?: (condition: QueryNode | undefined, field: string) => SqlFragment;
+  /** The request field that carried the page token, named by its errors (default `after`). */
+  tokenField?: string;
 }
 
 /** A validated, compiled search and how to make the next page's token. */
@@ -62,12 +64,13 @@ export function planSearch(spec: QuerySpecInput, target: SearchTarget): SearchPl
     ...(target.scope !== undefined ? { scope: target.scope } : {}),
   });
   const order = compileKeysetOrder(spec.sortBy, spec.sortDirection, target.catalog, target.tieBreaker);
-  const cursor = decodeCursorToken(spec.after, fingerprint, "after");
+  const tokenField = target.tokenField ?? "after";
+  const cursor = decodeCursorToken(spec.after, fingerprint, tokenField);
   return {
     condition,
     where: (target.where ?? ((c, field) => compileWhere(c, target.catalog, field)))(condition, "condition"),
     orderBy: order.orderBy,
-    after: order.after(cursor, "after"),
+    after: order.after(cursor, tokenField),
     cursorColumns: order.cursorColumns,
     limit,
     nextToken: (last, hasMore) => (hasMore && last ? encodeCursorToken(last, fingerprint) : undefined),

@@ -13,6 +13,7 @@ import { Migration0011Comments } from "./0011-comments";
 import { Migration0012EventTopicTargets } from "./0012-event-topic-targets";
 import { Migration0016Collections } from "./0016-collections";
 import { Migration0014Robotdata } from "./0014-robotdata";
+import { Migration0015SavedQueries } from "./0015-saved-queries";
 
 /** The data schema's migrations in the order they apply. */
 export const dataMigrations: MigrationObject[] = [
@@ -30,4 +31,5 @@ export const dataMigrations: MigrationObject[] = [
   { name: "0012-event-topic-targets", class: Migration0012EventTopicTargets },
   { name: "0016-collections", class: Migration0016Collections },
   { name: "0014-robotdata", class: Migration0014Robotdata },
+  { name: "0015-saved-queries", class: Migration0015SavedQueries },
 ];

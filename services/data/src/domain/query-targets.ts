@@ -1,0 +1,238 @@
+import {
+  createFieldCatalog,
+  invalidArgument,
+  quoteValue,
+  rawSql,
+  splitFieldPath,
+  sql,
+  type ColumnRef,
+  type FieldCatalog,
+  type FieldRef,
+  type JsonRef,
+  type QueryNode,
+  type Relation,
+  type SqlFragment,
+} from "@hangar/shared";
+import { datasetCatalog } from "./dataset-search";
+import { fileCatalog } from "./file-search";
+
+/** What a saved query may search (overview.md's `target` values this service answers). */
+export const SEARCHABLE_TARGETS = ["datasets", "files", "topics", "topic_message_paths", "events"] as const;
+
+/** One of SEARCHABLE_TARGETS. */
+export type QueryTargetName = (typeof SEARCHABLE_TARGETS)[number];
+
+/**
+ * Targets the spec names that are not searchable here yet: collections (built beside this work:
+ * it plugs in by adding its catalog to TARGETS and its rows to the query results store), devices
+ * and sessions. Each is a 400 naming `target`.
+ */
+const PENDING_TARGETS: ReadonlySet<string> = new Set(["collections", "devices", "sessions"]);
+
+/** How one target is searched: its fields, the key that breaks sort ties, and what a term matches. */
+export interface QueryTarget {
+  readonly catalog: FieldCatalog;
+  readonly tieBreaker: string;
+  /** Fields a free-text term is looked for in (CONTAINS each, joined by OR). */
+  readonly termFields: readonly string[];
+}
+
+// The message path's own fields, over `message_paths mp`.
+const messagePathColumns = createFieldCatalog({
+  prefixes: ["msgpath", "message_path"],
+  columns: {
+    message_path_id: { sql: `"mp"."message_path_id"`, type: "text" },
+    id: { sql: `"mp"."message_path_id"`, type: "text" },
+    message_path: { sql: `"mp"."message_path"`, type: "text" },
+    path: { sql: `"mp"."message_path"`, type: "text" },
+    source_path: { sql: `"mp"."source_path"`, type: "text" },
+    data_type: { sql: `"mp"."data_type"`, type: "text" },
+    canonical_data_type: { sql: `"mp"."canonical_data_type"`, type: "text" },
+    topic_id: { sql: `"mp"."topic_id"`, type: "text" },
+    created: { sql: `"mp"."created"`, type: "timestamp" },
+    created_by: { sql: `"mp"."created_by"`, type: "text" },
+    modified: { sql: `"mp"."modified"`, type: "timestamp" },
+    modified_by: { sql: `"mp"."modified_by"`, type: "text" },
+  },
+  jsonColumns: { metadata: `"mp"."metadata"` },
+});
+
+// The topic's own fields, over `topics t`.
+const topicColumns = createFieldCatalog({
+  prefixes: ["topic"],
+  columns: {
+    topic_id: { sql: `"t"."topic_id"`, type: "text" },
+    id: { sql: `"t"."topic_id"`, type: "text" },
+    topic_name: { sql: `"t"."topic_name"`, type: "text" },
+    name: { sql: `"t"."topic_name"`, type: "text" },
+    schema_name: { sql: `"t"."schema_name"`, type: "text" },
+    schema_checksum: { sql: `"t"."schema_checksum"`, type: "text" },
+    association_id: { sql: `"t"."association_id"`, type: "text" },
+    association_type: { sql: `"t"."association_type"`, type: "text" },
+    start_time: { sql: `"t"."start_time"`, type: "number" },
+    end_time: { sql: `"t"."end_time"`, type: "number" },
+    message_count: { sql: `"t"."message_count"`, type: "number" },
+    created: { sql: `"t"."created"`, type: "timestamp" },
+    created_by: { sql: `"t"."created_by"`, type: "text" },
+    modified: { sql: `"t"."modified"`, type: "timestamp" },
+    modified_by: { sql: `"t"."modified_by"`, type: "text" },
+  },
+  jsonColumns: { metadata: `"t"."metadata"` },
+});
+
+// The event's own fields, over `robot_events e`.
+const eventColumns = createFieldCatalog({
+  prefixes: ["event"],
+  columns: {
+    event_id: { sql: `"e"."event_id"`, type: "text" },
+    id: { sql: `"e"."event_id"`, type: "text" },
+    name: { sql: `"e"."name"`, type: "text" },
+    description: { sql: `"e"."description"`, type: "text" },
+    start_time: { sql: `"e"."start_time"`, type: "number" },
+    end_time: { sql: `"e"."end_time"`, type: "number" },
+    tags: { sql: `"e"."tags"`, type: "text[]" },
+    created: { sql: `"e"."created"`, type: "timestamp" },
+    created_by: { sql: `"e"."created_by"`, type: "text" },
+    modified: { sql: `"e"."modified"`, type: "timestamp" },
+    modified_by: { sql: `"e"."modified_by"`, type: "text" },
+  },
+  jsonColumns: { metadata: `"e"."metadata"`, custom_fields: `"e"."custom_fields"` },
+});
+
+/** A relation whose rows are tested by `exists(test)`; see `Relation` in the shared engine. */
+function relation(key: string, exists: (test: SqlFragment) => SqlFragment): Relation {
+  return { key, exists };
+}
+
+function related(rel: Relation, ref: FieldRef | undefined): FieldRef | undefined {
+  return ref === undefined || ref.kind === "related" ? ref : { kind: "related", relation: rel, ref };
+}
+
+// The topics of a dataset are its own and its files'; each topic reaches its message paths.
+const datasetTopics = relation("topic", (test) =>
+  sql`exists (select 1 from topics t left join fs_nodes tf on tf.node_id = t.association_id left join message_paths mp on mp.topic_id = t.topic_id
+    where t.org_id = "d"."org_id" and coalesce(tf.association_id, t.association_id) = "d"."dataset_id" and (${test}))`,
+);
+const datasetFiles = relation("file", (test) =>
+  sql`exists (select 1 from fs_nodes f where f.association_id = "d"."dataset_id" and f.org_id = "d"."org_id" and f.status = 'available' and f.fs_type = 'file' and (${test}))`,
+);
+const fileTopics = relation("topic", (test) =>
+  sql`exists (select 1 from topics t left join message_paths mp on mp.topic_id = t.topic_id where t.org_id = "f"."org_id" and t.association_id = "f"."node_id" and (${test}))`,
+);
+const topicPaths = relation("msgpath", (test) => sql`exists (select 1 from message_paths mp where mp.topic_id = "t"."topic_id" and (${test}))`);
+const eventDatasets = relation("dataset", (test) =>
+  sql`exists (select 1 from event_associations ea join datasets d on d.dataset_id = ea.dataset_id where ea.event_id = "e"."event_id" and (${test}))`,
+);
+
+const BRACKET = /^msgpaths\[([^\[\]]+)\]$/;
+
+/**
+ * `msgpaths[cpuload.load].max`: a message path of the topic with that path whose `max` (a column
+ * of message paths, else a metadata key, where ingestion keeps statistics) passes the test.
+ */
+function bracketedPath(head: string, rest: readonly string[], topicAlias: "t"): FieldRef | undefined {
+  const match = BRACKET.exec(head);
+  if (!match || rest.length === 0) return undefined;
+  const path = match[1]!;
+  const rel = relation(`msgpath[${path}]`, (test) =>
+    sql`exists (select 1 from message_paths mp where mp.topic_id = ${rawSql(`"${topicAlias}"."topic_id"`)} and mp.message_path = ${path} and (${test}))`,
+  );
+  const field = rest.join(".");
+  return related(rel, messagePathColumns.resolve(field) ?? messagePathColumns.resolve(`metadata.${field}`));
+}
+
+/** Resolves `first.rest` through the resource qualifiers a catalog of the target knows. */
+function qualified(field: string, routes: Readonly<Record<string, (rest: string) => FieldRef | undefined>>): FieldRef | undefined {
+  const [first = "", ...rest] = splitFieldPath(field);
+  const route = Object.hasOwn(routes, first) ? routes[first] : undefined;
+  return route && rest.length > 0 ? route(rest.join(".")) : undefined;
+}
+
+const topicOrPath = (rest: string) => related(datasetTopics, topicColumns.resolve(rest));
+const pathOfTopic = (rest: string) => related(datasetTopics, messagePathColumns.resolve(rest));
+
+const datasetTarget: FieldCatalog = {
+  resolve: (field) =>
+    datasetCatalog.resolve(field) ??
+    qualified(field, {
+      topic: topicOrPath,
+      topics: topicOrPath,
+      msgpath: pathOfTopic,
+      msgpaths: pathOfTopic,
+      file: (rest) => related(datasetFiles, fileCatalog.resolve(rest)),
+      dataset: (rest) => datasetTarget.resolve(rest),
+    }),
+};
+
+const fileTarget: FieldCatalog = {
+  resolve: (field) =>
+    qualified(field, {
+      topic: (rest) => related(fileTopics, topicColumns.resolve(rest)),
+      msgpath: (rest) => related(fileTopics, messagePathColumns.resolve(rest)),
+      file: (rest) => fileTarget.resolve(rest),
+    }) ?? fileCatalog.resolve(field),
+};
+
+// Topics are searched over `topics t` with their file `f` and dataset `d` left-joined (see the store).
+const topicTarget: FieldCatalog = {
+  resolve(field) {
+    const [head = "", ...rest] = splitFieldPath(field);
+    return (
+      bracketedPath(head, rest, "t") ??
+      topicColumns.resolve(field) ??
+      qualified(field, {
+        msgpath: (r) => related(topicPaths, messagePathColumns.resolve(r)),
+        msgpaths: (r) => related(topicPaths, messagePathColumns.resolve(r)),
+        dataset: (r) => datasetCatalog.resolve(r),
+        file: (r) => fileCatalogOwn(r),
+        topic: (r) => topicTarget.resolve(r),
+      })
+    );
+  },
+};
+
+// Message paths are searched over `message_paths mp` joined to their topic `t`, its file `f` and dataset `d`.
+const messagePathTarget: FieldCatalog = {
+  resolve: (field) =>
+    messagePathColumns.resolve(field) ??
+    qualified(field, {
+      topic: (r) => topicColumns.resolve(r),
+      dataset: (r) => datasetCatalog.resolve(r),
+      file: (r) => fileCatalogOwn(r),
+      msgpath: (r) => messagePathTarget.resolve(r),
+    }),
+};
+
+const eventTarget: FieldCatalog = {
+  resolve: (field) =>
+    eventColumns.resolve(field) ?? qualified(field, { dataset: (r) => related(eventDatasets, datasetCatalog.resolve(r)) }),
+};
+
+// A file's own fields only (its `dataset.` fields are the target's own `dataset.` here).
+function fileCatalogOwn(field: string): ColumnRef | JsonRef | undefined {
+  const ref = splitFieldPath(field)[0] === "dataset" ? undefined : fileCatalog.resolve(field);
+  return ref?.kind === "related" ? undefined : ref;
+}
+
+/** The targets this service searches. */
+export const TARGETS: Readonly<Record<QueryTargetName, QueryTarget>> = {
+  datasets: { catalog: datasetTarget, tieBreaker: `"d"."dataset_id"`, termFields: ["name", "description", "dataset_id", "tags"] },
+  files: { catalog: fileTarget, tieBreaker: `"f"."node_id"`, termFields: ["relative_path", "description", "file_id", "tags"] },
+  topics: { catalog: topicTarget, tieBreaker: `"t"."topic_id"`, termFields: ["topic_name", "schema_name", "topic_id"] },
+  topic_message_paths: { catalog: messagePathTarget, tieBreaker: `"mp"."message_path_id"`, termFields: ["message_path", "data_type", "message_path_id"] },
+  events: { catalog: eventTarget, tieBreaker: `"e"."event_id"`, termFields: ["name", "description", "event_id", "tags"] },
+};
+
+/** Reads a request's `target`: a searchable one, else a 400 naming the field. */
+export function targetOf(value: string): QueryTargetName {
+  if ((SEARCHABLE_TARGETS as readonly string[]).includes(value)) return value as QueryTargetName;
+  if (PENDING_TARGETS.has(value)) throw invalidArgument("target", `${quoteValue(value)} is not searchable yet`);
+  throw invalidArgument("target", `must be one of ${SEARCHABLE_TARGETS.join(", ")}, got ${quoteValue(value)}`);
+}
+
+/** The condition a free-text term means for a target: any of its term fields contains it (none for an empty term). */
+export function termCondition(target: QueryTargetName, term: string): QueryNode | undefined {
+  const trimmed = term.trim();
+  if (trimmed === "") return undefined;
+  return { operator: "OR", conditions: TARGETS[target].termFields.map((field) => ({ field, comparator: "CONTAINS", value: trimmed })) };
+}

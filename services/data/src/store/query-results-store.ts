@@ -1,0 +1,84 @@
+import { keysetPageRows, keysetPageSql, rawSql, sql, type EntityManager, type KeysetPageRows, type KeysetSearch, type SqlFragment } from "@hangar/shared";
+import { viewsOf } from "../domain/topic-use-cases";
+import type { QueryResultRow, QueryResultsRepository } from "../domain/saved-queries";
+import type { QueryTargetName } from "../domain/query-targets";
+import { Dataset } from "./entities";
+import { fsNodeFromRow } from "./file-entities";
+import { liveAssociation } from "./deleted-associations";
+import { RobotEventStore } from "./robot-event-store";
+import { RobotEvent } from "./session-entities";
+import { pathFromRow, TopicStore, topicFromRow } from "./topic-store";
+
+// The file and dataset of a topic (a topic belongs to a dataset or to one of its files), joined on
+// primary keys so PostgreSQL drops them from a plan whose condition and sort do not use them.
+const TOPIC_OWNERS = `left join fs_nodes f on f.node_id = t.association_id
+  left join datasets d on d.dataset_id = coalesce(f.association_id, t.association_id) and d.org_id = t.org_id`;
+
+/** Per target: the rows searched (aliases as query-targets.ts's catalogs use them) and the org and liveness filter. */
+const SOURCES: Readonly<Record<QueryTargetName, { select: string; from: string; scope: (orgId: string) => SqlFragment }>> = {
+  datasets: { select: "d.*", from: "datasets d", scope: (orgId) => sql`d.org_id = ${orgId}` },
+  files: {
+    select: "f.*",
+    from: "fs_nodes f left join datasets d on d.dataset_id = f.association_id and d.org_id = f.org_id",
+    scope: (orgId) => sql`f.org_id = ${orgId} and f.status = 'available' and f.fs_type = 'file' and ${liveAssociation("f")}`,
+  },
+  topics: { select: "t.*", from: `topics t ${TOPIC_OWNERS}`, scope: (orgId) => sql`t.org_id = ${orgId}` },
+  topic_message_paths: { select: "mp.*", from: `message_paths mp join topics t on t.topic_id = mp.topic_id ${TOPIC_OWNERS}`, scope: (orgId) => sql`mp.org_id = ${orgId}` },
+  events: { select: "e.*", from: "robot_events e", scope: (orgId) => sql`e.org_id = ${orgId}` },
+};
+
+/** The one statement that reads a page of a query's results (also run directly by bench/search.mjs). */
+export function queryPageSql(target: QueryTargetName, orgId: string, search: KeysetSearch): SqlFragment {
+  const source = SOURCES[target];
+  return keysetPageSql(rawSql(source.select), rawSql(source.from), sql`${source.scope(orgId)} and (${search.where})`, search);
+}
+
+/**
+ * Reads saved queries' results: each page or count is one SQL statement whose WHERE is the
+ * compiled condition (related resources as semi-joins) and the org, so nothing is filtered in Node
+ * and no other org's row can match. Topics, message paths and events then load their parts by id.
+ */
+export class QueryResultsStore implements QueryResultsRepository {
+  constructor(readonly em: EntityManager) {}
+
+  private readonly execute = (query: SqlFragment): Promise<Record<string, unknown>[]> => this.em.execute(query.sql, [...query.params]);
+
+  async page(target: QueryTargetName, orgId: string, search: KeysetSearch): Promise<KeysetPageRows<QueryResultRow>> {
+    const rows = await this.execute(queryPageSql(target, orgId, search));
+    const page = keysetPageRows(rows, search.limit, (row) => row);
+    return { ...page, rows: await this.hydrate(target, page.rows) };
+  }
+
+  async count(target: QueryTargetName, orgId: string, where: SqlFragment): Promise<number> {
+    const source = SOURCES[target];
+    const rows = await this.execute(sql`select count(*)::text as n from ${rawSql(source.from)} where ${source.scope(orgId)} and (${where})`);
+    return Number(rows[0]?.["n"] ?? 0);
+  }
+
+  private async hydrate(target: QueryTargetName, rows: Record<string, unknown>[]): Promise<QueryResultRow[]> {
+    switch (target) {
+      case "datasets":
+        return rows.map((row) => ({ target, dataset: this.em.map(Dataset, row) }));
+      case "files":
+        return rows.map((row) => ({ target, file: fsNodeFromRow(row) }));
+      case "topics":
+        return (await viewsOf(new TopicStore(this.em), rows.map(topicFromRow))).map((topic) => ({ target, topic }));
+      case "topic_message_paths":
+        return this.messagePaths(rows);
+      case "events":
+        return this.events(rows);
+    }
+  }
+
+  private async messagePaths(rows: Record<string, unknown>[]): Promise<QueryResultRow[]> {
+    const paths = rows.map(pathFromRow);
+    const reps = await new TopicStore(this.em).representations([...new Set(paths.map((p) => p.topicId))]);
+    return paths.map((path) => ({ target: "topic_message_paths", path, representations: reps.filter((r) => r.messagePathIds.includes(path.messagePathId)) }));
+  }
+
+  private async events(rows: Record<string, unknown>[]): Promise<QueryResultRow[]> {
+    const events = rows.map((row) => this.em.map(RobotEvent, row));
+    const associations = await new RobotEventStore(this.em).associationsOf(events.map((e) => e.eventId));
+    return events.map((event) => ({ target: "events", event: { event, associations: associations.get(event.eventId) ?? [] } }));
+  }
+}
