@@ -23,6 +23,7 @@ import { NO_FILE_TOPICS_HOOKS } from "./domain/file-topic-use-cases";
 import { createUploadHandlers } from "./rpc/upload-handlers";
 import { createRobotEventHandlers } from "./rpc/robot-event-handlers";
 import { createSessionHandlers } from "./rpc/session-handlers";
+import { createMetricHandlers } from "./rpc/metric-handlers";
 import { startSessionCompletion, type SessionCompletionOptions } from "./domain/session-completion";
 import { sessionEntities } from "./store/session-entities";
 import { deviceEntities } from "./store/device-entities";
@@ -92,6 +93,8 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         ...createFileTopicHandlers({ uow, hooks: NO_FILE_TOPICS_HOOKS }),
         ...createSessionHandlers({ uow }),
         ...createRobotEventHandlers({ uow }),
+        // --- metrics ---
+        ...createMetricHandlers({ uow }),
       });
     },
     async onStart({ orm, runtime }) {

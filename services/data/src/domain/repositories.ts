@@ -9,6 +9,7 @@ import type { TimelineRepository } from "./file-topics";
 import type { TopicRepository } from "./topics";
 import type { EventTargetRepository, RobotEventRepository } from "./robot-events";
 import type { SessionRepository } from "./sessions";
+import type { MetricRepository } from "./metrics";
 /** The outbox: an event recorded here is published after the unit of work commits, never if it rolls back. */
 export interface EventRepository {
   record(event: NewEvent): void;
@@ -49,4 +50,6 @@ export interface DataRepositories {
   robotEvents: RobotEventRepository;
   eventTargets: EventTargetRepository;
   owners: RecordOwnerRepository;
+  // --- metrics ---
+  metrics: MetricRepository;
 }

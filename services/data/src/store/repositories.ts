@@ -15,6 +15,7 @@ import { SessionStore } from "./session-store";
 import { RecordOwnerStore } from "./record-owner-store";
 import { TreeStore } from "./tree-store";
 import { UploadStore } from "./upload-store";
+import { MetricStore } from "./metric-store";
 
 /**
  * The data service's repositories over one entity manager: what `ormUnitOfWork` binds for each
@@ -41,5 +42,7 @@ export function bindDataRepositories(em: EntityManager): DataRepositories {
     robotEvents: new RobotEventStore(em),
     eventTargets: new EventTargetStore(em),
     owners: new RecordOwnerStore(em),
+    // --- metrics ---
+    metrics: new MetricStore(em),
   };
 }

@@ -9,3 +9,4 @@ export * from "../gen/hangar/data/v1/comment_pb";
 export * from "../gen/hangar/data/v1/topic_pb";
 export * from "../gen/hangar/data/v1/session_pb";
 export * from "../gen/hangar/data/v1/robot_event_pb";
+export * from "../gen/hangar/data/v1/metric_pb";

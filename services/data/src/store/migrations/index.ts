@@ -11,6 +11,7 @@ import { Migration0009Topics } from "./0009-topics";
 import { Migration0010SessionsEvents } from "./0010-sessions-events";
 import { Migration0011Comments } from "./0011-comments";
 import { Migration0012EventTopicTargets } from "./0012-event-topic-targets";
+import { Migration0017Metrics } from "./0017-metrics";
 
 /** The data schema's migrations in the order they apply. */
 export const dataMigrations: MigrationObject[] = [
@@ -26,4 +27,5 @@ export const dataMigrations: MigrationObject[] = [
   { name: "0010-sessions-events", class: Migration0010SessionsEvents },
   { name: "0011-comments", class: Migration0011Comments },
   { name: "0012-event-topic-targets", class: Migration0012EventTopicTargets },
+  { name: "0017-metrics", class: Migration0017Metrics },
 ];
