@@ -133,6 +133,9 @@ async function createFixtures(): Promise<void> {
   add("session_id", session.session_id, sessionRecord);
   const event = ok(await c.post("/v1/events/create", { name: "authz-event", start_time: 1, end_time: 2, associations: [{ association_id: datasetId, association_type: "dataset" }] }), "event");
   add("event_id", event.event_id, () => seen(c.get(`/v1/events/id/${event.event_id}`)));
+  // --- metrics ---
+  ok(await c.post("/v1/metrics", { session_id: session.session_id, metrics: [{ name: "authz.metric", value: 1 }] }), "metric value");
+  add("metrics.name", "authz.metric", async () => [await seen(c.get("/v1/metrics/definition/authz.metric")), await seen(c.get(`/v1/metrics/session/${session.session_id}`))]);
 }
 
 /**
@@ -222,6 +225,8 @@ const BODIES: Record<string, (fixture: (key: string) => string) => unknown> = {
   "PUT /v1/comments/{comment_id}": () => ({ comment_text: "edited by b" }),
   "PUT /v1/notifications/{notification_id}": (f) => ({ notification_id: f("notification_id"), read_status: "read" }),
   "PUT /v1/users/config/{key}": () => ({ value: ["web_ui"] }),
+  // --- metrics ---
+  "PUT /v1/metrics/definition/{name}": () => ({ description: "by b" }),
 };
 
 test("every operation with an id in its path has a fixture", () => {

@@ -116,6 +116,8 @@ async function createResources(client: ApiClient): Promise<Record<string, string
   await ok(client.post(`/v1/files/id/${fileId}/topics`, { topics: [fileTopic] }));
   const session = await ok(client.post("/v1/sessions", { name: "fuzz-session", device_ids: [device.device_id] }));
   const event = await ok(client.post("/v1/events/create", { name: "fuzz-event", start_time: 1, end_time: 2, associations: [{ association_id: datasetId, association_type: "dataset" }] }));
+  // --- metrics ---
+  const metric = await ok(client.post("/v1/metrics/definition", { name: "fuzz.metric" }));
   return {
     topic_id: topic.topic_id,
     encoded_association: `dataset:${datasetId}`,
@@ -160,13 +162,15 @@ async function createResources(client: ApiClient): Promise<Record<string, string
     session_ids: session.session_id,
     event_id: event.event_id,
     event_ids: event.event_id,
+    metric_name: metric.name,
   };
 }
 
-/** Fixture values by field name; `name` in a path is the action's or the trigger's, by the route. */
+/** Fixture values by field name; `name` in a path is the action's, the trigger's or the metric's, by the route. */
 function fixtureValues(ids: Record<string, string>) {
   return (route: Route, field: DescField): unknown => {
     if (field.name !== "name" || !route.template.variables.some((v) => v.name === "name")) return ids[field.name];
+    if (route.template.template.startsWith("/v1/metrics")) return ids.metric_name;
     return route.template.template.startsWith("/v1/triggers") ? ids.trigger_name : ids.action_name;
   };
 }
