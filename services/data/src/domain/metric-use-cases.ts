@@ -1,4 +1,4 @@
-import { badRequest, conflict, invalidArgument, newId, notFound, type UnitOfWork } from "@hangar/shared";
+import { badRequest, conflict, invalidArgument, newId, notFound, quoteValue, type UnitOfWork } from "@hangar/shared";
 import type { Actor, OrgActor } from "./actor";
 import type { ListedPage } from "./devices";
 import {
@@ -50,7 +50,7 @@ export async function createMetric(uow: UnitOfWork<MetricRepositories>, actor: O
     modified: now,
     modifiedBy: actor.subject,
   };
-  if (!(await uow.repositories().metrics.addDefinition(record))) throw conflict(`a metric named '${name}' already exists`);
+  if (!(await uow.repositories().metrics.addDefinition(record))) throw conflict(`a metric named ${quoteValue(name)} already exists`);
   return record;
 }
 

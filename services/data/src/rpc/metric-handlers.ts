@@ -116,7 +116,7 @@ export function createMetricHandlers({ uow }: { uow: UnitOfWork<MetricRepositori
 function publishResponse(outcomes: PublishOutcome[]) {
   const succeeded = outcomes.flatMap((o) => ("value" in o ? [valueToProto(o.value)] : []));
   const failed = outcomes.flatMap((o) => ("error" in o ? [{ name: o.name, error: o.error }] : []));
-  const responses = outcomes.map((o) => ("value" in o ? { data: valueToProto(o.value) } : { error: batchErrorOf(invalidArgument(`metrics[${o.name}]`, o.error)) }));
+  const responses = outcomes.map((o, i) => ("value" in o ? { data: valueToProto(o.value) } : { error: batchErrorOf(invalidArgument(`metrics[${i}]`, o.error)) }));
   return { succeeded, failed, responses };
 }
 
