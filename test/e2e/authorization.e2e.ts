@@ -145,6 +145,9 @@ async function createFixtures(): Promise<void> {
     await seen(c.get(`/v1/collections/${collection.collection_id}/access`)),
   ];
   add("collection_id", collection.collection_id, collectionRecord);
+  // --- metrics ---
+  ok(await c.post("/v1/metrics", { session_id: session.session_id, metrics: [{ name: "authz.metric", value: 1 }] }), "metric value");
+  add("metrics.name", "authz.metric", async () => [await seen(c.get("/v1/metrics/definition/authz.metric")), await seen(c.get(`/v1/metrics/session/${session.session_id}`))]);
 }
 
 /**
@@ -234,6 +237,8 @@ const BODIES: Record<string, (fixture: (key: string) => string) => unknown> = {
   "PUT /v1/comments/{comment_id}": () => ({ comment_text: "edited by b" }),
   "PUT /v1/notifications/{notification_id}": (f) => ({ notification_id: f("notification_id"), read_status: "read" }),
   "PUT /v1/users/config/{key}": () => ({ value: ["web_ui"] }),
+  // --- metrics ---
+  "PUT /v1/metrics/definition/{name}": () => ({ description: "by b" }),
 };
 
 test("every operation with an id in its path has a fixture", () => {

@@ -120,6 +120,8 @@ async function createResources(client: ApiClient): Promise<Record<string, string
   const rule = await ok(client.post("/v1/ingestion-rules", { name: "fuzz-rule", include_patterns: ["*.txt"], invocation: { action: { name: action.name } } }));
   // --- collections ---
   const collection = await ok(client.post("/v1/collections/create", { name: "fuzz-collection", resources: [{ resource_type: "dataset", resource_id: datasetId }] }));
+  // --- metrics ---
+  const metric = await ok(client.post("/v1/metrics/definition", { name: "fuzz.metric" }));
   return {
     rule_id: rule.rule_id,
     collection_id: collection.collection_id,
@@ -169,13 +171,15 @@ async function createResources(client: ApiClient): Promise<Record<string, string
     session_ids: session.session_id,
     event_id: event.event_id,
     event_ids: event.event_id,
+    metric_name: metric.name,
   };
 }
 
-/** Fixture values by field name; `name` in a path is the action's or the trigger's, by the route. */
+/** Fixture values by field name; `name` in a path is the action's, the trigger's or the metric's, by the route. */
 function fixtureValues(ids: Record<string, string>) {
   return (route: Route, field: DescField): unknown => {
     if (field.name !== "name" || !route.template.variables.some((v) => v.name === "name")) return ids[field.name];
+    if (route.template.template.startsWith("/v1/metrics")) return ids.metric_name;
     return route.template.template.startsWith("/v1/triggers") ? ids.trigger_name : ids.action_name;
   };
 }

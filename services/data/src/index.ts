@@ -27,6 +27,7 @@ import { SESSION_BOUNDS_HOOKS } from "./domain/session-bounds";
 import { createUploadHandlers } from "./rpc/upload-handlers";
 import { createRobotEventHandlers } from "./rpc/robot-event-handlers";
 import { createSessionHandlers } from "./rpc/session-handlers";
+import { createMetricHandlers } from "./rpc/metric-handlers";
 import { startSessionCompletion, type SessionCompletionOptions } from "./domain/session-completion";
 import { sessionEntities } from "./store/session-entities";
 import { deviceEntities } from "./store/device-entities";
@@ -103,6 +104,8 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         ...createDatasetSummaryHandlers(uow),
         // --- search ---
         ...createQueryHandlers({ uow, models: ruleBasedProvider }),
+        // --- metrics ---
+        ...createMetricHandlers({ uow }),
       });
     },
     async onStart({ orm, runtime }) {

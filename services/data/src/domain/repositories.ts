@@ -12,6 +12,7 @@ import type { TopicRepository } from "./topics";
 import type { EventTargetRepository, RobotEventRepository } from "./robot-events";
 import type { SessionRepository } from "./sessions";
 import type { QueryResultsRepository, SavedQueryRepository } from "./saved-queries";
+import type { MetricRepository } from "./metrics";
 /** The outbox: an event recorded here is published after the unit of work commits, never if it rolls back. */
 export interface EventRepository {
   record(event: NewEvent): void;
@@ -59,4 +60,6 @@ export interface DataRepositories {
   // --- search ---
   savedQueries: SavedQueryRepository;
   queryResults: QueryResultsRepository;
+  // --- metrics ---
+  metrics: MetricRepository;
 }

@@ -19,6 +19,7 @@ import { TreeStore } from "./tree-store";
 import { UploadStore } from "./upload-store";
 import { QueryResultsStore } from "./query-results-store";
 import { SavedQueryStore } from "./saved-query-store";
+import { MetricStore } from "./metric-store";
 
 /**
  * The data service's repositories over one entity manager: what `ormUnitOfWork` binds for each
@@ -52,5 +53,7 @@ export function bindDataRepositories(em: EntityManager): DataRepositories {
     // --- search ---
     savedQueries: new SavedQueryStore(em),
     queryResults: new QueryResultsStore(em),
+    // --- metrics ---
+    metrics: new MetricStore(em),
   };
 }

@@ -14,6 +14,7 @@ import { Migration0012EventTopicTargets } from "./0012-event-topic-targets";
 import { Migration0016Collections } from "./0016-collections";
 import { Migration0014Robotdata } from "./0014-robotdata";
 import { Migration0015SavedQueries } from "./0015-saved-queries";
+import { Migration0017Metrics } from "./0017-metrics";
 
 /** The data schema's migrations in the order they apply. */
 export const dataMigrations: MigrationObject[] = [
@@ -32,4 +33,5 @@ export const dataMigrations: MigrationObject[] = [
   { name: "0016-collections", class: Migration0016Collections },
   { name: "0014-robotdata", class: Migration0014Robotdata },
   { name: "0015-saved-queries", class: Migration0015SavedQueries },
+  { name: "0017-metrics", class: Migration0017Metrics },
 ];

@@ -1,0 +1,105 @@
+// Benchmark: aggregate_metrics over 10,000,000 values of one metric (issue 14's goal: p50 under
+// 200 ms through the gateway), beside the same SQL statement run directly with node-postgres in the
+// same run. Run with `npm run build && npm run bench:metrics`. Seeding takes minutes on 2 cores;
+// BENCH_QUICK=1 seeds 100,000 values.
+//
+// One value per (metric, session), as the API has it, so 10,000,000 values are 10,000,000
+// sessions: spread evenly over 2024-2025 (session ends) across 10 devices, seeded with SQL (the
+// values through the table's own triggers, which build the per-day partials migration 0017
+// describes). Each aggregation runs one at a time: a monthly mean over the two years (every
+// value), a daily sum over one quarter, and the same monthly mean for one device; then, for
+// context, an aggregation that must read the values themselves (a session filter of 1,000 ids).
+import { createRequire } from "node:module";
+import pgModule from "pg";
+import { sequential } from "./measure.mjs";
+import { createTenant, startBenchPlatform } from "./platform.mjs";
+import { createReport, loadAverage, sized } from "./report.mjs";
+
+const require = createRequire(import.meta.url);
+const { aggregateSql } = require("../services/data/dist/store/metric-sql.js");
+
+const VALUES = Number(process.env.BENCH_METRIC_VALUES ?? sized(10_000_000, 100_000));
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? sized(50, 10));
+const GOAL_P50_MS = 200;
+const START_NS = BigInt(Date.parse("2024-01-01T00:00:00Z")) * 1_000_000n;
+const END_NS = BigInt(Date.parse("2026-01-01T00:00:00Z")) * 1_000_000n;
+
+const report = createReport("metrics");
+const platform = await startBenchPlatform();
+const db = new pgModule.Client({ connectionString: platform.pgUrl });
+await db.connect();
+try {
+  const tenant = await createTenant(platform.api, "metrics");
+  const api = platform.apiAs(tenant.token);
+  const metric = (await api("POST", "/v1/metrics/definition/", { name: "distance.km" })).data;
+  const seconds = await seed(tenant.orgId, metric.metric_id);
+  console.log(`seeded ${VALUES.toLocaleString("en-US")} values in ${seconds.toFixed(0)} s (load average ${loadAverage()})`);
+  const cases = [
+    { name: "monthly mean over 2 years (every value)", body: { period: "monthly", aggregation: "mean", start_time_ns: START_NS, end_time_ns: END_NS }, goal: true },
+    { name: "daily sum over one quarter", body: { period: "daily", aggregation: "sum", start_time_ns: START_NS, end_time_ns: START_NS + 90n * 86_400_000_000_000n } },
+    { name: "monthly mean of one device", body: { period: "monthly", aggregation: "mean", start_time_ns: START_NS, end_time_ns: END_NS, include_device_ids: ["robot-3"] } },
+    { name: "monthly max of 1,000 sessions (reads the values)", body: { period: "monthly", aggregation: "max", start_time_ns: START_NS, end_time_ns: END_NS, include_session_ids: await someSessions(1000) } },
+  ];
+  for (const c of cases) await report.attempt(c.name, () => measure(api, metric.metric_id, c));
+} finally {
+  await db.end();
+  await platform.stop();
+}
+report.print();
+
+async function measure(api, metricId, c) {
+  const body = { name: "distance.km", ...c.body, start_time_ns: Number(c.body.start_time_ns), end_time_ns: Number(c.body.end_time_ns) };
+  const gateway = await sequential(async () => {
+    const res = await api("POST", "/v1/metrics/aggregate", body);
+    if (!res.data?.records?.length) throw new Error(`no buckets: ${JSON.stringify(res).slice(0, 200)}`);
+    return res;
+  }, REQUESTS);
+  const statement = aggregateSql(selectionOf(metricId, c.body), c.body.period, c.body.aggregation);
+  const direct = await sequential(async () => ({ data: (await db.query(toPg(statement.sql), statement.params)).rows }), REQUESTS);
+  report.add(`${c.name}: p50 through the gateway`, gateway.p50, "ms", { goal: c.goal ? { max: GOAL_P50_MS } : undefined, anchor: { name: "the same SQL direct, p50", value: direct.p50 } });
+  report.add(`${c.name}: p99 through the gateway`, gateway.p99, "ms");
+  report.add(`${c.name}: the same SQL direct, p50`, direct.p50, "ms");
+}
+
+function selectionOf(metricId, body) {
+  return {
+    metricId,
+    timeFilter: "end_time",
+    window: { startNs: body.start_time_ns, endNs: body.end_time_ns },
+    deviceIds: body.include_device_ids,
+    sessionIds: body.include_session_ids,
+    invocationIds: undefined,
+  };
+}
+
+// The store's fragments use `?` placeholders (knex style); node-postgres numbers them.
+function toPg(text) {
+  let n = 0;
+  return text.replace(/\?/g, () => `$${++n}`);
+}
+
+/** Seeds VALUES sessions with one value each, in batches of a million rows; resolves the seconds it took. */
+async function seed(orgId, metricId) {
+  const started = performance.now();
+  const span = END_NS - START_NS;
+  await db.query(`insert into devices (universal_device_id, org_id, device_id, created, created_by, modified, modified_by)
+    select 'ud_bench_' || d, $1, 'robot-' || d, now(), 'bench', now(), 'bench' from generate_series(0, 9) d`, [orgId]);
+  for (let from = 0; from < VALUES; from += 1_000_000) {
+    const to = Math.min(VALUES, from + 1_000_000) - 1;
+    const bounds = [orgId, from, to, START_NS.toString(), span.toString(), VALUES];
+    await db.query(`insert into sessions (session_id, org_id, min_timestamp_ns, max_timestamp_ns, created, created_by, modified, modified_by)
+      select 'ss_bench_' || i, $1, $4::bigint + (i::numeric * $5::bigint / $6)::bigint - 3600000000000, $4::bigint + (i::numeric * $5::bigint / $6)::bigint, now(), 'bench', now(), 'bench'
+      from generate_series($2::int, $3::int) i`, bounds);
+    await db.query(`insert into metric_values (metric_id, session_id, org_id, value, device_id, session_start_ns, session_end_ns, published, published_by)
+      select $7, 'ss_bench_' || i, $1, (i % 1000) / 10.0, 'robot-' || (i % 10),
+        $4::bigint + (i::numeric * $5::bigint / $6)::bigint - 3600000000000, $4::bigint + (i::numeric * $5::bigint / $6)::bigint, now(), 'bench'
+      from generate_series($2::int, $3::int) i`, [...bounds, metricId]);
+  }
+  await db.query("analyze sessions; analyze metric_values; analyze metric_daily");
+  return (performance.now() - started) / 1000;
+}
+
+async function someSessions(count) {
+  const step = Math.max(1, Math.floor(VALUES / count));
+  return Array.from({ length: Math.min(count, VALUES) }, (_, i) => `ss_bench_${i * step}`);
+}

@@ -1,0 +1,157 @@
+import { badRequest, conflict, invalidArgument, newId, notFound, quoteValue, type UnitOfWork } from "@hangar/shared";
+import type { Actor, OrgActor } from "./actor";
+import type { ListedPage } from "./devices";
+import {
+  checkMetricName,
+  metricNameProblem,
+  type AggregationPeriod,
+  type IdFilter,
+  type MetricAggregateRecord,
+  type MetricDefinitionRecord,
+  type MetricRepository,
+  type MetricTimeFilter,
+  type MetricValueRecord,
+  type NumericAggregation,
+} from "./metrics";
+
+/** What the metric use cases reach. */
+export type MetricRepositories = { metrics: MetricRepository };
+
+/** A publish request as rpc/ read it: `deviceId` undefined means "the session's only device". */
+export interface PublishRequest {
+  sessionId: string;
+  deviceId: string | null | undefined;
+  entries: readonly { name: string; value: number | undefined }[];
+}
+
+/** The outcome of one entry of a publish, in request order. */
+export type PublishOutcome = { name: string; value: MetricValueRecord } | { name: string; error: string };
+
+/** A value query or aggregation as rpc/ read it (choices and limits already checked). */
+export interface ValueQuery {
+  name: string;
+  timeFilter: MetricTimeFilter;
+  window: { startNs: bigint; endNs: bigint } | undefined;
+  deviceIds: IdFilter;
+  sessionIds: IdFilter;
+  invocationIds: IdFilter;
+}
+
+/** Defines a metric in the actor's org: a 400 for a bad name, a 409 when the name is taken. */
+export async function createMetric(uow: UnitOfWork<MetricRepositories>, actor: OrgActor, name: string, description: string | null): Promise<MetricDefinitionRecord> {
+  const now = new Date();
+  const record: MetricDefinitionRecord = {
+    metricId: newId("mt"),
+    orgId: actor.orgId,
+    name: checkMetricName(name),
+    description,
+    created: now,
+    createdBy: actor.subject,
+    modified: now,
+    modifiedBy: actor.subject,
+  };
+  if (!(await uow.repositories().metrics.addDefinition(record))) throw conflict(`a metric named ${quoteValue(name)} already exists`);
+  return record;
+}
+
+/** The actor's org's definition of that name; a 404 otherwise (also for another org's). */
+export async function getMetric(uow: UnitOfWork<MetricRepositories>, actor: Actor, name: string): Promise<MetricDefinitionRecord> {
+  return definitionOf(uow.repositories().metrics, actor, name);
+}
+
+/** Changes a definition's description (undefined: unchanged, null: cleared). */
+export function updateMetric(uow: UnitOfWork<MetricRepositories>, actor: Actor, name: string, description: string | null | undefined): Promise<MetricDefinitionRecord> {
+  return uow.transaction(async (r) => {
+    const record = await definitionOf(r.metrics, actor, name, true);
+    if (description !== undefined) record.description = description;
+    record.modified = new Date();
+    record.modifiedBy = actor.subject;
+    await r.metrics.saveDefinition(record);
+    return record;
+  });
+}
+
+/** Deletes a definition and every value published under it. */
+export async function deleteMetric(uow: UnitOfWork<MetricRepositories>, actor: Actor, name: string): Promise<void> {
+  await uow.transaction(async (r) => r.metrics.removeDefinition(await definitionOf(r.metrics, actor, name, true)));
+}
+
+/** A page of the actor's org's definitions, newest first; another org's caller finds none. */
+export function listMetrics(uow: UnitOfWork<MetricRepositories>, actor: Actor, range: { limit: number; cursor: number | undefined }): Promise<ListedPage<MetricDefinitionRecord>> {
+  if (!actor.orgId) return Promise.resolve({ rows: [], keys: [], hasMore: false, total: 0 });
+  return uow.repositories().metrics.listDefinitions(actor.orgId, range);
+}
+
+/**
+ * Records values for a session of the actor's org (a 404 otherwise), replacing each metric's
+ * earlier value for it; unknown names get a definition. A refused entry (bad name, no value, a
+ * name given twice) is reported and does not stop the others. The device is the request's, or
+ * the session's only one when the request names none (a 400 when it has none or several).
+ */
+export async function publishMetrics(uow: UnitOfWork<MetricRepositories>, actor: OrgActor, req: PublishRequest): Promise<PublishOutcome[]> {
+  if (req.entries.length === 0) throw invalidArgument("metrics", "must hold at least one entry");
+  const repository = uow.repositories().metrics;
+  const deviceId = await resolveDevice(repository, actor.orgId, req);
+  const seen = new Set<string>();
+  const problems = req.entries.map((entry) => entryProblem(entry, seen));
+  const accepted = req.entries.filter((_, i) => problems[i] === undefined);
+  const stored = accepted.length === 0 ? [] : await uow.transaction(async (r) => {
+    const now = new Date();
+    const definitions = await r.metrics.ensureDefinitions(actor.orgId, accepted.map((e) => e.name), { description: null, created: now, createdBy: actor.subject, modified: now, modifiedBy: actor.subject });
+    const context = { orgId: actor.orgId, sessionId: req.sessionId, deviceId, invocationId: null, publishedBy: actor.subject, published: now };
+    return r.metrics.publish(context, accepted.map((e) => ({ metricId: definitions.get(e.name)!.metricId, value: e.value! })));
+  });
+  const byName = new Map(stored.map((value) => [value.name, value]));
+  return req.entries.map((entry, i) => {
+    const problem = problems[i];
+    return problem === undefined ? { name: entry.name, value: byName.get(entry.name)! } : { name: entry.name, error: problem };
+  });
+}
+
+/** One bucket per period of the window (widened to whole periods) that holds values, oldest first. */
+export async function aggregateMetrics(uow: UnitOfWork<MetricRepositories>, actor: Actor, query: ValueQuery, period: AggregationPeriod, aggregation: NumericAggregation): Promise<{ definition: MetricDefinitionRecord; records: MetricAggregateRecord[] }> {
+  const repository = uow.repositories().metrics;
+  const definition = await definitionOf(repository, actor, query.name);
+  return { definition, records: await repository.aggregate({ ...query, metricId: definition.metricId }, period, aggregation) };
+}
+
+/** A page of a metric's selected values, in publish order. */
+export async function queryMetricValues(uow: UnitOfWork<MetricRepositories>, actor: Actor, query: ValueQuery, range: { limit: number; cursor: number | undefined }) {
+  const repository = uow.repositories().metrics;
+  const definition = await definitionOf(repository, actor, query.name);
+  return repository.queryValues({ ...query, metricId: definition.metricId }, range);
+}
+
+/** Every value published to a session of the actor's org (a 404 otherwise), by metric name. */
+export async function listSessionMetrics(uow: UnitOfWork<MetricRepositories>, actor: Actor, sessionId: string, limit: number): Promise<MetricValueRecord[]> {
+  const repository = uow.repositories().metrics;
+  if (!actor.orgId || (await repository.sessionDevices(actor.orgId, sessionId)) === null) throw notFound("session", sessionId);
+  return repository.sessionValues(actor.orgId, sessionId, limit);
+}
+
+async function definitionOf(repository: MetricRepository, actor: Actor, name: string, lock = false): Promise<MetricDefinitionRecord> {
+  const record = actor.orgId ? await repository.findDefinition(actor.orgId, name, lock) : null;
+  if (!record) throw notFound("metric", name);
+  return record;
+}
+
+async function resolveDevice(repository: MetricRepository, orgId: string, req: PublishRequest): Promise<string | null> {
+  const devices = await repository.sessionDevices(orgId, req.sessionId);
+  if (devices === null) throw notFound("session", req.sessionId);
+  if (req.deviceId === undefined) {
+    if (devices.length === 1) return devices[0]!;
+    throw badRequest(`device_id: is required, the session has ${devices.length === 0 ? "no device" : "several devices"} (null publishes without a device)`);
+  }
+  if (req.deviceId !== null && !(await repository.deviceExists(orgId, req.deviceId))) throw notFound("device", req.deviceId);
+  return req.deviceId;
+}
+
+function entryProblem(entry: { name: string; value: number | undefined }, seen: Set<string>): string | undefined {
+  const problem = metricNameProblem(entry.name);
+  if (problem) return `name: ${problem}`;
+  if (entry.value === undefined) return "value: is required";
+  if (!Number.isFinite(entry.value)) return "value: must be a finite number";
+  if (seen.has(entry.name)) return "name: given more than once in this request";
+  seen.add(entry.name);
+  return undefined;
+}

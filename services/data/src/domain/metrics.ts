@@ -1,0 +1,154 @@
+import { invalidArgument } from "@hangar/shared";
+import type { ListedPage } from "./devices";
+
+/** UTC calendar buckets of an aggregation (the spec's AggregationPeriod); weeks are ISO weeks, from Monday. */
+export const AGGREGATION_PERIODS = ["daily", "weekly", "monthly", "quarterly", "yearly"] as const;
+/** One of AGGREGATION_PERIODS. */
+export type AggregationPeriod = (typeof AGGREGATION_PERIODS)[number];
+
+/** What an aggregation computes per bucket (the spec's NumericAggregation). */
+export const NUMERIC_AGGREGATIONS = ["sum", "mean", "max", "min", "count"] as const;
+/** One of NUMERIC_AGGREGATIONS. */
+export type NumericAggregation = (typeof NUMERIC_AGGREGATIONS)[number];
+
+/** Which of its session's bounds gives a value its time (the spec's MetricTimeFilter; default `end_time`). */
+export const TIME_FILTERS = ["start_time", "end_time"] as const;
+/** One of TIME_FILTERS. */
+export type MetricTimeFilter = (typeof TIME_FILTERS)[number];
+
+/** Most ids in one `include_*_ids` filter: each becomes a bound parameter of the one SQL statement. */
+export const MAX_FILTER_IDS = 1000;
+/** Page size of a value query when `max_results` is not given, and its maximum (the spec's). */
+export const MAX_METRIC_RESULTS = 10_000;
+/** Longest metric name: the SDK puts names in URL paths, so they are short and URL-safe. */
+export const MAX_METRIC_NAME_LENGTH = 256;
+
+// The characters a URL path segment carries unencoded (RFC 3986 "unreserved"): the SDK's rule.
+const METRIC_NAME = /^[A-Za-z0-9._~-]+$/;
+
+/** A metric definition of an org; names are unique per org. */
+export interface MetricDefinitionRecord {
+  metricId: string;
+  orgId: string;
+  name: string;
+  description: string | null;
+  created: Date;
+  createdBy: string;
+  modified: Date;
+  modifiedBy: string;
+}
+
+/** The value of one metric for one session; its time is the session's (`minTimestampNs`, `maxTimestampNs`). */
+export interface MetricValueRecord {
+  metricId: string;
+  orgId: string;
+  name: string;
+  sessionId: string;
+  minTimestampNs: bigint | null;
+  maxTimestampNs: bigint | null;
+  value: number;
+  deviceId: string | null;
+  invocationId: string | null;
+  published: Date;
+  publishedBy: string;
+}
+
+/** One value as publish_metrics records it (device and session resolved). */
+export interface NewMetricValue {
+  metricId: string;
+  value: number;
+}
+
+/** Who published a batch of values, for which session, device and invocation. */
+export interface PublishContext {
+  orgId: string;
+  sessionId: string;
+  deviceId: string | null;
+  invocationId: string | null;
+  publishedBy: string;
+  published: Date;
+}
+
+/**
+ * An id filter on values: undefined keeps every value; a list keeps those whose id is in it; null
+ * (devices and invocations only) keeps those without one.
+ */
+export type IdFilter = readonly string[] | null | undefined;
+
+/** Which values of a metric a query or aggregation reads. */
+export interface MetricValueSelection {
+  metricId: string;
+  timeFilter: MetricTimeFilter;
+  /** [startNs, endNs) of the value's time; undefined: no window (values without a time too). */
+  window: { startNs: bigint; endNs: bigint } | undefined;
+  deviceIds: IdFilter;
+  sessionIds: IdFilter;
+  invocationIds: IdFilter;
+}
+
+/** One bucket of an aggregation: [startNs, endNs), how many values fell in it and the aggregate. */
+export interface MetricAggregateRecord {
+  startNs: bigint;
+  endNs: bigint;
+  total: bigint;
+  value: number;
+}
+
+/** The persistence of metric definitions and values (store/metric-store.ts). */
+export interface MetricRepository {
+  findDefinition(orgId: string, name: string, lock?: boolean): Promise<MetricDefinitionRecord | null>;
+  /** The definitions of these names in the org, created as `template` says for those missing (no conflict under concurrent publishes). */
+  ensureDefinitions(orgId: string, names: readonly string[], template: Omit<MetricDefinitionRecord, "metricId" | "orgId" | "name">): Promise<Map<string, MetricDefinitionRecord>>;
+  /** Adds a definition; false when the org already has one of that name. */
+  addDefinition(record: MetricDefinitionRecord): Promise<boolean>;
+  saveDefinition(record: MetricDefinitionRecord): Promise<void>;
+  removeDefinition(record: MetricDefinitionRecord): Promise<void>;
+  listDefinitions(orgId: string, range: { limit: number; cursor: number | undefined }): Promise<ListedPage<MetricDefinitionRecord>>;
+  /** The device ids of the session's devices, or null when the org has no such session. */
+  sessionDevices(orgId: string, sessionId: string): Promise<string[] | null>;
+  /** Whether the org has a device with this `device_id` (or `universal_device_id`). */
+  deviceExists(orgId: string, deviceId: string): Promise<boolean>;
+  /** Records the values (replacing each metric's earlier value for the session) and returns them as stored. */
+  publish(context: PublishContext, values: readonly NewMetricValue[]): Promise<MetricValueRecord[]>;
+  /** One bucket per period holding values, oldest first: one SQL statement. */
+  aggregate(selection: MetricValueSelection, period: AggregationPeriod, aggregation: NumericAggregation): Promise<MetricAggregateRecord[]>;
+  /** A page of the selected values in publish order, after key `cursor`. */
+  queryValues(selection: MetricValueSelection, range: { limit: number; cursor: number | undefined }): Promise<{ rows: MetricValueRecord[]; keys: number[]; hasMore: boolean }>;
+  /** The session's values by metric name, at most `limit`. */
+  sessionValues(orgId: string, sessionId: string, limit: number): Promise<MetricValueRecord[]>;
+}
+
+/** Why a metric name is refused, or undefined when it is a valid name. */
+export function metricNameProblem(name: string): string | undefined {
+  if (name.length === 0) return "must not be empty";
+  if ([...name].length > MAX_METRIC_NAME_LENGTH) return `must be at most ${MAX_METRIC_NAME_LENGTH} characters`;
+  if (!METRIC_NAME.test(name)) return "may hold only letters, digits, '.', '_', '-' and '~'";
+  return undefined;
+}
+
+/** A valid metric name, or a 400 naming `field`. */
+export function checkMetricName(name: string, field = "name"): string {
+  const problem = metricNameProblem(name);
+  if (problem) throw invalidArgument(field, problem);
+  return name;
+}
+
+/** Reads one of a fixed set of names (`period`, `aggregation`, `time_filter`): a 400 naming the field and listing them otherwise. */
+export function checkChoice<T extends string>(value: string, choices: readonly T[], field: string): T {
+  if ((choices as readonly string[]).includes(value)) return value as T;
+  throw invalidArgument(field, `must be one of ${choices.map((c) => `'${c}'`).join(", ")}`);
+}
+
+/** Checks an `include_*_ids` filter: at most MAX_FILTER_IDS ids; null only where `nullable`. */
+export function checkIdFilter(ids: IdFilter, field: string, nullable: boolean): IdFilter {
+  if (ids === null && !nullable) throw invalidArgument(field, "must be a list of ids (null is not allowed)");
+  if (ids && ids.length > MAX_FILTER_IDS) throw invalidArgument(field, `must hold at most ${MAX_FILTER_IDS} ids`);
+  return ids;
+}
+
+/** A time window [start, end) in ns since the epoch: both at least 0 and start before end, or a 400 naming the field. */
+export function checkWindow(startNs: bigint, endNs: bigint): { startNs: bigint; endNs: bigint } {
+  if (startNs < 0n) throw invalidArgument("start_time_ns", "must be at least 0");
+  if (endNs <= startNs) throw invalidArgument("end_time_ns", "must be after start_time_ns");
+  return { startNs, endNs };
+}

@@ -1,0 +1,193 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromDate, type Value } from "@bufbuild/protobuf/wkt";
+import type { ServiceImpl } from "@connectrpc/connect";
+import { batchErrorOf, callerOf, fitPage, invalidArgument, nullableString, planKeysetPage, type UnitOfWork } from "@hangar/shared";
+import { MetricDefinitionSchema, MetricValueSchema, type DataService } from "@hangar/shared/proto/data";
+import {
+  aggregateMetrics,
+  createMetric,
+  deleteMetric,
+  getMetric,
+  listMetrics,
+  listSessionMetrics,
+  publishMetrics,
+  queryMetricValues,
+  updateMetric,
+  type MetricRepositories,
+  type PublishOutcome,
+  type ValueQuery,
+} from "../domain/metric-use-cases";
+import {
+  AGGREGATION_PERIODS,
+  checkChoice,
+  checkIdFilter,
+  checkWindow,
+  MAX_METRIC_RESULTS,
+  NUMERIC_AGGREGATIONS,
+  TIME_FILTERS,
+  type IdFilter,
+  type MetricDefinitionRecord,
+  type MetricValueRecord,
+} from "../domain/metrics";
+import { readerOf, writerOf } from "./actors";
+import { pageToProto } from "./device-mappers";
+
+type MetricHandlers = Pick<
+  ServiceImpl<typeof DataService>,
+  "publishMetrics" | "aggregateMetrics" | "createMetric" | "getMetric" | "updateMetric" | "deleteMetric" | "listMetrics" | "queryMetricValues" | "listSessionMetrics"
+>;
+
+/** The fields a value query and an aggregation share, as the request messages carry them. */
+interface ValueQueryFields {
+  name: string;
+  timeFilter?: string;
+  includeDeviceIds?: Value;
+  includeSessionIds?: Value;
+  includeInvocationIds?: Value;
+}
+
+/**
+ * The metric operations (routes.md rows 196-204; rules in domain/metric-use-cases): definitions,
+ * publishing values for a session, aggregating them per UTC period and querying them. Another
+ * org's caller finds nothing: 404s and empty pages.
+ */
+export function createMetricHandlers({ uow }: { uow: UnitOfWork<MetricRepositories> }): MetricHandlers {
+  return {
+    async publishMetrics(req, ctx) {
+      const entries = req.metrics.map((entry) => ({ name: entry.name, value: entry.value }));
+      const outcomes = await publishMetrics(uow, writerOf(callerOf(ctx)), { sessionId: req.sessionId, deviceId: nullableString(req.deviceId, "device_id"), entries });
+      return publishResponse(outcomes);
+    },
+
+    async aggregateMetrics(req, ctx) {
+      const period = checkChoice(req.period, AGGREGATION_PERIODS, "period");
+      const aggregation = checkChoice(req.aggregation, NUMERIC_AGGREGATIONS, "aggregation");
+      const query = valueQueryOf(req, checkWindow(req.startTimeNs, req.endTimeNs));
+      const { definition, records } = await aggregateMetrics(uow, readerOf(callerOf(ctx)), query, period, aggregation);
+      return {
+        aggregation,
+        records: records.map((r) => ({ metricId: definition.metricId, name: definition.name, period, startTime: r.startNs, endTime: r.endNs, total: r.total, value: r.value, aggregation })),
+      };
+    },
+
+    async createMetric(req, ctx) {
+      return { metric: definitionToProto(await createMetric(uow, writerOf(callerOf(ctx)), req.name, req.description ?? null)) };
+    },
+
+    async getMetric(req, ctx) {
+      return { metric: definitionToProto(await getMetric(uow, readerOf(callerOf(ctx)), req.name)) };
+    },
+
+    async updateMetric(req, ctx) {
+      return { metric: definitionToProto(await updateMetric(uow, readerOf(callerOf(ctx)), req.name, nullableString(req.description, "description"))) };
+    },
+
+    async deleteMetric(req, ctx) {
+      await deleteMetric(uow, readerOf(callerOf(ctx)), req.name);
+      return {};
+    },
+
+    async listMetrics(req, ctx) {
+      const actor = readerOf(callerOf(ctx));
+      const keyset = planKeysetPage(req.limit, req.pageToken, `metrics:${actor.orgId}`, { sizeField: "limit" });
+      return pageToProto(await listMetrics(uow, actor, { limit: keyset.limit, cursor: keyset.before }), keyset, MetricDefinitionSchema, definitionToProto);
+    },
+
+    async queryMetricValues(req, ctx) {
+      const actor = readerOf(callerOf(ctx));
+      const query = valueQueryOf(req, optionalWindow(req.startTimeNs, req.endTimeNs));
+      // The token is bound to the query, so a token of another query (or org) is a 400.
+      const keyset = planKeysetPage(undefined, req.pageToken, `metric-values:${actor.orgId}:${JSON.stringify(query, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}`, {
+        defaultSize: resultLimit(req.maxResults, "max_results"),
+      });
+      const page = await queryMetricValues(uow, actor, query, { limit: keyset.limit, cursor: keyset.before });
+      // No total_count: counting every value of a query could cost more than the page (null is allowed).
+      const items = fitPage(MetricValueSchema, page.rows.map(valueToProto));
+      const nextToken = keyset.nextToken(page.keys[items.length - 1], page.hasMore || items.length < page.rows.length);
+      return { items, ...(nextToken ? { nextToken } : {}) };
+    },
+
+    async listSessionMetrics(req, ctx) {
+      return { values: (await listSessionMetrics(uow, readerOf(callerOf(ctx)), req.sessionId, resultLimit(req.limit, "limit"))).map(valueToProto) };
+    },
+  };
+}
+
+function publishResponse(outcomes: PublishOutcome[]) {
+  const succeeded = outcomes.flatMap((o) => ("value" in o ? [valueToProto(o.value)] : []));
+  const failed = outcomes.flatMap((o) => ("error" in o ? [{ name: o.name, error: o.error }] : []));
+  const responses = outcomes.map((o, i) => ("value" in o ? { data: valueToProto(o.value) } : { error: batchErrorOf(invalidArgument(`metrics[${i}]`, o.error)) }));
+  return { succeeded, failed, responses };
+}
+
+function valueQueryOf(req: ValueQueryFields, window: ValueQuery["window"]): ValueQuery {
+  return {
+    name: req.name,
+    timeFilter: req.timeFilter === undefined ? "end_time" : checkChoice(req.timeFilter, TIME_FILTERS, "time_filter"),
+    window,
+    deviceIds: checkIdFilter(idFilterOf(req.includeDeviceIds, "include_device_ids"), "include_device_ids", true),
+    sessionIds: checkIdFilter(idFilterOf(req.includeSessionIds, "include_session_ids"), "include_session_ids", false),
+    invocationIds: checkIdFilter(idFilterOf(req.includeInvocationIds, "include_invocation_ids"), "include_invocation_ids", true),
+  };
+}
+
+/** A value query's window: none when neither bound is given; a missing bound is the epoch or now. */
+function optionalWindow(startNs: bigint | undefined, endNs: bigint | undefined): ValueQuery["window"] {
+  if (startNs === undefined && endNs === undefined) return undefined;
+  return checkWindow(startNs ?? 0n, endNs ?? BigInt(Date.now()) * 1_000_000n);
+}
+
+/** A page size of 1 to MAX_METRIC_RESULTS (default the maximum), or a 400 naming `field`. */
+function resultLimit(value: bigint | undefined, field: string): number {
+  if (value === undefined) return MAX_METRIC_RESULTS;
+  if (value < 1n || value > BigInt(MAX_METRIC_RESULTS)) throw invalidArgument(field, `must be greater than 0 and at most ${MAX_METRIC_RESULTS}`);
+  return Number(value);
+}
+
+/** An `include_*_ids` value: absent, null, or a list of strings (a 400 naming `field` otherwise). */
+function idFilterOf(value: Value | undefined, field: string): IdFilter {
+  if (value === undefined) return undefined;
+  switch (value.kind.case) {
+    case undefined:
+    case "nullValue":
+      return null;
+    case "listValue":
+      return value.kind.value.values.map((item, i) => {
+        if (item.kind.case !== "stringValue") throw invalidArgument(`${field}[${i}]`, "expected a string");
+        return item.kind.value;
+      });
+    default:
+      throw invalidArgument(field, "expected a list of strings or null");
+  }
+}
+
+/** A definition to its wire record. */
+export function definitionToProto(record: MetricDefinitionRecord): MessageInitShape<typeof MetricDefinitionSchema> {
+  return {
+    metricId: record.metricId,
+    orgId: record.orgId,
+    name: record.name,
+    ...(record.description !== null ? { description: record.description } : {}),
+    created: timestampFromDate(record.created),
+    createdBy: record.createdBy,
+    modified: timestampFromDate(record.modified),
+    modifiedBy: record.modifiedBy,
+  };
+}
+
+/** A value to its wire record. */
+export function valueToProto(record: MetricValueRecord): MessageInitShape<typeof MetricValueSchema> {
+  return {
+    metricId: record.metricId,
+    orgId: record.orgId,
+    name: record.name,
+    sessionId: record.sessionId,
+    ...(record.minTimestampNs !== null ? { minTimestampNs: record.minTimestampNs } : {}),
+    ...(record.maxTimestampNs !== null ? { maxTimestampNs: record.maxTimestampNs } : {}),
+    value: record.value,
+    ...(record.deviceId !== null ? { deviceId: record.deviceId } : {}),
+    ...(record.invocationId !== null ? { invocationId: record.invocationId } : {}),
+    published: timestampFromDate(record.published),
+    publishedBy: record.publishedBy,
+  };
+}

@@ -1,0 +1,75 @@
+import { rawSql, sql, textArrayLiteral, type SqlFragment } from "@hangar/shared";
+import type { AggregationPeriod, MetricValueSelection, NumericAggregation } from "../domain/metrics";
+
+// PostgreSQL's date_trunc unit and the length of one bucket, per period (weeks are ISO weeks: Monday).
+const PERIODS: Record<AggregationPeriod, { unit: string; length: string }> = {
+  daily: { unit: "day", length: "1 day" },
+  weekly: { unit: "week", length: "1 week" },
+  monthly: { unit: "month", length: "1 month" },
+  quarterly: { unit: "quarter", length: "3 months" },
+  yearly: { unit: "year", length: "1 year" },
+};
+
+// Each aggregation over per-day partial results (count, sum, min, max), exact for every one of them.
+const COMBINE: Record<NumericAggregation, string> = {
+  sum: "sum(p.sum)",
+  mean: "sum(p.sum) / sum(p.total)",
+  max: "max(p.max)",
+  min: "min(p.min)",
+  count: "sum(p.total)",
+};
+
+/**
+ * The one statement of an aggregation. The window widens to whole periods (`bounds`, in UTC
+ * days); per-day partial results come from `metric_daily` (migration 0017) when the selection
+ * filters by device at most, else from the values themselves, and are combined per period. Columns:
+ * `start_ns`, `end_ns`, `total`, `value`, oldest period first.
+ */
+export function aggregateSql(selection: MetricValueSelection, period: AggregationPeriod, aggregation: NumericAggregation): SqlFragment {
+  const { unit, length } = PERIODS[period];
+  const window = selection.window!;
+  return sql`
+    with bounds as (
+      select metric_day((extract(epoch from lo)::bigint * 1000000000)) as lo_day, metric_day((extract(epoch from hi)::bigint * 1000000000)) as hi_day
+      from (select date_trunc(${unit}, timestamp 'epoch' + metric_day(${window.startNs.toString()}::bigint) * interval '1 day') as lo,
+                   date_trunc(${unit}, timestamp 'epoch' + metric_day(${(window.endNs - 1n).toString()}::bigint) * interval '1 day') + ${length}::interval as hi) w
+    ),
+    partials as (${partials(selection)}),
+    buckets as (
+      select date_trunc(${unit}, timestamp 'epoch' + p.day * interval '1 day') as bucket, sum(p.total) as total, ${rawSql(COMBINE[aggregation])} as value
+      from partials p group by 1
+    )
+    select extract(epoch from bucket)::bigint * 1000000000 as start_ns, extract(epoch from bucket + ${length}::interval)::bigint * 1000000000 as end_ns, total, value
+    from buckets order by bucket`;
+}
+
+function partials(selection: MetricValueSelection): SqlFragment {
+  const kind = selection.timeFilter === "start_time" ? "s" : "e";
+  if (selection.sessionIds === undefined && selection.invocationIds === undefined) {
+    return sql`
+      select r.day, r.total, r.sum, r.min, r.max from metric_daily r, bounds b
+      where r.metric_id = ${selection.metricId} and r.kind = ${kind} and r.day >= b.lo_day and r.day < b.hi_day and ${idCondition("r.device_id", selection.deviceIds)}`;
+  }
+  const time = rawSql(kind === "s" ? "v.session_start_ns" : "v.session_end_ns");
+  return sql`
+    select metric_day(${time}) as day, count(*) as total, sum(v.value) as sum, min(v.value) as min, max(v.value) as max
+    from metric_values v, bounds b
+    where ${selectionCondition({ ...selection, window: undefined })}
+      and ${time} >= b.lo_day::bigint * 86400000000000 and ${time} < b.hi_day::bigint * 86400000000000
+    group by 1`;
+}
+
+/** The WHERE condition of a selection over `metric_values v` (the aggregate's raw path shares it). */
+export function selectionCondition(selection: MetricValueSelection): SqlFragment {
+  const time = rawSql(selection.timeFilter === "start_time" ? "v.session_start_ns" : "v.session_end_ns");
+  const window = selection.window ? sql`${time} >= ${selection.window.startNs.toString()}::bigint and ${time} < ${selection.window.endNs.toString()}::bigint` : rawSql("true");
+  return sql`v.metric_id = ${selection.metricId} and ${window} and ${idCondition("v.device_id", selection.deviceIds)}
+    and ${idCondition("v.session_id", selection.sessionIds)} and ${idCondition("v.invocation_id", selection.invocationIds)}`;
+}
+
+/** The condition of one `include_*_ids` filter on `column` (see IdFilter). */
+export function idCondition(column: string, ids: readonly string[] | null | undefined): SqlFragment {
+  if (ids === undefined) return rawSql("true");
+  if (ids === null) return rawSql(`${column} is null`);
+  return sql`${rawSql(column)} = any(${textArrayLiteral([...ids])}::text[])`;
+}

@@ -1,0 +1,313 @@
+import { createDataset, createDevice, expectBadRequest, startWithTenants, uploadFiles, type ApiClient, type ApiResponse, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+
+// Metrics (routes.md rows 196-204) through the gateway: definitions, publish_metrics with one
+// outcome per entry (a refused entry does not stop the others), aggregate_metrics per UTC period
+// (a value's time is its session's start or end), query_metric_values pages (max_results 1 to
+// 10,000) with the device, session and invocation filters, and a session's metrics. Another org's
+// caller sees nothing; a refused request writes nothing.
+
+const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+const SECOND = 1_000_000_000;
+const DAY = 86_400 * SECOND;
+// Whole seconds in ns are exact JSON numbers (multiples of 512 below 2**63).
+const at = (iso: string) => Date.parse(iso) * 1_000_000;
+
+let t: TestPlatform;
+let alice: TestTenant;
+let bob: TestTenant;
+let robotA: string;
+let robotB: string;
+let counter = 0;
+const unique = (name: string) => `${name}-${++counter}`;
+
+beforeAll(async () => {
+  [t, alice, bob] = await startWithTenants(["metrics-alice", "metrics-bob"]);
+  robotA = (await createDevice(alice.client, { device_id: unique("robot-a") })).device_id;
+  robotB = (await createDevice(alice.client, { device_id: unique("robot-b") })).device_id;
+});
+afterAll(() => t?.close());
+
+function ok(res: ApiResponse): any {
+  expect({ status: res.status, error: res.body?.error }).toEqual({ status: 200, error: undefined });
+  return res.body.data;
+}
+
+/** A session of `device` spanning [startNs, endNs] (a file anchored at startNs); returns its id. */
+async function session(client: ApiClient, device: string, startNs: number, endNs: number): Promise<string> {
+  const datasetId = await createDataset(client, unique("metrics"));
+  const path = `${unique("log")}.mcap`;
+  await uploadFiles(client, datasetId, { [path]: "bytes" });
+  const fileId = ok(await client.get(`/v1/files/record/path/${encodeURIComponent(path)}/association/${datasetId}`)).file_id;
+  const declared = ok(
+    await client.post(`/v1/devices/id/${encodeURIComponent(device)}/sessions`, {
+      sessions: [{ name: unique("run"), anchor_ns: startNs, files: [{ file_id: fileId, min_file_timestamp_ns: 0, max_file_timestamp_ns: endNs - startNs }] }],
+    }),
+  );
+  const created = declared.responses[0].data;
+  expect([created.min_timestamp_ns, created.max_timestamp_ns]).toEqual([startNs, endNs]);
+  return created.session_id;
+}
+
+const publish = (client: ApiClient, body: Record<string, unknown>) => client.post("/v1/metrics", body);
+const aggregate = (client: ApiClient, body: Record<string, unknown>) => client.post("/v1/metrics/aggregate", body);
+const query = (client: ApiClient, body: Record<string, unknown>, pageToken?: string) =>
+  client.post(`/v1/metrics/query${pageToken ? `?page_token=${encodeURIComponent(pageToken)}` : ""}`, body);
+
+describe("metric definitions", () => {
+  test("create, get, update, list and delete; names are unique per org", async () => {
+    const name = unique("cpu.usage_max");
+    const created = ok(await alice.client.post("/v1/metrics/definition/", { name, description: "peak CPU, percent" }));
+    expect(created).toEqual({
+      metric_id: expect.stringMatching(/^mt_/),
+      org_id: alice.orgId,
+      name,
+      description: "peak CPU, percent",
+      created: ISO,
+      created_by: alice.userId,
+      modified: created.created,
+      modified_by: alice.userId,
+    });
+    expect(ok(await alice.client.get(`/v1/metrics/definition/${name}`))).toEqual(created);
+    const cleared = ok(await alice.client.put(`/v1/metrics/definition/${name}`, { description: null }));
+    expect(cleared.description).toBeNull();
+    expect(ok(await alice.client.put(`/v1/metrics/definition/${name}`, {})).description).toBeNull();
+    expect(ok(await alice.client.put(`/v1/metrics/definition/${name}`, { description: "again" })).description).toBe("again");
+
+    const clash = await alice.client.post("/v1/metrics/definition/", { name });
+    expect(clash.status).toBe(409);
+    // Bob's org may use the same name: names are unique per org.
+    expect(ok(await bob.client.post("/v1/metrics/definition/", { name })).org_id).toBe(bob.orgId);
+
+    const listed = ok(await alice.client.get("/v1/metrics/definitions/"));
+    expect(listed.items.map((m: any) => m.name)).toContain(name);
+    expect(listed.items.every((m: any) => m.org_id === alice.orgId)).toBe(true);
+
+    expect(ok(await alice.client.delete(`/v1/metrics/definition/${name}`))).toBeNull();
+    expect((await alice.client.get(`/v1/metrics/definition/${name}`)).status).toBe(404);
+    expect(ok(await bob.client.get(`/v1/metrics/definition/${name}`)).org_id).toBe(bob.orgId);
+  });
+
+  test("the listing pages newest first with limit and next_token", async () => {
+    const names = [unique("page.a"), unique("page.b"), unique("page.c")];
+    for (const name of names) ok(await bob.client.post("/v1/metrics/definition/", { name }));
+    const first = ok(await bob.client.get("/v1/metrics/definitions/?limit=2"));
+    expect(first.items.map((m: any) => m.name)).toEqual([names[2], names[1]]);
+    const second = ok(await bob.client.get(`/v1/metrics/definitions/?limit=2&page_token=${encodeURIComponent(first.next_token)}`));
+    expect(second.items[0].name).toBe(names[0]);
+    expect(second.total_count).toBe(first.total_count);
+  });
+
+  test("bad names are 400s naming the field; another org's definition is a 404 and unchanged", async () => {
+    expectBadRequest(await alice.client.post("/v1/metrics/definition/", { name: "has space" }), "name");
+    expectBadRequest(await alice.client.post("/v1/metrics/definition/", { name: "" }), "name");
+    expectBadRequest(await alice.client.post("/v1/metrics/definition/", { name: "x".repeat(257) }), "name");
+    expectBadRequest(await alice.client.post("/v1/metrics/definition/", { description: "no name" }), "name");
+    const name = unique("private");
+    ok(await alice.client.post("/v1/metrics/definition/", { name, description: "alice's" }));
+    expect((await bob.client.get(`/v1/metrics/definition/${name}`)).status).toBe(404);
+    expect((await bob.client.put(`/v1/metrics/definition/${name}`, { description: "bob's" })).status).toBe(404);
+    expect((await bob.client.delete(`/v1/metrics/definition/${name}`)).status).toBe(404);
+    expect(ok(await alice.client.get(`/v1/metrics/definition/${name}`)).description).toBe("alice's");
+  });
+});
+
+describe("publish_metrics", () => {
+  test("answers every entry: good ones recorded, bad ones failed with the reason, in both shapes", async () => {
+    const sessionId = await session(alice.client, robotA, at("2026-01-05T10:00:00Z"), at("2026-01-05T11:00:00Z"));
+    const [good, other] = [unique("run.duration_s"), unique("memory.peak_mb")];
+    const res = ok(
+      await publish(alice.client, {
+        session_id: sessionId,
+        metrics: [{ name: good, value: 42.5 }, { name: "bad name!", value: 1 }, { name: other, value: 2048 }, { name: unique("no.value") }, { name: good, value: 7 }],
+      }),
+    );
+    const recorded = (name: string, value: number) => ({
+      metric_id: expect.stringMatching(/^mt_/),
+      org_id: alice.orgId,
+      name,
+      session_id: sessionId,
+      min_timestamp_ns: at("2026-01-05T10:00:00Z"),
+      max_timestamp_ns: at("2026-01-05T11:00:00Z"),
+      value,
+      device_id: robotA, // the session's only device
+      invocation_id: null,
+      published_by: alice.userId,
+      published: ISO,
+    });
+    expect(res.succeeded).toEqual([recorded(good, 42.5), recorded(other, 2048)]);
+    expect(res.failed).toEqual([
+      { name: "bad name!", error: expect.stringMatching(/^name: may hold only/) },
+      { name: expect.stringMatching(/^no\.value/), error: "value: is required" },
+      { name: good, error: "name: given more than once in this request" },
+    ]);
+    expect(res.responses.map((r: any) => (r.error ? r.error.error.error_code : r.data.name))).toEqual([good, 400, other, 400, 400]);
+    // Unknown names got definitions; the session lists exactly the recorded values, by name.
+    expect(ok(await alice.client.get(`/v1/metrics/definition/${other}`)).name).toBe(other);
+    const listed = ok(await alice.client.get(`/v1/metrics/session/${sessionId}/`));
+    expect(listed).toEqual([recorded(other, 2048), recorded(good, 42.5)].sort((a, b) => (a.name < b.name ? -1 : 1)));
+  });
+
+  test("republishing a metric for a session replaces its value", async () => {
+    const sessionId = await session(alice.client, robotA, at("2026-01-06T10:00:00Z"), at("2026-01-06T11:00:00Z"));
+    const name = unique("replaced");
+    ok(await publish(alice.client, { session_id: sessionId, metrics: [{ name, value: 1 }] }));
+    ok(await publish(alice.client, { session_id: sessionId, device_id: null, metrics: [{ name, value: 2 }] }));
+    expect(ok(await alice.client.get(`/v1/metrics/session/${sessionId}/`))).toEqual([expect.objectContaining({ name, value: 2, device_id: null })]);
+  });
+
+  test("the device: omitted infers the session's only one, null means none, an unknown one is a 404", async () => {
+    const sessionId = await session(alice.client, robotB, at("2026-01-07T10:00:00Z"), at("2026-01-07T11:00:00Z"));
+    const name = unique("device.rule");
+    expect(ok(await publish(alice.client, { session_id: sessionId, metrics: [{ name, value: 1 }] })).succeeded[0].device_id).toBe(robotB);
+    expect(ok(await publish(alice.client, { session_id: sessionId, device_id: robotA, metrics: [{ name, value: 1 }] })).succeeded[0].device_id).toBe(robotA);
+    expect((await publish(alice.client, { session_id: sessionId, device_id: "no-such-robot", metrics: [{ name, value: 9 }] })).status).toBe(404);
+    const bare = ok(await alice.client.post("/v1/sessions", { name: unique("bare") })).session_id;
+    expectBadRequest(await publish(alice.client, { session_id: bare, metrics: [{ name, value: 9 }] }), "device_id");
+    expect(ok(await alice.client.get(`/v1/metrics/session/${bare}/`))).toEqual([]);
+    expect(ok(await alice.client.get(`/v1/metrics/session/${sessionId}/`))).toEqual([expect.objectContaining({ value: 1, device_id: robotA })]);
+  });
+
+  test("a refused request writes nothing: unknown or another org's session, no entries, bad types", async () => {
+    const sessionId = await session(alice.client, robotA, at("2026-01-08T10:00:00Z"), at("2026-01-08T11:00:00Z"));
+    const name = unique("refused");
+    expect((await publish(bob.client, { session_id: sessionId, metrics: [{ name, value: 1 }] })).status).toBe(404);
+    expect((await publish(alice.client, { session_id: "ss_nope", metrics: [{ name, value: 1 }] })).status).toBe(404);
+    expectBadRequest(await publish(alice.client, { session_id: sessionId, metrics: [] }), "metrics");
+    expectBadRequest(await publish(alice.client, { metrics: [{ name, value: 1 }] }), "session_id");
+    expectBadRequest(await publish(alice.client, { session_id: sessionId, metrics: [{ name, value: true }] }), "metrics[0].value");
+    expectBadRequest(await publish(alice.client, { session_id: sessionId, metrics: Array.from({ length: 1001 }, (_, i) => ({ name: `m${i}`, value: i })) }), "metrics");
+    expect(ok(await alice.client.get(`/v1/metrics/session/${sessionId}/`))).toEqual([]);
+    expect((await alice.client.get(`/v1/metrics/definition/${name}`)).status).toBe(404);
+    expect((await bob.client.get(`/v1/metrics/session/${sessionId}/`)).status).toBe(404);
+  });
+});
+
+describe("aggregate_metrics and query_metric_values", () => {
+  const name = unique("distance.km");
+  const sessions: Record<string, string> = {};
+  // Four sessions: two end on either side of the midnight starting 2026-03-02 (a Monday), one later
+  // that day, one in April. Values 10, 20, 30 and 5; robot A, B, A and no device.
+  beforeAll(async () => {
+    sessions.s1 = await session(alice.client, robotA, at("2026-02-28T23:00:00Z"), at("2026-03-01T23:59:59Z"));
+    sessions.s2 = await session(alice.client, robotB, at("2026-03-01T22:00:00Z"), at("2026-03-02T00:00:00Z"));
+    sessions.s3 = await session(alice.client, robotA, at("2026-03-02T11:00:00Z"), at("2026-03-02T12:00:00Z"));
+    sessions.s4 = await session(alice.client, robotA, at("2026-04-15T08:00:00Z"), at("2026-04-15T09:00:00Z"));
+    const values: [string, number, string | null][] = [["s1", 10, robotA], ["s2", 20, robotB], ["s3", 30, robotA], ["s4", 5, null]];
+    for (const [key, value, device] of values) ok(await publish(alice.client, { session_id: sessions[key], device_id: device, metrics: [{ name, value }] }));
+  });
+
+  const window = { start_time_ns: at("2026-01-01T00:00:00Z"), end_time_ns: at("2027-01-01T00:00:00Z") };
+  const buckets = async (body: Record<string, unknown>) =>
+    ok(await aggregate(alice.client, { name, ...window, ...body })).records.map((r: any) => [new Date(r.start_time / 1e6).toISOString().slice(0, 10), new Date(r.end_time / 1e6).toISOString().slice(0, 10), r.total, r.value]);
+
+  test("daily buckets split at the UTC midnight, with every documented field", async () => {
+    const res = ok(await aggregate(alice.client, { name, period: "daily", aggregation: "sum", ...window }));
+    const metricId = ok(await alice.client.get(`/v1/metrics/definition/${name}`)).metric_id;
+    expect(res).toEqual({
+      aggregation: "sum",
+      records: [
+        { metric_id: metricId, name, period: "daily", start_time: at("2026-03-01T00:00:00Z"), end_time: at("2026-03-01T00:00:00Z") + DAY, total: 1, value: 10, aggregation: "sum" },
+        { metric_id: metricId, name, period: "daily", start_time: at("2026-03-02T00:00:00Z"), end_time: at("2026-03-03T00:00:00Z"), total: 2, value: 50, aggregation: "sum" },
+        { metric_id: metricId, name, period: "daily", start_time: at("2026-04-15T00:00:00Z"), end_time: at("2026-04-16T00:00:00Z"), total: 1, value: 5, aggregation: "sum" },
+      ],
+    });
+  });
+
+  test.each([
+    ["sum", [10, 50, 5]],
+    ["mean", [10, 25, 5]],
+    ["max", [10, 30, 5]],
+    ["min", [10, 20, 5]],
+    ["count", [1, 2, 1]],
+  ])("aggregation %s per day", async (aggregation, expected) => {
+    expect((await buckets({ period: "daily", aggregation })).map((b: any[]) => b[3])).toEqual(expected);
+  });
+
+  test("weekly (ISO weeks from Monday), monthly, quarterly and yearly buckets", async () => {
+    expect(await buckets({ period: "weekly", aggregation: "sum" })).toEqual([
+      ["2026-02-23", "2026-03-02", 1, 10],
+      ["2026-03-02", "2026-03-09", 2, 50],
+      ["2026-04-13", "2026-04-20", 1, 5],
+    ]);
+    expect(await buckets({ period: "monthly", aggregation: "mean" })).toEqual([
+      ["2026-03-01", "2026-04-01", 3, 20],
+      ["2026-04-01", "2026-05-01", 1, 5],
+    ]);
+    expect(await buckets({ period: "quarterly", aggregation: "max" })).toEqual([
+      ["2026-01-01", "2026-04-01", 3, 30],
+      ["2026-04-01", "2026-07-01", 1, 5],
+    ]);
+    expect(await buckets({ period: "yearly", aggregation: "count" })).toEqual([["2026-01-01", "2027-01-01", 4, 4]]);
+  });
+
+  test("time_filter start_time buckets by the sessions' starts; the window widens to whole periods", async () => {
+    expect(await buckets({ period: "monthly", aggregation: "sum", time_filter: "start_time" })).toEqual([
+      ["2026-02-01", "2026-03-01", 1, 10],
+      ["2026-03-01", "2026-04-01", 2, 50],
+      ["2026-04-01", "2026-05-01", 1, 5],
+    ]);
+    // A window from mid-March 2 to April 1 covers all of March for a monthly aggregate, none of it for a daily one.
+    const narrow = { start_time_ns: at("2026-03-02T06:00:00Z"), end_time_ns: at("2026-04-01T00:00:00Z") };
+    expect(await buckets({ period: "monthly", aggregation: "sum", ...narrow })).toEqual([["2026-03-01", "2026-04-01", 3, 60]]);
+    expect(await buckets({ period: "daily", aggregation: "sum", ...narrow })).toEqual([["2026-03-02", "2026-03-03", 2, 50]]);
+  });
+
+  test("device, session and invocation filters; the daily partials and the values agree", async () => {
+    const monthly = { period: "monthly", aggregation: "sum" };
+    expect(await buckets({ ...monthly, include_device_ids: [robotA] })).toEqual([["2026-03-01", "2026-04-01", 2, 40]]);
+    expect(await buckets({ ...monthly, include_device_ids: null })).toEqual([["2026-04-01", "2026-05-01", 1, 5]]);
+    expect(await buckets({ ...monthly, include_session_ids: [sessions.s2, sessions.s4] })).toEqual([["2026-03-01", "2026-04-01", 1, 20], ["2026-04-01", "2026-05-01", 1, 5]]);
+    // No value has an invocation: null keeps them all, a list none. These read the values, not the partials.
+    expect(await buckets({ ...monthly, include_invocation_ids: null })).toEqual(await buckets(monthly));
+    expect(await buckets({ ...monthly, include_invocation_ids: ["iv_x"] })).toEqual([]);
+    for (const aggregation of ["sum", "mean", "max", "min", "count"]) {
+      for (const period of ["daily", "weekly", "monthly", "quarterly", "yearly"]) {
+        const viaValues = await buckets({ period, aggregation, include_session_ids: Object.values(sessions) });
+        expect([period, aggregation, viaValues]).toEqual([period, aggregation, await buckets({ period, aggregation })]);
+      }
+    }
+  });
+
+  test("refusals name the field; an unknown or another org's metric is a 404", async () => {
+    const base = { name, period: "daily", aggregation: "sum", ...window };
+    expectBadRequest(await aggregate(alice.client, { ...base, period: "hourly" }), "period");
+    expectBadRequest(await aggregate(alice.client, { ...base, aggregation: "median" }), "aggregation");
+    expectBadRequest(await aggregate(alice.client, { ...base, time_filter: "middle" }), "time_filter");
+    expectBadRequest(await aggregate(alice.client, { ...base, end_time_ns: window.start_time_ns }), "end_time_ns");
+    expectBadRequest(await aggregate(alice.client, { ...base, start_time_ns: -1 }), "start_time_ns");
+    const { end_time_ns: _omitted, ...noEnd } = base;
+    expectBadRequest(await aggregate(alice.client, noEnd), "end_time_ns");
+    expectBadRequest(await aggregate(alice.client, { ...base, include_session_ids: null }), "include_session_ids");
+    expectBadRequest(await aggregate(alice.client, { ...base, include_device_ids: "robot" }), "include_device_ids");
+    expectBadRequest(await aggregate(alice.client, { ...base, include_device_ids: Array.from({ length: 1001 }, (_, i) => `d${i}`) }), "include_device_ids");
+    expect((await aggregate(alice.client, { ...base, name: "no.such.metric" })).status).toBe(404);
+    expect((await aggregate(bob.client, base)).status).toBe(404);
+  });
+
+  test("query_metric_values pages by max_results, filters and windows; bounds of max_results", async () => {
+    const all = ok(await query(alice.client, { name }));
+    expect(all.items.map((v: any) => v.value)).toEqual([10, 20, 30, 5]);
+    expect(all.next_token).toBeNull();
+    const first = ok(await query(alice.client, { name, max_results: 3 }));
+    expect(first.items.map((v: any) => v.value)).toEqual([10, 20, 30]);
+    const second = ok(await query(alice.client, { name, max_results: 3 }, first.next_token));
+    expect(second).toMatchObject({ items: [expect.objectContaining({ value: 5, session_id: sessions.s4 })], next_token: null });
+    expect(ok(await query(alice.client, { name, max_results: 10_000 })).items).toHaveLength(4);
+    expectBadRequest(await query(alice.client, { name, max_results: 0 }), "max_results");
+    expectBadRequest(await query(alice.client, { name, max_results: 10_001 }), "max_results");
+    // A token of another query is refused rather than misread.
+    expectBadRequest(await query(alice.client, { name, max_results: 3, include_device_ids: [robotA] }, first.next_token), "page_token");
+
+    const values = async (body: Record<string, unknown>) => ok(await query(alice.client, { name, ...body })).items.map((v: any) => v.value);
+    expect(await values({ include_device_ids: [robotB] })).toEqual([20]);
+    expect(await values({ include_device_ids: null })).toEqual([5]);
+    expect(await values({ include_session_ids: [sessions.s1, sessions.s3] })).toEqual([10, 30]);
+    expect(await values({ include_invocation_ids: null })).toEqual([10, 20, 30, 5]);
+    expect(await values({ include_invocation_ids: ["iv_x"] })).toEqual([]);
+    // The window is [start, end) on the session's end (default) or start.
+    expect(await values({ start_time_ns: at("2026-03-02T00:00:00Z"), end_time_ns: at("2026-04-01T00:00:00Z") })).toEqual([20, 30]);
+    expect(await values({ time_filter: "start_time", start_time_ns: at("2026-03-01T00:00:00Z"), end_time_ns: at("2026-03-02T00:00:00Z") })).toEqual([20]);
+    expect((await query(bob.client, { name })).status).toBe(404);
+    expectBadRequest(await query(alice.client, {}), "name");
+  });
+});
