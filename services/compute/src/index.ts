@@ -7,6 +7,8 @@ import { schedulerSettings, startTriggerScheduler, type SchedulerSettings } from
 import { triggerDispatchConsumer, type TriggerDispatchDeps } from "./events/trigger-dispatch-consumer";
 import { createTriggerModelHandlers } from "./rpc/trigger-model-handlers";
 import { slackWebhooks } from "./slack-webhooks";
+import { ingestActionScript } from "./builtin-action-script";
+import { ensureBuiltinActions, mcapIngestionAction } from "./domain/builtin-actions";
 import { TriggerModelStore } from "./store/trigger-model-store";
 import { DEFAULT_CONCURRENCY_LIMIT } from "./domain/compute-defaults";
 import { runnerQueueDepth } from "./domain/invocation-reports";
@@ -80,6 +82,7 @@ export function computeService(options: ComputeServiceOptions = {}): ServiceDefi
     consumers: (context) => [triggerEvaluationConsumer(evaluationDeps(context)), triggerDispatchConsumer(dispatchDeps(context, slack))],
     async onStart(context) {
       const { orm, runtime } = context;
+      await ensureBuiltinActions(computeUnitOfWork(orm), [mcapIngestionAction(process.execPath, ingestActionScript())]);
       sweeper = startSweeper({ uow: computeUnitOfWork(orm), settings: leases, logger: runtime.logger });
       scheduler = startTriggerScheduler(dispatchDeps(context, slack), scheduling);
     },

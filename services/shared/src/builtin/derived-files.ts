@@ -1,0 +1,12 @@
+/**
+ * Where the platform keeps the files it derives from an uploaded file (the per-topic MCAP files of
+ * the built-in ingestion): in the source file's own dataset, under this directory and then the
+ * source file's id. The data service hides these paths from ordinary listings and queries and
+ * deletes them with their source; get_file and signed URLs still read them, as representations need.
+ */
+export const DERIVED_FILES_ROOT = ".hangar/derived";
+
+/** The directory (relative to the dataset) holding the files derived from `sourceFileId`. */
+export function derivedFilesDir(sourceFileId: string): string {
+  return `${DERIVED_FILES_ROOT}/${sourceFileId}`;
+}
