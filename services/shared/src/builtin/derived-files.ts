@@ -6,6 +6,9 @@
  */
 export const DERIVED_FILES_ROOT = ".hangar/derived";
 
+/** The directory of a dataset reserved for the platform's own files: it and everything below it stay out of listings. */
+export const PLATFORM_FILES_ROOT = ".hangar";
+
 /** The directory (relative to the dataset) holding the files derived from `sourceFileId`. */
 export function derivedFilesDir(sourceFileId: string): string {
   return `${DERIVED_FILES_ROOT}/${sourceFileId}`;
