@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { zstdDecompressSync } from "node:zlib";
 import { McapIndexedReader } from "@mcap/core";
 import type { IReadable } from "@mcap/core";
 import { createDirectorySink, ingestMcap, openFileSource, type IngestManifest } from "@hangar/ingest";
@@ -97,7 +98,7 @@ async function readDerived(fileId: string): Promise<Map<string, Uint8Array[]>> {
   expect(signed.status).toBe(200);
   const bytes = new Uint8Array(await (await fetch(signed.body.data.url)).arrayBuffer());
   const readable: IReadable = { size: async () => BigInt(bytes.byteLength), read: async (offset, length) => bytes.subarray(Number(offset), Number(offset + length)) };
-  const reader = await McapIndexedReader.Initialize({ readable });
+  const reader = await McapIndexedReader.Initialize({ readable, decompressHandlers: { zstd: (data) => zstdDecompressSync(data) } });
   const byTopic = new Map<string, Uint8Array[]>();
   for await (const message of reader.readMessages()) {
     const topic = reader.channelsById.get(message.channelId)!.topic;
