@@ -9,6 +9,10 @@ import { perRelease, sdkWorkspace, type SdkWorkspace } from "./sdk-fixtures";
 // include/exclude and a time window return exactly the messages written, read from the derived
 // per-topic representation files.
 
+// Two Python processes (importing roboto and pandas) and an ingestion run take about 40 s alone on
+// this 2-core machine, past jest's 60 s under a loaded run.
+jest.setTimeout(240_000);
+
 let t: TestPlatform;
 const workspaces: SdkWorkspace[] = [];
 
