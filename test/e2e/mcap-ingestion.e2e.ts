@@ -223,3 +223,22 @@ test("deleting a dataset deletes the derived files of its ingested files", async
   expect((await alice.client.delete(`/v1/datasets/${other}`)).status).toBe(200);
   expect((await alice.client.get(`/v1/files/record/${derived}`)).status).toBe(404);
 });
+
+test("uploading the derived files is no upload event: a trigger on **/*.mcap sees the source's upload and nothing of the ingestion's", async () => {
+  const dataset = await createDataset(alice.client, "mcap-ingestion-events");
+  expect((await alice.client.post("/v1/actions", { name: "noop", container_parameters: { command: ["node", "-e", ""] } })).status).toBe(200);
+  const trigger = await alice.client.post("/v1/triggers", { name: "on-mcap", action_name: "noop", for_each: "dataset_file", required_inputs: ["**/*.mcap"] });
+  expect(trigger.status).toBe(200);
+  const evaluations = async () => (await alice.client.get(`/v1/triggers/on-mcap/evaluations`)).body.data.items as { status: string }[];
+  await uploadFiles(alice.client, dataset, { "drive.mcap": Buffer.from(fixture.bytes) });
+  await waitFor("the source upload's evaluation", async () => ((await evaluations()).length === 1 ? true : undefined));
+  expect((await ingest(alice.client, "drive.mcap", dataset)).last_status).toBe(5);
+  // Events of one dataset are delivered in order: once a later upload's evaluation is there, an
+  // event of the ingestion's upload would have been evaluated before it.
+  await uploadFiles(alice.client, dataset, { "later.txt": "after the ingestion" });
+  const after = await waitFor("the later upload's evaluation", async () => {
+    const items = await evaluations();
+    return items.length >= 2 && items.every((e) => e.status === "evaluated") ? items : undefined;
+  });
+  expect(after).toHaveLength(2);
+});

@@ -13,3 +13,8 @@ export const PLATFORM_FILES_ROOT = ".hangar";
 export function derivedFilesDir(sourceFileId: string): string {
   return `${DERIVED_FILES_ROOT}/${sourceFileId}`;
 }
+
+/** Whether a dataset path is the platform's own (PLATFORM_FILES_ROOT or below), kept out of listings and upload events. */
+export function isPlatformPath(relativePath: string): boolean {
+  return relativePath === PLATFORM_FILES_ROOT || relativePath.startsWith(`${PLATFORM_FILES_ROOT}/`);
+}
