@@ -69,7 +69,7 @@ COPY test/package.json test/
 RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --ignore-scripts --no-audit --no-fund \
       --workspace=services/shared --workspace=services/object-store --workspace=services/admin --workspace=services/data \
       --workspace=services/compute --workspace=services/assistant --workspace=services/registry \
-      --workspace=gateway --workspace=runner
+      --workspace=gateway --workspace=runner --workspace=ingest
 
 # ---- runtime: production files only, run as a non-root user ----
 FROM ${NODE_IMAGE} AS runtime
@@ -98,6 +98,9 @@ COPY --from=build /src/gateway/package.json gateway/
 COPY --from=build /src/gateway/dist/ gateway/dist/
 COPY --from=build /src/runner/package.json runner/
 COPY --from=build /src/runner/dist/ runner/dist/
+# The built-in MCAP ingestion action, which process runners run (node ingest/dist/action.js).
+COPY --from=build /src/ingest/package.json ingest/
+COPY --from=build /src/ingest/dist/ ingest/dist/
 # The admin CLI (dependency-free), e.g. kubectl exec deploy/gateway -- node scripts/hangarctl.mjs whoami
 COPY scripts/hangarctl.mjs scripts/
 # The image's files stay owned by root and read-only to the process: it runs as the `node` user

@@ -12,7 +12,7 @@ export class GatewayError extends Error {
 /** The platform's HTTP API as the runner uses it, with an invocation's API token. */
 export interface GatewayClient {
   /** Sends a JSON request and returns the envelope's `data`; throws GatewayError on an error status. */
-  call<T>(method: "GET" | "POST" | "PUT", path: string, body?: unknown, signal?: AbortSignal): Promise<T>;
+  call<T>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown, signal?: AbortSignal): Promise<T>;
 }
 
 /** A client of the gateway at `baseUrl` that authenticates with `apiKey`. */

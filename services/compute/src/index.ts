@@ -12,6 +12,8 @@ import { seedDefaultRules } from "./domain/ingestion-rule-defaults";
 import { createIngestionRuleHandlers } from "./rpc/ingestion-rule-handlers";
 import { IngestionRuleStore } from "./store/ingestion-rule-store";
 import { slackWebhooks } from "./slack-webhooks";
+import { ingestActionScript } from "./builtin-action-script";
+import { ensureBuiltinActions, mcapIngestionAction } from "./domain/builtin-actions";
 import { TriggerModelStore } from "./store/trigger-model-store";
 import { DEFAULT_CONCURRENCY_LIMIT } from "./domain/compute-defaults";
 import { runnerQueueDepth } from "./domain/invocation-reports";
@@ -92,6 +94,7 @@ export function computeService(options: ComputeServiceOptions = {}): ServiceDefi
     },
     async onStart(context) {
       const { orm, runtime } = context;
+      await ensureBuiltinActions(computeUnitOfWork(orm), [mcapIngestionAction(process.execPath, ingestActionScript())]);
       sweeper = startSweeper({ uow: computeUnitOfWork(orm), settings: leases, logger: runtime.logger });
       scheduler = startTriggerScheduler(dispatchDeps(context, slack), scheduling);
     },

@@ -1,6 +1,6 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampNow } from "@bufbuild/protobuf/wkt";
-import { badRequest, conflict, invalidArgument, newId, notFound, TOPICS, quoteValue, type UnitOfWork } from "@hangar/shared";
+import { badRequest, conflict, invalidArgument, isPlatformPath, newId, notFound, TOPICS, quoteValue, type UnitOfWork } from "@hangar/shared";
 import { UploadCompletedSchema } from "@hangar/shared/proto/events";
 import { s3Uri, type ObjectStore } from "../object-store/object-store";
 import { isLink, newFsNode, type FsNodeRow, type UploadItemRow, type UploadTransactionRow } from "./file-records";
@@ -190,7 +190,10 @@ async function finishTransaction({ files, uploads, events }: Pick<UploadReposito
   transaction.completed = new Date();
   const items = await uploads.items(transaction.transactionId);
   const byId = await files.nodesByIds(transaction.orgId, items.map((item) => item.fileId));
-  const nodes = items.map((item) => byId.get(item.fileId) ?? null);
+  // The platform's own files (derived representations) are no upload of the user's: triggers and
+  // ingestion rules must not run on them, or ingesting would ingest its own output.
+  const nodes = items.map((item) => byId.get(item.fileId) ?? null).filter((f) => f === null || !isPlatformPath(f.relativePath));
+  if (items.length > 0 && nodes.length === 0) return;
   const payload = create(UploadCompletedSchema, {
     orgId: transaction.orgId,
     transactionId: transaction.transactionId,

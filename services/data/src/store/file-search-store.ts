@@ -1,3 +1,4 @@
+import { platformFilesExcluded } from "./platform-files";
 import {
   estimateRows,
   keysetPageRows,
@@ -63,5 +64,5 @@ export class FileSearchStore implements FileSearchRepository {
 }
 
 function matching(orgId: string, where: SqlFragment): SqlFragment {
-  return sql`f.org_id = ${orgId} and f.status = 'available' and f.fs_type = 'file' and ${liveAssociationProbe("f")} and (${where})`;
+  return sql`f.org_id = ${orgId} and f.status = 'available' and f.fs_type = 'file' and ${liveAssociationProbe("f")} and ${platformFilesExcluded("f.relative_path")} and (${where})`;
 }

@@ -16,6 +16,7 @@ import {
   type SqlFragment,
 } from "@hangar/shared";
 import { ancestorDirectories } from "../domain/paths";
+import { platformFilesExcluded, withDerivedIdsSql } from "./platform-files";
 import { newFsNode, type FsNodeRow } from "../domain/file-records";
 import type { FileRepository } from "../domain/file-repositories";
 import { FileVersion, FsNode, fsNodeFromRow } from "./file-entities";
@@ -96,21 +97,16 @@ export class FileStore implements FileRepository {
 
   /** The `s3://` URIs a file's current and earlier versions point at. */
   async urisOf(fileId: string): Promise<string[]> {
-    const rows = await this.em.execute<{ uri: string }[]>(
-      "select uri from fs_nodes where node_id = ? and uri is not null union select snapshot->>'uri' from file_versions where file_id = ?",
-      [fileId, fileId],
-    );
-    return rows.map((r) => r.uri);
+    return this.urisOfAll([fileId]);
   }
 
-  /** The `s3://` URIs the current and earlier versions of several files point at (one query). */
+  /** The `s3://` URIs the current and earlier versions of several files, and of the files derived from them, point at (one query). */
   async urisOfAll(fileIds: readonly string[]): Promise<string[]> {
     if (fileIds.length === 0) return [];
-    const ids = textArrayLiteral(fileIds);
-    const rows = await this.em.execute<{ uri: string }[]>(
-      "select uri from fs_nodes where node_id = any(?::text[]) and uri is not null union select snapshot->>'uri' from file_versions where file_id = any(?::text[])",
-      [ids, ids],
-    );
+    const query = sql`with doomed as (${withDerivedIdsSql(textArrayLiteral(fileIds))})
+      select uri from fs_nodes where node_id in (select node_id from doomed) and uri is not null
+      union select snapshot->>'uri' from file_versions where file_id in (select node_id from doomed)`;
+    const rows = await this.em.execute<{ uri: string }[]>(query.sql, [...query.params]);
     return rows.map((r) => r.uri);
   }
 
@@ -133,18 +129,22 @@ export class FileStore implements FileRepository {
     return rows.map((r) => keyOfUri(r.uri));
   }
 
-  /** Deletes a node and its earlier versions. */
+  /** Deletes a node and its earlier versions, and the files derived from it. */
   async deleteNode(nodeId: string): Promise<void> {
-    await this.em.nativeDelete(FileVersion, { fileId: nodeId });
-    await this.em.nativeDelete(FsNode, { nodeId });
+    await this.deleteNodes([nodeId]);
   }
 
-  /** Deletes several nodes and their earlier versions (two statements whatever the count). */
+  /**
+   * Deletes several nodes and their earlier versions, and the files derived from them (the
+   * derived-files directory of each, see withDerivedIdsSql): three statements whatever the count.
+   */
   async deleteNodes(nodeIds: readonly string[]): Promise<void> {
     if (nodeIds.length === 0) return;
-    const ids = textArrayLiteral(nodeIds);
-    await this.em.execute("delete from file_versions where file_id = any(?::text[])", [ids]);
-    await this.em.execute("delete from fs_nodes where node_id = any(?::text[])", [ids]);
+    const doomed = sql`${withDerivedIdsSql(textArrayLiteral(nodeIds))}`;
+    const ids = await this.em.execute<{ node_id: string }[]>(doomed.sql, [...doomed.params]);
+    const all = textArrayLiteral([...new Set(ids.map((row) => row.node_id))]);
+    await this.em.execute("delete from file_versions where file_id = any(?::text[])", [all]);
+    await this.em.execute("delete from fs_nodes where node_id = any(?::text[])", [all]);
   }
 
   /**
@@ -215,7 +215,7 @@ export class FileStore implements FileRepository {
     const own = sql`f.association_id = ${associationId}`;
     const scope = inheritedFrom === null ? own : sql`(${own} or (f.association_id = ${inheritedFrom} and not exists (
       select 1 from fs_nodes o where o.association_id = ${associationId} and o.relative_path = f.relative_path and o.status = 'available' and o.fs_type = 'file')))`;
-    const where = sql`${scope} and f.status = 'available' and f.fs_type = 'file' and (${search.where})`;
+    const where = sql`${scope} and f.status = 'available' and f.fs_type = 'file' and ${platformFilesExcluded("f.relative_path")} and (${search.where})`;
     const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
     const count = sql`select count(*) as total from ${FILES} where ${where}`;
     const [rows, counts] = await Promise.all([execute(keysetPageSql(rawSql("f.*"), FILES, where, search)), execute(count)]);

@@ -2,6 +2,7 @@ import { sql, textArrayLiteral, type SqlFragment } from "@hangar/shared";
 import type { FsNodeRow } from "../domain/file-records";
 import type { ChildCursor, NodePlace, TreeRepository } from "../domain/file-repositories";
 import { liveAssociation } from "./deleted-associations";
+import { platformFilesExcluded } from "./platform-files";
 import { fsNodeFromRow } from "./file-entities";
 import type { FileStore } from "./file-store";
 
@@ -15,7 +16,7 @@ export class TreeStore implements TreeRepository {
   /** Available nodes below `path` (all when `path` is the root ""), optionally files only, sorted by path. */
   async below(associationId: string, path: string, options: { filesOnly?: boolean; showHidden?: boolean } = {}): Promise<FsNodeRow[]> {
     const query = sql`select * from fs_nodes where association_id = ${associationId} and status = 'available' and ${underPath(path)}
-      ${options.filesOnly ? sql`and fs_type = 'file'` : sql``} ${options.showHidden === false ? hiddenExcluded(path) : sql``}
+      ${options.filesOnly ? sql`and fs_type = 'file' and ${platformFilesExcluded()}` : sql``} ${options.showHidden === false ? hiddenExcluded(path) : sql``}
       order by relative_path`;
     const rows = await this.files.em.execute(query.sql, [...query.params]);
     return rows.map(fsNodeFromRow);
@@ -23,7 +24,7 @@ export class TreeStore implements TreeRepository {
 
   /** One page of an association's directories by path; with `afterPath`, those after it. */
   async directories(associationId: string, limit: number, afterPath: string | undefined): Promise<FsNodeRow[]> {
-    const query = sql`select * from fs_nodes where association_id = ${associationId} and status = 'available' and fs_type = 'directory'
+    const query = sql`select * from fs_nodes where association_id = ${associationId} and status = 'available' and fs_type = 'directory' and ${platformFilesExcluded()}
       ${afterPath === undefined ? sql`` : sql`and relative_path > ${afterPath}`} order by relative_path limit ${limit}`;
     const rows = await this.files.em.execute(query.sql, [...query.params]);
     return rows.map(fsNodeFromRow);
@@ -31,17 +32,15 @@ export class TreeStore implements TreeRepository {
 
   /** Counts the available directories of an association. */
   async countDirectories(associationId: string): Promise<number> {
-    const rows = await this.files.em.execute<{ n: string }[]>(
-      "select count(*) as n from fs_nodes where association_id = ? and status = 'available' and fs_type = 'directory'",
-      [associationId],
-    );
+    const query = sql`select count(*) as n from fs_nodes where association_id = ${associationId} and status = 'available' and fs_type = 'directory' and ${platformFilesExcluded()}`;
+    const rows = await this.files.em.execute<{ n: string }[]>(query.sql, [...query.params]);
     return Number(rows[0]!.n);
   }
 
   /** Counts the available files below `path`. */
   async countFiles(associationId: string, path: string, showHidden: boolean): Promise<number> {
     const query = sql`select count(*) as n from fs_nodes where association_id = ${associationId} and status = 'available' and fs_type = 'file'
-      and ${underPath(path)} ${showHidden ? sql`` : hiddenExcluded(path)}`;
+      and ${underPath(path)} and ${platformFilesExcluded()} ${showHidden ? sql`` : hiddenExcluded(path)}`;
     const rows = await this.files.em.execute<{ n: string }[]>(query.sql, [...query.params]);
     return Number(rows[0]!.n);
   }
@@ -52,7 +51,7 @@ export class TreeStore implements TreeRepository {
    */
   async children(associationId: string, parentId: string | null, showHidden: boolean, limit: number, after?: FsNodeRow | ChildCursor): Promise<FsNodeRow[]> {
     const parent = parentId === null ? sql`parent_id is null` : sql`parent_id = ${parentId}`;
-    const query = sql`select * from fs_nodes where association_id = ${associationId} and status = 'available' and ${parent}
+    const query = sql`select * from fs_nodes where association_id = ${associationId} and status = 'available' and ${parent} and ${platformFilesExcluded()}
       ${showHidden ? sql`` : sql`and name not like '.%'`}
       ${after ? sql`and (fs_type, name, node_id) > (${after.fsType}, ${after.name}, ${after.nodeId})` : sql``}
       order by fs_type, name, node_id limit ${limit}`;

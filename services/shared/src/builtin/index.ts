@@ -1,1 +1,2 @@
 export * from "./builtin-actions";
+export * from "./derived-files";
