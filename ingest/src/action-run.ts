@@ -63,6 +63,7 @@ async function publish(context: ActionContext, input: InputFile, manifest: Inges
     for (let i = 0; i < declared.topics.length; i += REGISTER_BATCH) {
       await registerBatch(context, input.fileId, declared.topics.slice(i, i + REGISTER_BATCH), written);
     }
+    await removeStaleTopics(context, input.fileId, new Set(manifest.topics.map((topic) => topic.topic_name)), new Set(fileIds.values()));
     await context.gateway.call("PUT", `/v1/files/record/${encodeURIComponent(input.fileId)}`, { ingestion_complete: true }, context.signal);
   } catch (error) {
     await undo(context, input, written);
@@ -97,6 +98,37 @@ async function registerBatch(context: ActionContext, fileId: string, topics: Top
     const facts = { message_count: topic.message_count, schema_checksum: topic.schema_checksum, schema_name: topic.schema_name };
     await context.gateway.call("PUT", `/v1/topics/id/${encodeURIComponent(responses[i]!.data!.topic_id)}`, jsonWithBigInts(facts), context.signal);
   }
+}
+
+/**
+ * Deletes the file's topics that this ingestion did not register, with their derived files: what
+ * an earlier ingestion of an earlier version of the file found and this one no longer does, so
+ * re-ingesting replaces the file's topics rather than adding to them. A derived file this run
+ * rewrote (a channel id the new version reuses) is kept.
+ */
+async function removeStaleTopics(context: ActionContext, fileId: string, registered: Set<string>, uploaded: Set<string>): Promise<void> {
+  const association = encodeURIComponent(`file:${fileId}`);
+  const stale: string[] = [];
+  let pageToken: string | null = null;
+  do {
+    const query: string = pageToken ? `?page_token=${encodeURIComponent(pageToken)}` : "";
+    const page = await context.gateway.call<{ items: { topic_id: string; topic_name: string }[]; next_token: string | null }>("GET", `/v1/topics/association/${association}${query}`, undefined, context.signal);
+    stale.push(...page.items.filter((topic) => !registered.has(topic.topic_name)).map((topic) => topic.topic_id));
+    pageToken = page.next_token;
+  } while (pageToken);
+  for (const topicId of stale) {
+    const url = `/v1/topics/id/${encodeURIComponent(topicId)}/message-path/representations/mcap`;
+    const representations = await context.gateway.call<{ representation: { association: { association_id: string } } }[]>("GET", url, undefined, context.signal);
+    const files = new Set(representations.map((entry) => entry.representation.association.association_id).filter((id) => id !== fileId && !uploaded.has(id)));
+    await context.gateway.call("DELETE", `/v1/topics/id/${encodeURIComponent(topicId)}`, undefined, context.signal);
+    for (const id of files) await deleteIfDerived(context, fileId, id);
+  }
+}
+
+/** Deletes `id` when it is one of the source's derived files; a file of the user's that a representation names stays. */
+async function deleteIfDerived(context: ActionContext, sourceId: string, id: string): Promise<void> {
+  const file = await context.gateway.call<{ relative_path: string }>("GET", `/v1/files/record/${encodeURIComponent(id)}`, undefined, context.signal);
+  if (file.relative_path.startsWith(`${derivedFilesDir(sourceId)}/`)) await context.gateway.call("DELETE", `/v1/files/${encodeURIComponent(id)}`, undefined, context.signal);
 }
 
 /** Removes what a failed publish wrote, so a failed ingestion leaves no topics and no derived files; best effort. */

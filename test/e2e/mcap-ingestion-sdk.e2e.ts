@@ -26,11 +26,11 @@ afterAll(async () => {
 
 /** Ten messages on each channel, 100 ms apart from 1 s after the epoch; `/point` 1 ns after `/imu`. */
 const RECORD = String.raw`
-import json, sys, pathlib
+import json, os, sys, pathlib
 from mcap_ros2.writer import Writer
 from roboto import Dataset
 args = json.loads(sys.argv[1])
-path = pathlib.Path("drive.mcap")
+path = pathlib.Path(os.environ["HOME"]) / "drive.mcap"
 imu_schema = {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "number"}, "nested": {"type": "object", "properties": {"z": {"type": "string"}}}}}
 with open(path, "wb") as stream:
     writer = Writer(stream)

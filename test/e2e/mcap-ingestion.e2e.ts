@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { zstdDecompressSync } from "node:zlib";
-import { McapIndexedReader } from "@mcap/core";
+import { McapIndexedReader, McapWriter, TempBuffer } from "@mcap/core";
 import type { IReadable } from "@mcap/core";
 import { createDirectorySink, ingestMcap, openFileSource, type IngestManifest } from "@hangar/ingest";
 import { BUILTIN_ACTION_OWNER_ORG, MCAP_INGESTION_ACTION } from "@hangar/shared";
@@ -241,4 +241,35 @@ test("uploading the derived files is no upload event: a trigger on **/*.mcap see
     return items.length >= 2 && items.every((e) => e.status === "evaluated") ? items : undefined;
   });
   expect(after).toHaveLength(2);
+});
+
+/** An MCAP with one JSON channel, `/status`, of `count` messages. */
+async function oneChannelMcap(count: number): Promise<Uint8Array> {
+  const buffer = new TempBuffer();
+  const writer = new McapWriter({ writable: buffer });
+  await writer.start({ profile: "", library: "mcap-ingestion-e2e" });
+  const schemaId = await writer.registerSchema({ name: "Status", encoding: "jsonschema", data: new TextEncoder().encode(JSON.stringify({ type: "object", properties: { ok: { type: "boolean" } } })) });
+  const channelId = await writer.registerChannel({ schemaId, topic: "/status", messageEncoding: "json", metadata: new Map() });
+  for (let i = 0; i < count; i++) {
+    await writer.addMessage({ channelId, sequence: i, logTime: 1_700_000_000_000_000_000n + BigInt(i), publishTime: 0n, data: new TextEncoder().encode(JSON.stringify({ ok: i % 2 === 0 })) });
+  }
+  await writer.end();
+  return buffer.get();
+}
+
+test("re-ingesting a new version of the file replaces its topics: those it no longer has go, with their derived files", async () => {
+  const fileId = await uploadOne(alice.client, "logs/changing.mcap", fixture.bytes);
+  expect((await ingest(alice.client, "logs/changing.mcap")).last_status).toBe(5);
+  const before = await topicsOf(fileId);
+  const derivedBefore = (await Promise.all(before.map((topic) => representationFiles(topic.topic_id)))).flat();
+  expect(derivedBefore).toHaveLength(3);
+
+  expect(await uploadOne(alice.client, "logs/changing.mcap", await oneChannelMcap(7))).toBe(fileId);
+  expect((await ingest(alice.client, "logs/changing.mcap")).last_status).toBe(5);
+  const after = await topicsOf(fileId);
+  expect(after.map((topic) => [topic.topic_name, topic.message_count])).toEqual([["/status", 7]]);
+  const [current] = await representationFiles(after[0].topic_id);
+  expect((await readDerived(current!)).get("/status")).toHaveLength(7);
+  for (const id of derivedBefore.filter((id) => id !== current)) expect((await alice.client.get(`/v1/files/record/${id}`)).status).toBe(404);
+  for (const topic of before) expect((await alice.client.get(`/v1/topics/id/${topic.topic_id}`)).status).toBe(404);
 });
