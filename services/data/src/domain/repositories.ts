@@ -3,6 +3,7 @@ import type { AssociationDeletionRepository } from "./association-cleanup";
 import type { CommentRepository } from "./comments";
 import type { DatasetRepository } from "./datasets";
 import type { DatasetSummaryRepository } from "./dataset-summaries";
+import type { TagRepository } from "./tags";
 import type { DeviceRepository, DeviceTypeRepository } from "./devices";
 import type { ExportRepository } from "./exports";
 import type { FileRepository, FileSearchRepository, TreeRepository, UploadRepository } from "./file-repositories";
@@ -52,4 +53,5 @@ export interface DataRepositories {
   owners: RecordOwnerRepository;
   // --- robotdata ---
   datasetSummaries: DatasetSummaryRepository;
+  tags: TagRepository;
 }

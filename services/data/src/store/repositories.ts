@@ -4,6 +4,7 @@ import { AssociationDeletionStore } from "./association-deletion-store";
 import { CommentStore } from "./comment-store";
 import { DatasetStore } from "./dataset-store";
 import { DatasetSummaryStore } from "./dataset-summary-store";
+import { TagStore } from "./tag-store";
 import { DeviceStore, DeviceTypeStore } from "./device-store";
 import { EventStore } from "./event-store";
 import { ExportStore } from "./export-store";
@@ -44,5 +45,6 @@ export function bindDataRepositories(em: EntityManager): DataRepositories {
     owners: new RecordOwnerStore(em),
     // --- robotdata ---
     datasetSummaries: new DatasetSummaryStore(em),
+    tags: new TagStore(em),
   };
 }
