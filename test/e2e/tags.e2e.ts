@@ -1,4 +1,4 @@
-import { createDataset, expectBadRequest, startWithTenants, uploadFiles, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { expectBadRequest, startWithTenants, uploadFiles, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 
 // The tag listings of SDK 0.62 (sdk-0.62-routes.md row 44: GET /v1/datasets/tags, /v1/events/tags,
 // /v1/files/tags): the distinct tags of the org's records, by tag, with `search`, `limit` and
