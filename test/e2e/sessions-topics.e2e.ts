@@ -140,3 +140,22 @@ describe("session bounds follow the topics of its files", () => {
     expect(await sessionOf(sessionId)).toMatchObject({ min_timestamp_ns: 1_120, max_timestamp_ns: 1_180 });
   });
 });
+
+describe("session anchors follow the one time-reading rule (register_file_topics')", () => {
+  test("an anchor given as seconds, as ISO text or as an exact integer past 2**53 anchors the window", async () => {
+    const [a, b, c] = [await uploadOne(), await uploadOne(), await uploadOne()];
+    const window = { min_file_timestamp_ns: 5, max_file_timestamp_ns: 10 };
+    const bounds = async (files: unknown[]) => {
+      const id = await newSession(files);
+      const session = await sessionOf(id);
+      return [session.min_timestamp_ns, session.max_timestamp_ns];
+    };
+    expect(await bounds([{ file_id: a, anchor_ns: 1.5, ...window }])).toEqual([1_500_000_005, 1_500_000_010]);
+    expect(await bounds([{ file_id: b, anchor_ns: "2023-11-14T22:13:20Z", ...window }])).toEqual([1_700_000_000_000_000_005, 1_700_000_000_000_000_010]);
+    const session = (await alice.client.post("/v1/sessions", { name: "exact" })).body.data;
+    const body = `{"files": [{"file_id": "${c}", "anchor_ns": 1700000000123456789, "min_file_timestamp_ns": 0, "max_file_timestamp_ns": 1}]}`;
+    expect((await alice.client.raw("POST", `/v1/sessions/id/${session.session_id}/files`, body)).status).toBe(200);
+    const read = await fetch(`${t.url}/v1/sessions/id/${session.session_id}`, { headers: { authorization: `Bearer ${alice.token}` } });
+    expect(await read.text()).toContain('"min_timestamp_ns":1700000000123456789');
+  });
+});

@@ -249,6 +249,8 @@ describe("session files", () => {
     [[{ file_id: "F", min_file_timestamp_ns: 9, max_file_timestamp_ns: 1 }], "files[0].min_file_timestamp_ns"],
     [[{ file_id: "F", min_file_timestamp_ns: 1, max_file_timestamp_ns: 2, range_min_timestamp_ns: 1, range_max_timestamp_ns: 2 }], "files[0].range_min_timestamp_ns"],
     [[{ file_id: "F", anchor_ns: 0 }], "files[0].anchor_ns"],
+    [[{ file_id: "F", anchor_ns: "tomorrow" }], "files[0].anchor_ns"],
+    [[{ file_id: "F", anchor_ns: true }], "files[0].anchor_ns"],
     [[{ file_id: "F", anchor_ns: 2, min_file_timestamp_ns: 0, max_file_timestamp_ns: "9223372036854775806" }], "files[0].max_file_timestamp_ns"],
     [[{ file_id: "F", data_range: [5] }], "files[0].data_range"],
     [[{ file_id: "F", data_range: [5, 5] }], "files[0].data_range"],

@@ -158,6 +158,33 @@ describe("update_topic", () => {
   });
 });
 
+describe("update_topic times (null clears, as the changeset rules say)", () => {
+  test("null clears start and end time, an omitted time stays, and an exact integer past 2**53 keeps every digit", async () => {
+    const topic = await createTopic({ start_time: 10, end_time: 20 });
+    const exact = "1700000000123456789";
+    expect((await alice.client.raw("PUT", `/v1/topics/id/${topic.topic_id}`, `{"end_time": ${exact}}`)).status).toBe(200);
+    expect((await alice.client.put(`/v1/topics/id/${topic.topic_id}`, { start_time: null })).body.data).toMatchObject({ start_time: null });
+    const read = await fetch(`${t.url}/v1/topics/id/${topic.topic_id}`, { headers: { authorization: `Bearer ${alice.token}` } });
+    expect(await read.text()).toContain(`"end_time":${exact}`);
+    expect((await alice.client.put(`/v1/topics/id/${topic.topic_id}`, { end_time: null })).body.data).toMatchObject({ start_time: null, end_time: null });
+  });
+
+  test("times read as register_file_topics reads them: seconds and ISO text", async () => {
+    const topic = await createTopic();
+    const res = await alice.client.put(`/v1/topics/id/${topic.topic_id}`, { start_time: 1.5, end_time: "2023-11-14T22:13:20.5Z" });
+    expect(res.body.data).toMatchObject({ start_time: 1_500_000_000, end_time: 1_700_000_000_500_000_000 });
+  });
+
+  test("a time that is not one is a 400 naming the field and changes nothing", async () => {
+    const topic = await createTopic({ start_time: 10 });
+    expectBadRequest(await alice.client.put(`/v1/topics/id/${topic.topic_id}`, { start_time: true }), "start_time");
+    expectBadRequest(await alice.client.put(`/v1/topics/id/${topic.topic_id}`, { start_time: -1 }), "start_time");
+    expectBadRequest(await alice.client.put(`/v1/topics/id/${topic.topic_id}`, { end_time: "tomorrow" }), "end_time");
+    expectBadRequest(await alice.client.raw("PUT", `/v1/topics/id/${topic.topic_id}`, `{"end_time": 9223372036854775808}`), "end_time");
+    expect((await alice.client.get(`/v1/topics/id/${topic.topic_id}`)).body.data).toEqual(topic);
+  });
+});
+
 describe("message paths and representations", () => {
   test("add and update a message path by association and name and by id; a duplicate is a 409", async () => {
     const topic = await createTopic();

@@ -138,6 +138,8 @@ function wellKnownSchema(desc: DescMessage): JsonSchema | undefined {
       return { type: "string", description: "comma-separated field paths" };
     case "wrapper":
       return scalarSchema(desc.fields[0]!.scalar!);
+    case "time_value":
+      return { type: ["integer", "number", "string", "null"], description: "nanoseconds since the Unix epoch (integer), seconds (number or numeric text), or ISO 8601 text" };
     case "message":
       return undefined;
   }

@@ -29,11 +29,14 @@ export function pluckProjection(output: DescMessage, dataField: string | undefin
 
 /**
  * `data` becomes the response's `field`, a singular message field of `output` (the record the RPC
- * answered alone before a batch envelope wrapped it). Throws at start-up when it is not one.
+ * answered alone before a batch envelope wrapped it) or a repeated one (the bare list a listing
+ * answered before it was paged). Throws at start-up when it is neither.
  */
 export function unwrapProjection(output: DescMessage, field: string): Projection {
   const record = findField(output, [field]);
-  if (record?.fieldKind !== "message") throw new Error(`${output.typeName}: an unwrap needs a singular message field, '${field}' is not one`);
+  if (record?.fieldKind !== "message" && record?.fieldKind !== "list") {
+    throw new Error(`${output.typeName}: an unwrap needs a singular message field or a repeated field, '${field}' is not one`);
+  }
   return (message) => fieldValueToJson(record, (message as unknown as LocalMessage)[record.localName]);
 }
 

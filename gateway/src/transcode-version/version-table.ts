@@ -22,8 +22,7 @@ export type DatedChange = { since: ApiVersionDate; summary: string } & (
 /**
  * The one table of dated changes (sdk-0.62-routes.md, "Global changes"), for the areas this server
  * implements. Every version translation the gateway does is a row here: handlers never see the
- * caller's version. Dated changes of areas not built yet (tags 2026-08-10,
- * threads 2026-09-30, read plans and metrics 2026-10-05, Views 2026-10-06) get their row with their
+ * caller's version. Dated changes of areas not built yet (threads 2026-09-30, read plans and metrics 2026-10-05, Views 2026-10-06) get their row with their
  * area.
  */
 export const DATED_CHANGES: readonly DatedChange[] = [
@@ -63,5 +62,26 @@ export const DATED_CHANGES: readonly DatedChange[] = [
     change: "unwrap",
     rpc: "hangar.data.v1.DataService.RemoveSessionFiles",
     field: "session",
+  },
+  {
+    since: "2026-08-10",
+    summary: "dataset tags answer a page {items, next_token}; older clients get the bare list of tags",
+    change: "unwrap",
+    rpc: "hangar.data.v1.DataService.ListDatasetTags",
+    field: "items",
+  },
+  {
+    since: "2026-08-10",
+    summary: "event tags answer a page {items, next_token}; older clients get the bare list of tags",
+    change: "unwrap",
+    rpc: "hangar.data.v1.DataService.ListRobotEventTags",
+    field: "items",
+  },
+  {
+    since: "2026-08-10",
+    summary: "file tags answer a page {items, next_token}; older clients get the bare list of tags",
+    change: "unwrap",
+    rpc: "hangar.data.v1.DataService.ListFileTags",
+    field: "items",
   },
 ];

@@ -7,6 +7,7 @@ import { fieldPath, indexPath, isJsonObject, keyPath, setOwn } from "./json-path
 import { scalarReader } from "./scalar-reader";
 import { jsonToJsonObject, jsonToListValue, jsonToStruct, jsonToValue } from "./json-to-value";
 import { parseTimestamp } from "./timestamp-text";
+import { checkText } from "./check-text";
 import { isStructAsJson, isUnwrappedWrapper, messageForm } from "./message-form";
 
 /** Options of `jsonToMessage`. */
@@ -124,7 +125,7 @@ function compiledField(field: DescField): FieldReader {
   let reader = fieldReaders.get(field);
   if (reader === undefined) {
     const keepsNull =
-      (field.fieldKind === "message" && field.message.typeName === "google.protobuf.Value") ||
+      (field.fieldKind === "message" && (field.message.typeName === "google.protobuf.Value" || messageForm(field.message) === "time_value")) ||
       (field.fieldKind === "enum" && field.enum.typeName === "google.protobuf.NullValue");
     reader = { field, keepsNull, read: fieldValueReader(field) };
     fieldReaders.set(field, reader);
@@ -209,7 +210,24 @@ function messageReader(desc: DescMessage): Reader {
       const read = scalarReader(desc.fields[0]!.scalar!);
       return (json, path) => ({ $typeName: desc.typeName, value: read(json, path) });
     }
+    case "time_value":
+      return (json, path) => ({ $typeName: desc.typeName, kind: timeValueKind(json, path) });
     case "message":
       return (json, path) => readFields(desc, json, path);
   }
+}
+
+const INT64_MAX = 2n ** 63n - 1n;
+const INT64_MIN = -(2n ** 63n);
+
+/** A TimeValue's JSON (see time_value.proto): integers keep every digit as nanoseconds; other numbers are seconds. */
+function timeValueKind(json: unknown, path: string): { case: string; value: unknown } {
+  if (json === null) return { case: "nullValue", value: true };
+  if (typeof json === "bigint") {
+    if (json < INT64_MIN || json > INT64_MAX) throw invalidArgument(path, "is outside the 64-bit range of nanoseconds");
+    return { case: "nanoseconds", value: json };
+  }
+  if (typeof json === "number" && Number.isFinite(json)) return Number.isInteger(json) ? { case: "nanoseconds", value: BigInt(json) } : { case: "seconds", value: String(json) };
+  if (typeof json === "string") return { case: "text", value: checkText(json, path) };
+  throw invalidArgument(path, "expected an integer of nanoseconds, a number of seconds, numeric or ISO 8601 text, or null");
 }

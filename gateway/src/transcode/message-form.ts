@@ -13,6 +13,7 @@ export type MessageForm =
   | "list_value"
   | "field_mask"
   | "wrapper"
+  | "time_value"
   | "message";
 
 /** Classifies a message type by its JSON form. */
@@ -30,6 +31,8 @@ export function messageForm(desc: DescMessage): MessageForm {
       return "list_value";
     case "google.protobuf.FieldMask":
       return "field_mask";
+    case "hangar.common.v1.TimeValue":
+      return "time_value";
     default:
       return isWrapperDesc(desc) ? "wrapper" : "message";
   }

@@ -56,6 +56,8 @@ function newMessageWriter(desc: DescMessage): Writer {
       return (v) => listValueToJson(v as ListValue);
     case "field_mask":
       return (v) => JSON.stringify((v as { paths: string[] }).paths.join(","));
+    case "time_value":
+      return (v) => timeValueToJson((v as { kind: { case: string | undefined; value?: unknown } }).kind);
     case "wrapper": {
       const write = scalarWriter(desc.fields[0]!.scalar!);
       return (v) => write((v as { value: unknown }).value);
@@ -163,4 +165,17 @@ function elementWriter(field: DescField): ScalarWriter {
   if (field.enum !== undefined) return enumWriter(field.enum);
   if (isStructAsJson(field)) return (v) => jsonValueToJson(v as JsonValue);
   return messageWriter(field.message!);
+}
+
+/** A TimeValue as a request gave it: exact nanoseconds, the seconds' number, the text, or null. */
+function timeValueToJson(kind: { case: string | undefined; value?: unknown }): string {
+  switch (kind.case) {
+    case "nanoseconds":
+    case "seconds":
+      return String(kind.value);
+    case "text":
+      return JSON.stringify(kind.value);
+    default:
+      return "null";
+  }
 }

@@ -23,6 +23,7 @@ import { createMoveHandlers } from "./rpc/move-handlers";
 import { createTopicHandlers } from "./rpc/topic-handlers";
 import { createFileTopicHandlers } from "./rpc/file-topic-handlers";
 import { createDatasetSummaryHandlers } from "./rpc/dataset-summary-handlers";
+import { createTagHandlers } from "./rpc/tag-handlers";
 import { SESSION_BOUNDS_HOOKS } from "./domain/session-bounds";
 import { createUploadHandlers } from "./rpc/upload-handlers";
 import { createRobotEventHandlers } from "./rpc/robot-event-handlers";
@@ -106,6 +107,7 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         ...createQueryHandlers({ uow, models: ruleBasedProvider }),
         // --- metrics ---
         ...createMetricHandlers({ uow }),
+        ...createTagHandlers(uow),
       });
     },
     async onStart({ orm, runtime }) {

@@ -1,4 +1,3 @@
-import type { JsonValue } from "@bufbuild/protobuf";
 import { conflict, invalidArgument, newId, notFound, quoteValue, unauthenticated, type UnitOfWork } from "@hangar/shared";
 import type { Actor } from "./actor";
 import type { FsNodeRow } from "./file-records";
@@ -14,7 +13,7 @@ import {
   type TopicDeclaration,
 } from "./file-topics";
 import type { DataRepositories } from "./repositories";
-import { MAX_TIME_NS, nanosecondsOf } from "./time-values";
+import { MAX_TIME_NS, nanosecondsOf, type TimeInput } from "./time-values";
 import { newMessagePaths } from "./topic-use-cases";
 import type { MessagePathRow, RepresentationRow, TopicRow } from "./topics";
 
@@ -112,7 +111,7 @@ export async function replaceFileTopicRepresentations(
 
 /** One calibration entry: an offset and the selectors narrowing which extents it touches. */
 export interface TimelineOffsetInput {
-  offset: JsonValue;
+  offset: TimeInput;
   topicName: string | undefined;
   timelineSourceName: string | undefined;
   timelineSourceId: string | undefined;

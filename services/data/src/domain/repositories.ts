@@ -4,6 +4,7 @@ import type { CollectionRepository } from "./collections";
 import type { CommentRepository } from "./comments";
 import type { DatasetRepository } from "./datasets";
 import type { DatasetSummaryRepository } from "./dataset-summaries";
+import type { TagRepository } from "./tags";
 import type { DeviceRepository, DeviceTypeRepository } from "./devices";
 import type { ExportRepository } from "./exports";
 import type { FileRepository, FileSearchRepository, TreeRepository, UploadRepository } from "./file-repositories";
@@ -62,4 +63,5 @@ export interface DataRepositories {
   queryResults: QueryResultsRepository;
   // --- metrics ---
   metrics: MetricRepository;
+  tags: TagRepository;
 }

@@ -8,6 +8,7 @@ import { ingestionOf, settleIngestion, type SessionIngestion } from "./session-i
 import { checkAnchor, checkFileDeclarations, MAX_FILES_AND_TOPICS_PER_REQUEST, type DeclaredFile, type SessionFileInput } from "./session-files";
 import { findSession, newSession, sessionsByIds, type SessionRepositories } from "./session-use-cases";
 import { recomputeBounds, touchSession, type SessionFileEntry, type SessionRecord } from "./sessions";
+import type { TimeInput } from "./time-values";
 
 /** One element of a batch reply: what was done, or the error that refused it. */
 export type Outcome<T> = { ok: T } | { error: ConnectError };
@@ -72,7 +73,8 @@ export interface SessionDeclaration {
   customFields?: JsonObject | undefined;
   tags: readonly string[];
   inactivityMinutes?: number | null | undefined;
-  anchorNs?: bigint | undefined;
+  /** As the time reader reads it (time-values); absent or null: none. */
+  anchorNs?: TimeInput | undefined;
   files: readonly SessionFileInput[];
 }
 

@@ -29,7 +29,7 @@ describe("checkFileDeclarations", () => {
     [[file(), file()], "files[1].file_id: file 'fl_a' is declared more than once; declare each file once"],
     [[file({ fileId: "" })], "files[0].file_id: is required"],
     [[file({ topicCount: 1 })], "files[0].topics: declaring topics needs topic registration"],
-    [[file({ anchorNs: 0n })], "files[0].anchor_ns: must be a time after the Unix epoch"],
+    [[file({ anchorNs: 0n })], "files[0].anchor_ns: must lie between 1 and 2**63 - 1 nanoseconds"],
     [[file({ dataRange: [1n] })], "files[0].data_range: must be [start, end]"],
     [[file({ dataRange: [3n, 3n] })], "files[0].data_range: end must be above start"],
     [[file({ dataRange: [0n, 2n ** 53n + 1n] })], "files[0].data_range: positions above 2^53 are not supported"],

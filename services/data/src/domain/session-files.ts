@@ -1,5 +1,6 @@
 import { invalidArgument, quoteValue } from "@hangar/shared";
 import { INT64_MAX, type SessionFileLink } from "./sessions";
+import { optionalNanoseconds, type TimeInput } from "./time-values";
 
 /** The most files and topics one request may declare (the client SDK's MAX_FILES_AND_TOPICS_PER_REQUEST). */
 export const MAX_FILES_AND_TOPICS_PER_REQUEST = 500;
@@ -12,7 +13,8 @@ export const MAX_FILES_AND_TOPICS_PER_REQUEST = 500;
 export interface SessionFileInput {
   fileId: string;
   dataRange: readonly bigint[];
-  anchorNs?: bigint | undefined;
+  /** As the time reader reads it (time-values); absent or null: none. */
+  anchorNs?: TimeInput | undefined;
   /** How many topics the entry declares (topic registration is the topics' part: none are accepted yet). */
   topicCount: number;
   minFileTimestampNs?: bigint | undefined;
@@ -48,10 +50,9 @@ export function checkFileDeclarations(files: readonly SessionFileInput[], field:
   });
 }
 
-/** Checks an anchor: Unix nanoseconds after the epoch (the int64 type bounds it above). */
-export function checkAnchor(anchorNs: bigint | undefined, field: string): bigint | undefined {
-  if (anchorNs !== undefined && anchorNs <= 0n) throw invalidArgument(field, "must be a time after the Unix epoch (nanoseconds above 0)");
-  return anchorNs;
+/** Reads an anchor with the platform's one time reader: a time after the epoch, to 2^63 - 1 ns (undefined: none). */
+export function checkAnchor(anchorNs: TimeInput | undefined, field: string): bigint | undefined {
+  return optionalNanoseconds(anchorNs, field, 1n) ?? undefined;
 }
 
 function checkDataRange(range: readonly bigint[], field: string): [bigint, bigint] | null {

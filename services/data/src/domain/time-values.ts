@@ -9,19 +9,36 @@ const numericText = /^(-?)(\d+)(?:\.(\d+))?$/;
 const isoText = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;
 
 /**
- * Reads a point in time given the ways the spec allows (register_file_topics, calibrate_file_timelines):
- * an integer of nanoseconds since the epoch, a float or numeric string of seconds (read exactly from
- * the text), or ISO 8601 text with up to nine fractional digits. Integers past 2**53 arrive as the
- * nearest double (JSON Value holds no wider number), so exact large values are best sent as text.
- * The result must lie in `[min, 2**63 - 1]`, else a 400 naming `field`.
+ * A time as a request gives it: exact nanoseconds (a `bigint`, as the gateway reads a
+ * hangar.common.v1.TimeValue integer), or JSON: a number, or text of seconds or ISO 8601.
  */
-export function nanosecondsOf(value: JsonValue, field: string, min: bigint): bigint {
+export type TimeInput = bigint | JsonValue;
+
+/**
+ * Reads a point in time given the ways the spec allows (the one reader of topic and session times:
+ * register_file_topics, calibrate_file_timelines, session anchors, topic times): an integer of
+ * nanoseconds since the epoch, a float or numeric string of seconds (read exactly from the text),
+ * or ISO 8601 text with up to nine fractional digits. The result must lie in `[min, 2**63 - 1]`,
+ * else a 400 naming `field`.
+ */
+export function nanosecondsOf(value: TimeInput, field: string, min: bigint): bigint {
   const ns = parseTime(value, field);
   if (ns < min || ns > MAX_TIME_NS) throw invalidArgument(field, `must lie between ${min} and 2**63 - 1 nanoseconds`);
   return ns;
 }
 
-function parseTime(value: JsonValue, field: string): bigint {
+/** An optional time (an anchor): absent or null is none, anything else as `nanosecondsOf` reads it. */
+export function optionalNanoseconds(value: TimeInput | undefined, field: string, min: bigint): bigint | null {
+  return value === undefined || value === null ? null : nanosecondsOf(value, field, min);
+}
+
+/** A time an update changes: absent stays (undefined), null clears, anything else as `nanosecondsOf` reads it. */
+export function nanosecondsEdit(value: TimeInput | undefined, field: string, min: bigint): bigint | null | undefined {
+  return value === undefined || value === null ? value : nanosecondsOf(value, field, min);
+}
+
+function parseTime(value: TimeInput, field: string): bigint {
+  if (typeof value === "bigint") return value;
   if (typeof value === "number") {
     if (!Number.isFinite(value)) throw invalidArgument(field, "must be a finite number");
     return Number.isInteger(value) ? BigInt(value) : secondsText(String(value), field);

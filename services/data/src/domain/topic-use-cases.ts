@@ -58,8 +58,8 @@ export interface MessagePathEdit {
 
 /** An edit of a topic; absent fields stay, null clears. */
 export interface TopicEdit {
-  startTime?: bigint | undefined;
-  endTime?: bigint | undefined;
+  startTime?: bigint | null | undefined;
+  endTime?: bigint | null | undefined;
   messageCount?: bigint | undefined;
   schemaChecksum?: string | null | undefined;
   schemaName?: string | null | undefined;

@@ -1,5 +1,5 @@
-import { toJson, type JsonValue, type MessageInitShape } from "@bufbuild/protobuf";
-import { timestampFromDate, ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { administers, callerOf, readableOrg, type UnitOfWork } from "@hangar/shared";
 import type { DataService, FileTopicDeclaration, RepresentationDeclaration, TimelineExtentSchema } from "@hangar/shared/proto/data";
@@ -11,8 +11,9 @@ import {
   type FileTopicsHooks,
 } from "../domain/file-topic-use-cases";
 import { checkDataRange, type DeclaredRepresentation, type TimelineExtentRow, type TopicDeclaration } from "../domain/file-topics";
-import { nanosecondsOf } from "../domain/time-values";
+import { optionalNanoseconds } from "../domain/time-values";
 import { readerOf } from "./actors";
+import { timeInputOf } from "./mappers";
 
 type FileTopicHandlers = Pick<ServiceImpl<typeof DataService>, "registerFileTopics" | "replaceFileTopicRepresentations" | "calibrateFileTimelines">;
 
@@ -49,7 +50,7 @@ export function createFileTopicHandlers({ uow, hooks }: FileTopicHandlerDeps): F
 
     async calibrateFileTimelines(req, ctx) {
       const entries = req.offsets.map((o) => ({
-        offset: jsonOf(o.unixEpochOffsetNs),
+        offset: timeInputOf(o.unixEpochOffsetNs) ?? null,
         topicName: o.topicName,
         timelineSourceName: o.timelineSourceName,
         timelineSourceId: o.timelineSourceId,
@@ -75,7 +76,7 @@ function declarationOf(d: FileTopicDeclaration, at: string): TopicDeclaration {
     dataRange: checkDataRange(d.dataRange, `${at}.data_range`),
     representations: d.representations.map(representationOf),
     // An anchor at or before the epoch makes the declaration malformed.
-    anchorNs: d.anchorNs === undefined || d.anchorNs.kind.case === "nullValue" ? null : nanosecondsOf(jsonOf(d.anchorNs), `${at}.anchor_ns`, 1n),
+    anchorNs: optionalNanoseconds(timeInputOf(d.anchorNs), `${at}.anchor_ns`, 1n),
   };
 }
 
@@ -83,10 +84,6 @@ function representationOf(r: RepresentationDeclaration): DeclaredRepresentation 
   return { fileId: r.fileId, storageFormat: r.storageFormat, contentFormat: r.contentFormat, transformations: r.transformations, fieldPath: r.fieldPath };
 }
 
-/** A google.protobuf.Value as plain JSON (absent reads as null, which the time reader refuses). */
-function jsonOf(value: Value | undefined): JsonValue {
-  return value === undefined ? null : toJson(ValueSchema, value);
-}
 
 function extentToProto(x: TimelineExtentRow): MessageInitShape<typeof TimelineExtentSchema> {
   return {

@@ -1,7 +1,9 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { DatasetSchema } from "@hangar/shared/proto/data";
+import type { TimeValue } from "@hangar/shared/proto/common";
 import type { DatasetRecord } from "../domain/datasets";
+import type { TimeInput } from "../domain/time-values";
 
 /** A dataset to its wire record. */
 export function datasetToProto(row: DatasetRecord): MessageInitShape<typeof DatasetSchema> {
@@ -23,4 +25,21 @@ export function datasetToProto(row: DatasetRecord): MessageInitShape<typeof Data
     storageCtx: {},
     storageLocation: "S3",
   };
+}
+
+/**
+ * A TimeValue as the time reader takes it (domain/time-values): exact nanoseconds, or the text
+ * of seconds or ISO 8601; null when the request sent null (clear), undefined when it sent nothing.
+ */
+export function timeInputOf(value: TimeValue | undefined): TimeInput | undefined {
+  switch (value?.kind.case) {
+    case "nanoseconds":
+    case "seconds":
+    case "text":
+      return value.kind.value;
+    case "nullValue":
+      return null;
+    default:
+      return undefined;
+  }
 }

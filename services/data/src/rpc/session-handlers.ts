@@ -28,6 +28,7 @@ import {
   type SessionRepositories,
 } from "../domain/session-use-cases";
 import { readerOf, writerOf } from "./actors";
+import { timeInputOf } from "./mappers";
 import { pageToProto } from "./device-mappers";
 import { completionPolicyOf, ingestionToProto, sessionFileInputOf, sessionFileToProto, sessionToProto, sessionTopicToProto, summaryToProto } from "./session-mappers";
 
@@ -163,7 +164,7 @@ export function createSessionHandlers({ uow }: { uow: UnitOfWork<SessionReposito
       const declarations = req.sessions.map((s, i) => ({
         ...newSessionOf({ ...s, deviceIds: [] }, `sessions[${i}].`),
         name: s.name,
-        anchorNs: s.anchorNs,
+        anchorNs: timeInputOf(s.anchorNs),
         files: s.files.map(sessionFileInputOf),
       }));
       const outcomes = await createDeviceSessions(uow, readerOf(callerOf(ctx)), req.deviceId, declarations);

@@ -5,6 +5,8 @@ import type { SessionIngestion } from "../domain/session-ingestion";
 import type { SessionFileInput } from "../domain/session-files";
 import { checkCompletionPolicy, type SessionFileEntry, type SessionRecord } from "../domain/sessions";
 import type { SessionTopicRow } from "../domain/session-topics";
+import type { TimeValue } from "@hangar/shared/proto/common";
+import { timeInputOf } from "./mappers";
 
 /** A session to its wire record. */
 export function sessionToProto(row: SessionRecord): MessageInitShape<typeof SessionSchema> {
@@ -99,7 +101,7 @@ export function completionPolicyOf(value: Value | undefined, field: string): num
 export function sessionFileInputOf(file: {
   fileId: string;
   dataRange: bigint[];
-  anchorNs?: bigint | undefined;
+  anchorNs?: TimeValue | undefined;
   topics?: { values: unknown[] } | undefined;
   minFileTimestampNs?: bigint | undefined;
   maxFileTimestampNs?: bigint | undefined;
@@ -109,7 +111,7 @@ export function sessionFileInputOf(file: {
   return {
     fileId: file.fileId,
     dataRange: file.dataRange,
-    anchorNs: file.anchorNs,
+    anchorNs: timeInputOf(file.anchorNs),
     topicCount: file.topics?.values.length ?? 0,
     minFileTimestampNs: file.minFileTimestampNs,
     maxFileTimestampNs: file.maxFileTimestampNs,

@@ -26,7 +26,9 @@ import {
 import { decodeAssociation, topicAssociationOf, type TimeBounds, type TopicAssociationRef } from "../domain/topics";
 import type { ListedPage } from "../domain/devices";
 import type { TopicView } from "../domain/topics";
+import { nanosecondsEdit } from "../domain/time-values";
 import { readerOf } from "./actors";
+import { timeInputOf } from "./mappers";
 import { messagePathToProto, representationToProto, topicToProto } from "./topic-mappers";
 
 type TopicHandlers = Pick<
@@ -130,8 +132,8 @@ export function createTopicHandlers(uow: UnitOfWork<TopicRepositories>): TopicHa
     async updateTopic(req, ctx) {
       const change = req.messagePathChangeset;
       const view = await updateTopic(uow, readerOf(callerOf(ctx)), req.topicId, {
-        startTime: req.startTime,
-        endTime: req.endTime,
+        startTime: nanosecondsEdit(timeInputOf(req.startTime), "start_time", 0n),
+        endTime: nanosecondsEdit(timeInputOf(req.endTime), "end_time", 0n),
         messageCount: req.messageCount,
         schemaChecksum: nullableString(req.schemaChecksum, "schema_checksum"),
         schemaName: nullableString(req.schemaName, "schema_name"),

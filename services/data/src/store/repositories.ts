@@ -5,6 +5,7 @@ import { CollectionStore } from "./collection-store";
 import { CommentStore } from "./comment-store";
 import { DatasetStore } from "./dataset-store";
 import { DatasetSummaryStore } from "./dataset-summary-store";
+import { TagStore } from "./tag-store";
 import { DeviceStore, DeviceTypeStore } from "./device-store";
 import { EventStore } from "./event-store";
 import { ExportStore } from "./export-store";
@@ -55,5 +56,6 @@ export function bindDataRepositories(em: EntityManager): DataRepositories {
     queryResults: new QueryResultsStore(em),
     // --- metrics ---
     metrics: new MetricStore(em),
+    tags: new TagStore(em),
   };
 }

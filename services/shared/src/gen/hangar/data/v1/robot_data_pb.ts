@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hangar/data/v1/robot_data.proto.
  */
 export const file_hangar_data_v1_robot_data: GenFile = /*@__PURE__*/
-  fileDesc("Ch9oYW5nYXIvZGF0YS92MS9yb2JvdF9kYXRhLnByb3RvEg5oYW5nYXIuZGF0YS52MSLCAQoMU2Vzc2lvblRvcGljEhAKCHRvcGljX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSDgoGb3JnX2lkGAMgASgJEisKB2NyZWF0ZWQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmNyZWF0ZWRfYnkYBSABKAkSLAoIbW9kaWZpZWQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC21vZGlmaWVkX2J5GAcgASgJIpQBChhMaXN0U2Vzc2lvblRvcGljc1JlcXVlc3QSIQoKc2Vzc2lvbl9pZBgBIAEoCUIN4EECwvMYBgjoBxjQDxIgCgpwYWdlX3Rva2VuGAIgASgJQgfC8xgDCJBOSACIAQESFgoJcGFnZV9zaXplGAMgASgDSAGIAQFCDQoLX3BhZ2VfdG9rZW5CDAoKX3BhZ2Vfc2l6ZSKaAQoZTGlzdFNlc3Npb25Ub3BpY3NSZXNwb25zZRIrCgVpdGVtcxgBIAMoCzIcLmhhbmdhci5kYXRhLnYxLlNlc3Npb25Ub3BpYxIXCgpuZXh0X3Rva2VuGAIgASgJSACIAQESGAoLdG90YWxfY291bnQYAyABKANIAYgBAUINCgtfbmV4dF90b2tlbkIOCgxfdG90YWxfY291bnQiaQoWR2V0U2Vzc2lvblRvcGljUmVxdWVzdBIhCgpzZXNzaW9uX2lkGAEgASgJQg3gQQLC8xgGCOgHGNAPEiwKFXVybF9xdW90ZWRfdG9waWNfbmFtZRgCIAEoCUIN4EECwvMYBgjoBxigHyJGChdHZXRTZXNzaW9uVG9waWNSZXNwb25zZRIrCgV0b3BpYxgBIAEoCzIcLmhhbmdhci5kYXRhLnYxLlNlc3Npb25Ub3BpYyJvCg5EYXRhc2V0U3VtbWFyeRISCgpzdW1tYXJ5X2lkGAEgASgJEgwKBHRleHQYAiABKAkSKwoHY3JlYXRlZBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGc3RhdHVzGAQgASgJIj0KGEdldERhdGFzZXRTdW1tYXJ5UmVxdWVzdBIhCgpkYXRhc2V0X2lkGAEgASgJQg3gQQLC8xgGCOgHGNAPIkwKGUdldERhdGFzZXRTdW1tYXJ5UmVzcG9uc2USLwoHc3VtbWFyeRgBIAEoCzIeLmhhbmdhci5kYXRhLnYxLkRhdGFzZXRTdW1tYXJ5IkQKH1JlZ2VuZXJhdGVEYXRhc2V0U3VtbWFyeVJlcXVlc3QSIQoKZGF0YXNldF9pZBgBIAEoCUIN4EECwvMYBgjoBxjQDyJTCiBSZWdlbmVyYXRlRGF0YXNldFN1bW1hcnlSZXNwb25zZRIvCgdzdW1tYXJ5GAEgASgLMh4uaGFuZ2FyLmRhdGEudjEuRGF0YXNldFN1bW1hcnkiXwoYU2V0RGF0YXNldFN1bW1hcnlSZXF1ZXN0EiEKCmRhdGFzZXRfaWQYASABKAlCDeBBAsLzGAYI6AcY0A8SIAoHc3VtbWFyeRgCIAEoCUIP4EECwvMYCAigjQYYgLUYIkwKGVNldERhdGFzZXRTdW1tYXJ5UmVzcG9uc2USLwoHc3VtbWFyeRgBIAEoCzIeLmhhbmdhci5kYXRhLnYxLkRhdGFzZXRTdW1tYXJ5Ij0KGENvdW50RGF0YXNldEZpbGVzUmVxdWVzdBIhCgpkYXRhc2V0X2lkGAEgASgJQg3gQQLC8xgGCOgHGNAPIioKGUNvdW50RGF0YXNldEZpbGVzUmVzcG9uc2USDQoFY291bnQYASABKANiBnByb3RvMw", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_hangar_common_v1_limits]);
+  fileDesc("Ch9oYW5nYXIvZGF0YS92MS9yb2JvdF9kYXRhLnByb3RvEg5oYW5nYXIuZGF0YS52MSLCAQoMU2Vzc2lvblRvcGljEhAKCHRvcGljX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSDgoGb3JnX2lkGAMgASgJEisKB2NyZWF0ZWQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmNyZWF0ZWRfYnkYBSABKAkSLAoIbW9kaWZpZWQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC21vZGlmaWVkX2J5GAcgASgJIpQBChhMaXN0U2Vzc2lvblRvcGljc1JlcXVlc3QSIQoKc2Vzc2lvbl9pZBgBIAEoCUIN4EECwvMYBgjoBxjQDxIgCgpwYWdlX3Rva2VuGAIgASgJQgfC8xgDCJBOSACIAQESFgoJcGFnZV9zaXplGAMgASgDSAGIAQFCDQoLX3BhZ2VfdG9rZW5CDAoKX3BhZ2Vfc2l6ZSKaAQoZTGlzdFNlc3Npb25Ub3BpY3NSZXNwb25zZRIrCgVpdGVtcxgBIAMoCzIcLmhhbmdhci5kYXRhLnYxLlNlc3Npb25Ub3BpYxIXCgpuZXh0X3Rva2VuGAIgASgJSACIAQESGAoLdG90YWxfY291bnQYAyABKANIAYgBAUINCgtfbmV4dF90b2tlbkIOCgxfdG90YWxfY291bnQiaQoWR2V0U2Vzc2lvblRvcGljUmVxdWVzdBIhCgpzZXNzaW9uX2lkGAEgASgJQg3gQQLC8xgGCOgHGNAPEiwKFXVybF9xdW90ZWRfdG9waWNfbmFtZRgCIAEoCUIN4EECwvMYBgjoBxigHyJGChdHZXRTZXNzaW9uVG9waWNSZXNwb25zZRIrCgV0b3BpYxgBIAEoCzIcLmhhbmdhci5kYXRhLnYxLlNlc3Npb25Ub3BpYyJvCg5EYXRhc2V0U3VtbWFyeRISCgpzdW1tYXJ5X2lkGAEgASgJEgwKBHRleHQYAiABKAkSKwoHY3JlYXRlZBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGc3RhdHVzGAQgASgJIj0KGEdldERhdGFzZXRTdW1tYXJ5UmVxdWVzdBIhCgpkYXRhc2V0X2lkGAEgASgJQg3gQQLC8xgGCOgHGNAPIkwKGUdldERhdGFzZXRTdW1tYXJ5UmVzcG9uc2USLwoHc3VtbWFyeRgBIAEoCzIeLmhhbmdhci5kYXRhLnYxLkRhdGFzZXRTdW1tYXJ5IkQKH1JlZ2VuZXJhdGVEYXRhc2V0U3VtbWFyeVJlcXVlc3QSIQoKZGF0YXNldF9pZBgBIAEoCUIN4EECwvMYBgjoBxjQDyJTCiBSZWdlbmVyYXRlRGF0YXNldFN1bW1hcnlSZXNwb25zZRIvCgdzdW1tYXJ5GAEgASgLMh4uaGFuZ2FyLmRhdGEudjEuRGF0YXNldFN1bW1hcnkiXwoYU2V0RGF0YXNldFN1bW1hcnlSZXF1ZXN0EiEKCmRhdGFzZXRfaWQYASABKAlCDeBBAsLzGAYI6AcY0A8SIAoHc3VtbWFyeRgCIAEoCUIP4EECwvMYCAigjQYYgLUYIkwKGVNldERhdGFzZXRTdW1tYXJ5UmVzcG9uc2USLwoHc3VtbWFyeRgBIAEoCzIeLmhhbmdhci5kYXRhLnYxLkRhdGFzZXRTdW1tYXJ5Ij0KGENvdW50RGF0YXNldEZpbGVzUmVxdWVzdBIhCgpkYXRhc2V0X2lkGAEgASgJQg3gQQLC8xgGCOgHGNAPIioKGUNvdW50RGF0YXNldEZpbGVzUmVzcG9uc2USDQoFY291bnQYASABKAMikAEKFkxpc3REYXRhc2V0VGFnc1JlcXVlc3QSHAoGc2VhcmNoGAEgASgJQgfC8xgDCMgBSACIAQESEgoFbGltaXQYAiABKANIAYgBARIgCgpwYWdlX3Rva2VuGAMgASgJQgfC8xgDCJBOSAKIAQFCCQoHX3NlYXJjaEIICgZfbGltaXRCDQoLX3BhZ2VfdG9rZW4iUAoXTGlzdERhdGFzZXRUYWdzUmVzcG9uc2USDQoFaXRlbXMYASADKAkSFwoKbmV4dF90b2tlbhgCIAEoCUgAiAEBQg0KC19uZXh0X3Rva2VuIpMBChlMaXN0Um9ib3RFdmVudFRhZ3NSZXF1ZXN0EhwKBnNlYXJjaBgBIAEoCUIHwvMYAwjIAUgAiAEBEhIKBWxpbWl0GAIgASgDSAGIAQESIAoKcGFnZV90b2tlbhgDIAEoCUIHwvMYAwiQTkgCiAEBQgkKB19zZWFyY2hCCAoGX2xpbWl0Qg0KC19wYWdlX3Rva2VuIlMKGkxpc3RSb2JvdEV2ZW50VGFnc1Jlc3BvbnNlEg0KBWl0ZW1zGAEgAygJEhcKCm5leHRfdG9rZW4YAiABKAlIAIgBAUINCgtfbmV4dF90b2tlbiKNAQoTTGlzdEZpbGVUYWdzUmVxdWVzdBIcCgZzZWFyY2gYASABKAlCB8LzGAMIyAFIAIgBARISCgVsaW1pdBgCIAEoA0gBiAEBEiAKCnBhZ2VfdG9rZW4YAyABKAlCB8LzGAMIkE5IAogBAUIJCgdfc2VhcmNoQggKBl9saW1pdEINCgtfcGFnZV90b2tlbiJNChRMaXN0RmlsZVRhZ3NSZXNwb25zZRINCgVpdGVtcxgBIAMoCRIXCgpuZXh0X3Rva2VuGAIgASgJSACIAQFCDQoLX25leHRfdG9rZW5iBnByb3RvMw", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_hangar_common_v1_limits]);
 
 /**
  * SessionTopic is a topic a session holds data of (a topic's identity, as SDK 0.62's
@@ -359,4 +359,166 @@ export type CountDatasetFilesResponse = Message<"hangar.data.v1.CountDatasetFile
  */
 export const CountDatasetFilesResponseSchema: GenMessage<CountDatasetFilesResponse> = /*@__PURE__*/
   messageDesc(file_hangar_data_v1_robot_data, 13);
+
+/**
+ * ListDatasetTagsRequest pages the distinct tags of the org's datasets, by tag; `search` keeps the tags containing
+ * it (case-insensitive); `limit` is the page size (default 1000).
+ *
+ * @generated from message hangar.data.v1.ListDatasetTagsRequest
+ */
+export type ListDatasetTagsRequest = Message<"hangar.data.v1.ListDatasetTagsRequest"> & {
+  /**
+   * @generated from field: optional string search = 1;
+   */
+  search?: string | undefined;
+
+  /**
+   * @generated from field: optional int64 limit = 2;
+   */
+  limit?: bigint | undefined;
+
+  /**
+   * @generated from field: optional string page_token = 3;
+   */
+  pageToken?: string | undefined;
+};
+
+/**
+ * Describes the message hangar.data.v1.ListDatasetTagsRequest.
+ * Use `create(ListDatasetTagsRequestSchema)` to create a new message.
+ */
+export const ListDatasetTagsRequestSchema: GenMessage<ListDatasetTagsRequest> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_robot_data, 14);
+
+/**
+ * ListDatasetTagsResponse is a page of tags (API versions before 2026-08-10 get `items` alone).
+ *
+ * @generated from message hangar.data.v1.ListDatasetTagsResponse
+ */
+export type ListDatasetTagsResponse = Message<"hangar.data.v1.ListDatasetTagsResponse"> & {
+  /**
+   * @generated from field: repeated string items = 1;
+   */
+  items: string[];
+
+  /**
+   * @generated from field: optional string next_token = 2;
+   */
+  nextToken?: string | undefined;
+};
+
+/**
+ * Describes the message hangar.data.v1.ListDatasetTagsResponse.
+ * Use `create(ListDatasetTagsResponseSchema)` to create a new message.
+ */
+export const ListDatasetTagsResponseSchema: GenMessage<ListDatasetTagsResponse> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_robot_data, 15);
+
+/**
+ * ListRobotEventTagsRequest pages the distinct tags of the org's events, by tag; `search` keeps the tags containing
+ * it (case-insensitive); `limit` is the page size (default 1000).
+ *
+ * @generated from message hangar.data.v1.ListRobotEventTagsRequest
+ */
+export type ListRobotEventTagsRequest = Message<"hangar.data.v1.ListRobotEventTagsRequest"> & {
+  /**
+   * @generated from field: optional string search = 1;
+   */
+  search?: string | undefined;
+
+  /**
+   * @generated from field: optional int64 limit = 2;
+   */
+  limit?: bigint | undefined;
+
+  /**
+   * @generated from field: optional string page_token = 3;
+   */
+  pageToken?: string | undefined;
+};
+
+/**
+ * Describes the message hangar.data.v1.ListRobotEventTagsRequest.
+ * Use `create(ListRobotEventTagsRequestSchema)` to create a new message.
+ */
+export const ListRobotEventTagsRequestSchema: GenMessage<ListRobotEventTagsRequest> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_robot_data, 16);
+
+/**
+ * ListRobotEventTagsResponse is a page of tags (API versions before 2026-08-10 get `items` alone).
+ *
+ * @generated from message hangar.data.v1.ListRobotEventTagsResponse
+ */
+export type ListRobotEventTagsResponse = Message<"hangar.data.v1.ListRobotEventTagsResponse"> & {
+  /**
+   * @generated from field: repeated string items = 1;
+   */
+  items: string[];
+
+  /**
+   * @generated from field: optional string next_token = 2;
+   */
+  nextToken?: string | undefined;
+};
+
+/**
+ * Describes the message hangar.data.v1.ListRobotEventTagsResponse.
+ * Use `create(ListRobotEventTagsResponseSchema)` to create a new message.
+ */
+export const ListRobotEventTagsResponseSchema: GenMessage<ListRobotEventTagsResponse> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_robot_data, 17);
+
+/**
+ * ListFileTagsRequest pages the distinct tags of the org's available files, by tag; `search` keeps the tags containing
+ * it (case-insensitive); `limit` is the page size (default 1000).
+ *
+ * @generated from message hangar.data.v1.ListFileTagsRequest
+ */
+export type ListFileTagsRequest = Message<"hangar.data.v1.ListFileTagsRequest"> & {
+  /**
+   * @generated from field: optional string search = 1;
+   */
+  search?: string | undefined;
+
+  /**
+   * @generated from field: optional int64 limit = 2;
+   */
+  limit?: bigint | undefined;
+
+  /**
+   * @generated from field: optional string page_token = 3;
+   */
+  pageToken?: string | undefined;
+};
+
+/**
+ * Describes the message hangar.data.v1.ListFileTagsRequest.
+ * Use `create(ListFileTagsRequestSchema)` to create a new message.
+ */
+export const ListFileTagsRequestSchema: GenMessage<ListFileTagsRequest> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_robot_data, 18);
+
+/**
+ * ListFileTagsResponse is a page of tags (API versions before 2026-08-10 get `items` alone).
+ *
+ * @generated from message hangar.data.v1.ListFileTagsResponse
+ */
+export type ListFileTagsResponse = Message<"hangar.data.v1.ListFileTagsResponse"> & {
+  /**
+   * @generated from field: repeated string items = 1;
+   */
+  items: string[];
+
+  /**
+   * @generated from field: optional string next_token = 2;
+   */
+  nextToken?: string | undefined;
+};
+
+/**
+ * Describes the message hangar.data.v1.ListFileTagsResponse.
+ * Use `create(ListFileTagsResponseSchema)` to create a new message.
+ */
+export const ListFileTagsResponseSchema: GenMessage<ListFileTagsResponse> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_robot_data, 19);
 
