@@ -43,6 +43,7 @@ first = Dataset.create(name="sdk-col-1", roboto_client=client)
 second = Dataset.create(name="sdk-col-2", roboto_client=client)
 collection = Collection.create(name="sdk-collection", description="runs", dataset_ids=[first.dataset_id], tags=["sdk"], roboto_client=client)
 created_version = collection.record.version
+created_datasets = collection.datasets
 collection.add_dataset(second.dataset_id)
 collection.remove_dataset(first.dataset_id)
 collection.update(name="renamed", add_tags=["more"])
@@ -59,6 +60,7 @@ result = {
     "first": first.dataset_id,
     "second": second.dataset_id,
     "created_version": created_version,
+    "created_datasets": created_datasets,
     "version": collection.record.version,
     "name": collection.name,
     "tags": collection.record.tags,
@@ -84,6 +86,7 @@ each("Collection: create, add and remove resources, versions, changes, list, acc
   const out = await workspace.sdk("sdk_collection_flow", COLLECTIONS, {}, tenant.token);
   expect(out).toMatchObject({
     created_version: 0,
+    created_datasets: [out.first],
     version: 3,
     name: "renamed",
     tags: ["sdk", "more"],

@@ -1,4 +1,4 @@
-import { createDataset, expectBadRequest, expectError, startWithTenants, uploadFiles, type ApiClient, type ApiResponse, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { createDataset, createTenant, expectBadRequest, expectError, startWithTenants, uploadFiles, type ApiClient, type ApiResponse, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 
 // Collections (routes.md rows 175-182): versions, content modes, change records, permissions,
 // queries, limits, org isolation, deleted members and comments on collections.
@@ -29,8 +29,8 @@ const ref = (resource_type: string, resource_id: string) => ({ resource_type, re
 /** A reference as reads show it: `resource_version` is null when none was given. */
 const shown = (resource_type: string, resource_id: string) => ({ resource_type, resource_id, resource_version: null });
 
-async function create(client: ApiClient, body: Record<string, unknown>): Promise<any> {
-  return ok(await client.post("/v1/collections/create", body));
+async function create(client: ApiClient, body: Record<string, unknown>, headers?: Record<string, string>): Promise<any> {
+  return ok(await client.post("/v1/collections/create", body, headers));
 }
 
 const get = (client: ApiClient, id: string, query = "") => client.get(`/v1/collections/id/${id}${query}`);
@@ -39,6 +39,7 @@ test("create returns version 0 with its members; get shows them in each content 
   const created = await create(alice.client, { name: "runs", description: "d", resources: [ref("dataset", datasetA), ref("file", fileId)], tags: ["x", "x", "y"] });
   expect(created).toMatchObject({ name: "runs", description: "d", resource_type: "file", resource_count: 2, tags: ["x", "y"], version: 0, org_id: alice.orgId, created_by: alice.userId, updated_by: alice.userId });
   expect(created.collection_id).toMatch(/^cl_/);
+  expect(created.resources.dataset).toEqual([expect.objectContaining({ dataset_id: datasetA })]);
   const id = created.collection_id;
 
   const summary = ok(await get(alice.client, id, "?content_mode=summary_only"));
@@ -207,4 +208,14 @@ test("comments on a collection work; another org's collection is a 404", async (
   expect(ok(await alice.client.get(`/v1/comments/collection/${id}`)).items.map((c: { comment_id: string }) => c.comment_id)).toEqual([comment.comment_id]);
   expectError(await bob.client.post("/v1/comments", { entity_type: "collection", entity_id: id, comment_text: "x" }), 404, `collection '${id}' not found`);
   expectError(await bob.client.get(`/v1/comments/${comment.comment_id}`), 404, `comment '${comment.comment_id}' not found`);
+});
+
+test("a caller in two orgs naming none reaches a collection by id in the org that holds it", async () => {
+  const carol = await createTenant(t, "collections-carol");
+  const second = ok(await carol.client.post("/v1/orgs", { name: "collections-second" })).org_id;
+  const { collection_id: id } = await create(carol.client, { name: "in-second" }, { "X-Service-Org-Id": second });
+  expect(ok(await get(carol.client, id))).toMatchObject({ org_id: second, name: "in-second" });
+  expect(ok(await carol.client.put(`/v1/collections/id/${id}`, { add_tags: ["found"] })).tags).toEqual(["found"]);
+  // A named org still limits the lookup.
+  expectError(await carol.client.get(`/v1/collections/id/${id}`, { "X-Service-Org-Id": carol.orgId }), 404, `collection '${id}' not found`);
 });

@@ -55,7 +55,8 @@ export function checkRelationEdit(edit: { add: readonly PermissionTuple[]; remov
 
 /** The tuples of `add` not already in `existing`: an edit never stores a tuple twice. */
 export function newRelations(add: readonly StoredRelation[], existing: readonly StoredRelation[]): StoredRelation[] {
-  return add.filter((t, i) => !existing.some((e) => e.subject === t.subject && e.relation === t.relation) && add.findIndex((o) => o.subject === t.subject && o.relation === t.relation) === i);
+  const same = (a: StoredRelation) => (b: StoredRelation) => a.subject === b.subject && a.relation === b.relation;
+  return add.filter((tuple, i) => !existing.some(same(tuple)) && add.findIndex(same(tuple)) === i);
 }
 
 /** The permission listing of an object created by `owner` in `orgId`, with its stored tuples. */

@@ -20,7 +20,7 @@ export interface EventRepository {
 }
 
 /** Records a caller may address by id alone (`RecordOwnerRepository`). */
-export type OwnedRecord = "dataset" | "file" | "upload";
+export type OwnedRecord = "dataset" | "file" | "upload" | "collection";
 
 /** Whose a record is: the by-id calls of a caller in several orgs resolve their org from it (`recordOrg`). */
 export interface RecordOwnerRepository {

@@ -26,7 +26,7 @@ export async function readerOfRecord(uow: UnitOfWork<{ owners: RecordOwnerReposi
 }
 
 /** How the 404s of the use cases name each kind of record, so this one reads the same. */
-const LABEL: Record<OwnedRecord, string> = { dataset: "dataset", file: "file", upload: "upload transaction" };
+const LABEL: Record<OwnedRecord, string> = { dataset: "dataset", file: "file", upload: "upload transaction", collection: "collection" };
 
 /** The caller as the changer of the record a by-id call addresses: a 404 naming it when the caller may not reach it. */
 export async function writerOfRecord(uow: UnitOfWork<{ owners: RecordOwnerRepository }>, caller: Principal, kind: OwnedRecord, id: string): Promise<OrgActor> {

@@ -6,6 +6,7 @@ const ORG_OF: Record<OwnedRecord, string> = {
   dataset: "select org_id from datasets where dataset_id = $1",
   file: "select org_id from fs_nodes where node_id = $1",
   upload: "select org_id from upload_transactions where transaction_id = $1",
+  collection: "select org_id from collections where collection_id = $1",
 };
 
 /** The owners of the data service's records, read by primary key. */
