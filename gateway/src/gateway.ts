@@ -18,7 +18,7 @@ import { openApiEndpoint } from "./openapi";
 import { buildRouteTable, type Route } from "./routes";
 import { buildRequest, readBody } from "./transcode-request";
 import { writeResponse } from "./transcode-response";
-import { projectResponse, readApiVersion, routeForVersion } from "./transcode-version";
+import { checkRequest, projectResponse, readApiVersion, routeForVersion } from "./transcode-version";
 import { createUpstreams, SERVICES, type Upstream } from "./upstreams";
 import type { Router } from "./pattern";
 
@@ -170,6 +170,7 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
   const principal = await deps.authenticate(readIdentityHeaders(req.headers), traceContext);
   const bodyText = route.body ? await readBody(req, deps.maxBodyBytes ?? 16 * 1024 * 1024) : "";
   const input: Message = buildRequest(route, match.rawParams, query, bodyText);
+  checkRequest(route, version, input);
   const upstream = deps.upstreams.get(route.service.typeName)!;
   const response = await upstream.call(route.method as DescMethodUnary, input, {
     headers: { [PRINCIPAL_HEADER]: deps.sign(principal) },

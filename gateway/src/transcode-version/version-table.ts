@@ -11,12 +11,16 @@ import type { ApiVersionDate } from "./api-version";
  *   route whose response holds that record type, found from the descriptors.
  * - `reroute`: older callers reach `olderRpc` on the same HTTP binding as `rpc` (a legacy shape kept
  *   by its own RPC; the binding is declared on both and served by version).
+ * - `request` (the request side): top-level request fields of `rpc` that changed at `since`. An
+ *   older caller may not set `introduced` ones; a caller at `since` or later may not set `retired`
+ *   ones and must set `required` ones. Each refusal is a 400 naming the field, before the RPC runs.
  */
 export type DatedChange = { since: ApiVersionDate; summary: string } & (
   | { change: "pluck"; rpc: string; field: string }
   | { change: "unwrap"; rpc: string; field: string }
   | { change: "hide"; record: string; field: string; equals: string }
   | { change: "reroute"; rpc: string; olderRpc: string }
+  | { change: "request"; rpc: string; introduced: string[]; retired: string[]; required: string[] }
 );
 
 /**
@@ -63,5 +67,30 @@ export const DATED_CHANGES: readonly DatedChange[] = [
     change: "unwrap",
     rpc: "hangar.data.v1.DataService.RemoveSessionFiles",
     field: "session",
+  },
+  // --- request side (client) ---
+  {
+    since: "2026-08-27",
+    summary:
+      "create_trigger takes the 0.62 body (fires_on, targets); the legacy body (action columns, causes, for_each) only under older versions, which cannot send the 0.62 body (its trigger would be hidden from them)",
+    change: "request",
+    rpc: "hangar.compute.v1.ComputeService.CreateTrigger",
+    introduced: ["fires_on", "targets"],
+    retired: [
+      "action_name",
+      "action_digest",
+      "action_owner_id",
+      "for_each",
+      "required_inputs",
+      "additional_inputs",
+      "causes",
+      "compute_requirements",
+      "container_parameters",
+      "compute_requirement_overrides",
+      "container_parameter_overrides",
+      "parameter_values",
+      "timeout",
+    ],
+    required: ["fires_on", "targets"],
   },
 ];
