@@ -5,6 +5,11 @@
 export interface PlatformConfig {
   /** Gateway HTTP port (`PORT`, default 8080). */
   port: number;
+  /**
+   * The base URL clients reach the gateway at (`PUBLIC_URL`, e.g. `https://hangar.example.com`);
+   * unset: each request's own Host over http, right for one machine. Sign-in URLs are built on it.
+   */
+  publicUrl: string | undefined;
   /** PostgreSQL URL; unset means the embedded server (`DATABASE_URL`). */
   databaseUrl: string | undefined;
   /** Kafka bootstrap brokers; empty means in-process event delivery (`KAFKA_BROKERS`). */
@@ -163,6 +168,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
   }
   const config: PlatformConfig = {
     port: int("PORT", 8080),
+    publicUrl: env.PUBLIC_URL?.replace(/\/+$/, "") || undefined,
     databaseUrl: env.DATABASE_URL || undefined,
     kafkaBrokers: (env.KAFKA_BROKERS ?? "").split(",").map((b) => b.trim()).filter(Boolean),
     kafkaNamespace: env.KAFKA_NAMESPACE || undefined,

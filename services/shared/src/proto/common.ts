@@ -2,3 +2,4 @@
 export * from "../gen/hangar/common/v1/common_pb";
 export * from "../gen/hangar/common/v1/limits_pb";
 export * from "../gen/hangar/common/v1/health_pb";
+export * from "../gen/hangar/common/v1/access_pb";
