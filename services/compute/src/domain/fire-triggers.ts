@@ -23,8 +23,11 @@ export interface FiringDeps {
   logger: Logger;
 }
 
-/** The dispatches a matched event claims: one per accepted target, keyed by the idempotency token. */
-export function dispatchRows(trigger: TriggerRecord, event: PlatformEvent, token: string, targets: JsonObject[], now: Date): NewDispatch[] {
+/**
+ * The dispatches a matched event claims: one per accepted target, keyed by the idempotency token.
+ * `namespace`, when given, is stored with them for a retry after a crash (a tick's is rebuilt instead).
+ */
+export function dispatchRows(trigger: TriggerRecord, event: PlatformEvent, token: string, targets: JsonObject[], now: Date, namespace: TriggerNamespace | null = null): NewDispatch[] {
   const datasetId = typeof event.data.dataset_id === "string" ? event.data.dataset_id : null;
   return targets.map((target) => ({
     triggerId: trigger.triggerId,
@@ -41,6 +44,7 @@ export function dispatchRows(trigger: TriggerRecord, event: PlatformEvent, token
     resultRef: null,
     claimedAt: now,
     finalizedAt: null,
+    namespace,
   }));
 }
 
@@ -55,7 +59,7 @@ export async function fireEvent(deps: FiringDeps, event: PlatformEvent, namespac
   for (const trigger of await triggerModel.subscribedTo(event.orgId, event.type)) {
     const plan = await runGates(trigger, event, { ...namespace, records: { ...namespace.records, trigger: triggerRecordOf(trigger) } }, readers);
     if (!plan.wouldFire) continue;
-    const claimed = await triggerModel.claim(dispatchRows(trigger, event, plan.token!, plan.accepted, new Date()));
+    const claimed = await triggerModel.claim(dispatchRows(trigger, event, plan.token!, plan.accepted, new Date(), namespace));
     fired.push(...(await runDispatches(deps, [{ trigger, namespace, claimed }])));
   }
   return fired;

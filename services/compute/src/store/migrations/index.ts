@@ -7,6 +7,7 @@ import { Migration0005TriggerServiceUserGrantor } from "./0005-trigger-service-u
 import { Migration0006PagingIndexes } from "./0006-paging-indexes";
 import { Migration0007DataSourceIndex } from "./0007-data-source-index";
 import { Migration0008TriggerModel } from "./0008-trigger-model";
+import { Migration0010DispatchLeases } from "./0010-dispatch-leases";
 
 /** The compute schema's migrations in the order they apply. */
 export const computeMigrations: MigrationObject[] = [
@@ -18,4 +19,5 @@ export const computeMigrations: MigrationObject[] = [
   { name: "0006-paging-indexes", class: Migration0006PagingIndexes },
   { name: "0007-data-source-index", class: Migration0007DataSourceIndex },
   { name: "0008-trigger-model", class: Migration0008TriggerModel },
+  { name: "0010-dispatch-leases", class: Migration0010DispatchLeases },
 ];
