@@ -121,3 +121,18 @@ describe("request: dated request fields", () => {
     expect(() => buildRouteTable([ComputeService], [typo])).toThrow("has no field 'fire_on'");
   });
 });
+
+describe("unwrap of a repeated field", () => {
+  test("older callers get the bare list a paged response holds", () => {
+    const change: DatedChange = { since: "2026-08-10", summary: "test", change: "unwrap", rpc: "hangar.data.v1.DataService.QueryDatasetFiles", field: "items" };
+    const [route] = buildRouteTable([DataService], [change]).routes.filter((r) => r.method.name === "QueryDatasetFiles");
+    const page = create(QueryDatasetFilesResponseSchema, { items: [file("file", "fl_1")], nextToken: "t" });
+    expect(JSON.parse(projectResponse(route!, versionOf("2026-07-05"), page)!)).toEqual([expect.objectContaining({ file_id: "fl_1" })]);
+    expect(projectResponse(route!, versionOf("2026-08-10"), page)).toBeUndefined();
+  });
+
+  test("a field that is neither a message nor a list fails at start-up", () => {
+    const change: DatedChange = { since: "2026-08-10", summary: "test", change: "unwrap", rpc: "hangar.data.v1.DataService.QueryDatasetFiles", field: "next_token" };
+    expect(() => buildRouteTable([DataService], [change])).toThrow("is neither");
+  });
+});

@@ -4,8 +4,8 @@ import type { ApiVersionDate } from "./api-version";
  * One dated change of the API: from `since` on, callers get the current shape; a caller naming an
  * older version gets what `change` describes instead.
  * - `pluck`: the RPC's `data` is a list of records; older callers receive each record's `field`.
- * - `unwrap`: older callers receive the response's `field` (a record) as `data`, the shape the RPC
- *   answered before it answered a batch envelope.
+ * - `unwrap`: older callers receive the response's `field` as `data`: a record (the shape the RPC
+ *   answered before it answered a batch envelope) or a list (before it answered a page).
  * - `hide`: records of message type `record` whose `field` equals `equals` do not exist for older
  *   callers: lists leave them out, a response that is one of them is a 404. It applies to every
  *   route whose response holds that record type, found from the descriptors.
@@ -26,7 +26,7 @@ export type DatedChange = { since: ApiVersionDate; summary: string } & (
 /**
  * The one table of dated changes (sdk-0.62-routes.md, "Global changes"), for the areas this server
  * implements. Every version translation the gateway does is a row here: handlers never see the
- * caller's version. Dated changes of areas not built yet (tags 2026-08-10,
+ * caller's version. Dated changes of areas not built yet (tags 2026-08-10: an `unwrap` of `items`,
  * threads 2026-09-30, read plans and metrics 2026-10-05, Views 2026-10-06) get their row with their
  * area.
  */
