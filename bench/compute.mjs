@@ -60,10 +60,10 @@ try {
 }
 report.print();
 
-/** The org's action (runs `true`) and its trigger: once per dataset with a `*.bin` file. */
+/** The org's action (runs `true`) and its legacy trigger (so created under the version before 2026-08-27): once per dataset with a `*.bin` file. */
 async function setUpOrg(api) {
   await api("POST", "/v1/actions", { name: "bench-action", container_parameters: { command: ["true"] } });
-  await api("POST", "/v1/triggers", { name: "bench-trigger", action_name: "bench-action", for_each: "dataset", required_inputs: ["*.bin"] });
+  await api("POST", "/v1/triggers", { name: "bench-trigger", action_name: "bench-action", for_each: "dataset", required_inputs: ["*.bin"] }, { "X-Roboto-Api-Version": "2026-08-10" });
 }
 
 /** INVOCATIONS finished invocations of 50 actions over 1,000 datasets, one in 100 Cancelled, as a busy org's history. */

@@ -13,12 +13,13 @@ import { writeError } from "./errors";
 import { readIdentityHeaders } from "./headers";
 import { healthEndpoints, type HealthEndpoint } from "./health";
 import { serviceDiscovery, SERVICE_DISCOVERY_PATH } from "./service-discovery";
+import { anonymousPrincipal, clientAddress, createAnonymousLimiter, type AnonymousLimiter } from "./anonymous";
 import { answerMetrics, countUpstreamErrors, createGatewayMetrics, type GatewayMetrics } from "./metrics";
 import { openApiEndpoint } from "./openapi";
 import { buildRouteTable, type Route } from "./routes";
 import { buildRequest, readBody } from "./transcode-request";
 import { writeResponse } from "./transcode-response";
-import { projectResponse, readApiVersion, routeForVersion } from "./transcode-version";
+import { checkRequest, projectResponse, readApiVersion, routeForVersion } from "./transcode-version";
 import { createUpstreams, SERVICES, type Upstream } from "./upstreams";
 import type { Router } from "./pattern";
 
@@ -43,6 +44,11 @@ export interface GatewayOptions {
   onServed?: (route: Route, status: number) => void;
   /** Largest accepted request body (default 16 MiB). */
   maxBodyBytes?: number;
+  /**
+   * The base URL clients reach this gateway at (`PUBLIC_URL`); unset: each request's Host over
+   * http. The service discovery document and the CLI sign-in's URLs are built on it.
+   */
+  publicUrl?: string;
   /** The upstream connections' keepalive and reset budget (defaults: `SessionOptions`). */
   upstreamConnection?: SessionOptions;
 }
@@ -80,12 +86,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // before route matching, without a token.
   const health = new Map<string, HealthEndpoint>([
     ...healthEndpoints({ upstreams, asGateway }),
-    [SERVICE_DISCOVERY_PATH, serviceDiscovery],
+    [SERVICE_DISCOVERY_PATH, serviceDiscovery(options.publicUrl)],
     ["/openapi.json", openApiEndpoint(routes)],
     ["/metrics", answerMetrics],
   ]);
   const metrics = createGatewayMetrics(routes);
-  const handle = createHandler({ ...options, router, upstreams, authenticate, sign, health, metrics });
+  const handle = createHandler({ ...options, router, upstreams, authenticate, sign, health, metrics, limitAnonymous: createAnonymousLimiter() });
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => void handle(req, res));
   server.on("clientError", (error, socket) => answerClientError(error, socket as Socket));
   server.keepAliveTimeout = 65_000;
@@ -116,6 +122,7 @@ interface HandlerDeps extends Omit<GatewayOptions, "upstreams"> {
   /** `/healthz`, `/readyz` (`healthEndpoints`), the service discovery document, `/openapi.json` and `/metrics`, by path. */
   health: Map<string, HealthEndpoint>;
   metrics: GatewayMetrics;
+  limitAnonymous: AnonymousLimiter;
 }
 
 function createHandler(deps: HandlerDeps) {
@@ -153,7 +160,7 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
   const health = req.method === "GET" ? deps.health.get(rawPath) : undefined;
   if (health) {
     span.updateName(`GET ${rawPath}`);
-    return health(res, traceContext, query);
+    return health(res, traceContext, query, req);
   }
   const match = deps.router.match(req.method ?? "GET", rawPath);
   if ("error" in match) {
@@ -167,9 +174,10 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
   const route = routeForVersion(match.value, version);
   served.route = route;
   span.updateName(`${route.httpMethod} ${route.template.template}`);
-  const principal = await deps.authenticate(readIdentityHeaders(req.headers), traceContext);
-  const bodyText = route.body ? await readBody(req, deps.maxBodyBytes ?? 16 * 1024 * 1024) : "";
+  const principal = route.anonymous ? admitAnonymous(deps, route, req, res) : await deps.authenticate(readIdentityHeaders(req.headers), traceContext);
+  const bodyText = route.body ? await readBody(req, route.anonymous?.maxBodyBytes ?? deps.maxBodyBytes ?? 16 * 1024 * 1024) : "";
   const input: Message = buildRequest(route, match.rawParams, query, bodyText);
+  checkRequest(route, version, input);
   const upstream = deps.upstreams.get(route.service.typeName)!;
   const response = await upstream.call(route.method as DescMethodUnary, input, {
     headers: { [PRINCIPAL_HEADER]: deps.sign(principal) },
@@ -177,4 +185,10 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
     traceContext,
   });
   writeResponse(res, route, response, projectResponse(route, version, response));
+}
+
+/** An operation served without a token: within its per-address bound, as the anonymous principal (any token sent is ignored). */
+function admitAnonymous(deps: HandlerDeps, route: Route, req: IncomingMessage, res: ServerResponse): Principal {
+  deps.limitAnonymous(`${route.httpMethod} ${route.template.template}`, clientAddress(req), route.anonymous!.requestsPerMinute, res);
+  return anonymousPrincipal(req, deps.publicUrl);
 }

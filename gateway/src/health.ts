@@ -1,4 +1,4 @@
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { create, type DescService } from "@bufbuild/protobuf";
 import type { Context } from "@opentelemetry/api";
 import { COMPONENT_READY, type ServiceName } from "@hangar/shared";
@@ -25,8 +25,8 @@ export interface HealthOptions {
   asGateway: (traceContext: Context) => UnaryCallOptions;
 }
 
-/** Answers one health request. */
-export type HealthEndpoint = (res: ServerResponse, traceContext: Context, query: URLSearchParams) => Promise<void>;
+/** Answers one health request (`req` for the few that read a header, such as the discovery document's Host). */
+export type HealthEndpoint = (res: ServerResponse, traceContext: Context, query: URLSearchParams, req: IncomingMessage) => Promise<void>;
 
 /**
  * The components `/readyz?exclude=` may leave out of the verdict (as Kubernetes' own `/readyz` does):

@@ -15,6 +15,7 @@ async function main(): Promise<void> {
     upstreams: config.serviceUrls as Record<ServiceName, string>,
     internalAuthSecret: config.internalAuthSecret!,
     authCacheTtlMs: config.authCacheTtlMs,
+    ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
     development: config.development,
     logger,
   });

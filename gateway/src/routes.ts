@@ -1,5 +1,6 @@
 import { getOption, type DescMethod, type DescService } from "@bufbuild/protobuf";
 import { http, type HttpRule } from "@hangar/shared/proto/google-api";
+import { anonymousAccessOf, type AnonymousAccess } from "./anonymous";
 import { createRouter, parsePathTemplate, type PathTemplate, type Router } from "./pattern";
 import { applyDatedChanges, DATED_CHANGES, type DatedChange, type RouteVersions } from "./transcode-version";
 
@@ -13,6 +14,8 @@ export interface Route {
   body: string | undefined;
   /** The response field that becomes `data`; undefined means the whole response message. */
   responseBody: string | undefined;
+  /** Set when the operation is served without a token, with its bounds (`hangar.common.v1.anonymous`). */
+  anonymous?: AnonymousAccess;
   /** What the route does for callers of older API versions; unset on routes no dated change touches. */
   versions?: RouteVersions;
 }
@@ -44,7 +47,9 @@ function toRoute(service: DescService, method: DescMethod, rule: HttpRule): Rout
   if (verb === undefined) throw new Error(`${method.name}: additional binding without a pattern`);
   const httpMethod = verb === "custom" ? value.kind.toUpperCase() : verb.toUpperCase();
   const path = verb === "custom" ? value.path : value;
+  const anonymous = anonymousAccessOf(method);
   return {
+    ...(anonymous ? { anonymous } : {}),
     service,
     method,
     httpMethod,

@@ -1,13 +1,18 @@
 import { writeJson } from "./errors";
 import type { HealthEndpoint } from "./health";
+import { anonymousPrincipal } from "./anonymous";
 
 /** Where clients look for the deployment's services (the SDK's `SERVICE_DISCOVERY_PATH`). */
 export const SERVICE_DISCOVERY_PATH = "/.well-known/roboto.json";
 
 /**
  * The service discovery document (sdk-0.62-routes.md row 68): bare JSON, no envelope, no token.
- * It names no credential request service, since Hangar has no browser sign-in yet: the newest CLI's
- * `roboto auth login` then says so and points the user at an access token, instead of failing on a
- * 404. When browser sign-in lands, `credential_requests.v1` names its base URL.
+ * `credential_requests.v1` names the base URL of the CLI's browser sign-in (`/v1/tokens/requests`),
+ * which this gateway serves itself: `publicUrl` when configured, else the URL the client used.
  */
-export const serviceDiscovery: HealthEndpoint = async (res) => writeJson(res, 200, JSON.stringify({ "credential_requests.v1": null }));
+export function serviceDiscovery(publicUrl: string | undefined): HealthEndpoint {
+  return async (res, _traceContext, _query, req) => {
+    const base = anonymousPrincipal(req, publicUrl).publicUrl ?? null;
+    writeJson(res, 200, JSON.stringify({ "credential_requests.v1": base }));
+  };
+}

@@ -241,3 +241,42 @@ describe("the other 0.62 file routes", () => {
     expectBadRequest(await alice.client.get(`/v1/files/association/id/${device.universal_device_id}/credentials?mode=Everything`), "mode");
   });
 });
+
+describe("2026-08-27: create_trigger takes the 0.62 body; the legacy body only under older versions", () => {
+  const legacyBody = () => ({ name: unique("legacy"), action_name: "versions-action", for_each: "dataset", required_inputs: ["*.bag"] });
+  const modelBody = () => ({ name: unique("model"), fires_on: { type: "events", events: ["dataset.created"], once_per: "occurrence" }, targets: [{ type: "invoke_action", target_id: "run", action: { name: "versions-action" } }] });
+  const triggerNames = async (client: ApiClient) => (await client.get("/v1/triggers")).body.data.items.map((t: { name: string }) => t.name);
+
+  beforeAll(async () => {
+    expect((await alice.client.post("/v1/actions", { name: "versions-action", uri: "registry.example.com/a:1" })).status).toBe(200);
+  });
+
+  test.each([["2026-08-10"], ["2026-05-20"]])("at %s (before): the legacy body creates a legacy trigger; the 0.62 body is a 400 naming fires_on, and nothing is written", async (version) => {
+    const legacy = await alice.client.post("/v1/triggers", legacyBody(), at(version));
+    expect({ status: legacy.status, engine: legacy.body.data?.engine }).toEqual({ status: 200, engine: "v1" });
+    const model = modelBody();
+    const refused = await alice.client.post("/v1/triggers", model, at(version));
+    expectBadRequest(refused, "fires_on");
+    expect(refused.body.error.message).toMatch(/^fires_on: needs API version 2026-08-27 or later/);
+    expect(await triggerNames(alice.client)).not.toContain(model.name);
+  });
+
+  test.each([["2026-08-27"], ["2026-10-06"], ["no header"]])("at %s: the 0.62 body creates; the legacy body is a 400 naming its first legacy field, and nothing is written", async (version) => {
+    const headers = version === "no header" ? {} : at(version);
+    const model = await alice.client.post("/v1/triggers", modelBody(), headers);
+    expect({ status: model.status, engine: model.body.data?.engine }).toEqual({ status: 200, engine: "v2" });
+    const legacy = legacyBody();
+    const refused = await alice.client.post("/v1/triggers", legacy, headers);
+    expectBadRequest(refused, "action_name");
+    expect(refused.body.error.message).toMatch(/^action_name: is accepted only under API versions before 2026-08-27/);
+    expect(await triggerNames(alice.client)).not.toContain(legacy.name);
+    expectBadRequest(await alice.client.post("/v1/triggers", { name: unique("bare"), causes: ["file_upload"] }, headers), "causes");
+    expectBadRequest(await alice.client.post("/v1/triggers", { name: unique("bare") }, headers), "fires_on");
+  });
+
+  test("another org's caller sees neither shape's trigger", async () => {
+    const model = (await alice.client.post("/v1/triggers", modelBody())).body.data;
+    expect((await bob.client.get(`/v1/triggers/id/${model.trigger_id}`)).status).toBe(404);
+    expect(await triggerNames(bob.client)).not.toContain(model.name);
+  });
+});

@@ -15,6 +15,7 @@ import {
   type AuthzRoute,
   type TestPlatform,
   type TestTenant,
+  LEGACY_TRIGGERS,
 } from "@hangar/test-harness";
 
 // The authorization suite (issue 9), generated from the gateway's route table: for every operation
@@ -64,7 +65,7 @@ async function createFixtures(): Promise<void> {
   const deviceType = await createDeviceType(c, { name: "authz-type" });
   const device = await createDevice(c, { device_id: "authz-device", device_type_id: deviceType.device_type_id });
   const action = ok(await c.post("/v1/actions", { name: "authz-action", uri: "registry.example.com/authz:1" }), "action");
-  const trigger = ok(await c.post("/v1/triggers", { name: "authz-trigger", action_name: action.name, for_each: "dataset", required_inputs: ["*.never"] }), "trigger");
+  const trigger = ok(await c.post("/v1/triggers", { name: "authz-trigger", action_name: action.name, for_each: "dataset", required_inputs: ["*.never"] }, LEGACY_TRIGGERS), "trigger");
   const invocation = ok(
     await c.post(`/v1/actions/${action.name}/invoke`, { data_source_id: datasetId, data_source_type: "Dataset", input_data: ["**/*.bag"], invocation_source: "Manual" }),
     "invoke",

@@ -9,6 +9,7 @@ import {
   type ApiResponse,
   type TestPlatform,
   type TestTenant,
+  LEGACY_TRIGGERS,
 } from "@hangar/test-harness";
 
 // Comments (routes.md rows 183-190) through the gateway: on datasets, files, actions, invocations
@@ -67,7 +68,7 @@ test("comments go on files, actions, invocations and triggers of the org", async
   const file = ok(await alice.client.get(`/v1/files/record/path/log.txt/association/${datasetId}`));
   const action = ok(await alice.client.post("/v1/actions", { name: "commented-action", uri: "registry.example.com/a:1" }));
   const invocation = ok(await alice.client.post(`/v1/actions/${action.name}/invoke`, { data_source_id: datasetId, data_source_type: "Dataset", input_data: ["*"], invocation_source: "Manual" }));
-  const trigger = ok(await alice.client.post("/v1/triggers", { name: "commented-trigger", action_name: action.name, required_inputs: ["*.txt"], for_each: "dataset" }));
+  const trigger = ok(await alice.client.post("/v1/triggers", { name: "commented-trigger", action_name: action.name, required_inputs: ["*.txt"], for_each: "dataset" }, LEGACY_TRIGGERS));
   const targets: [string, string][] = [
     ["file", file.file_id],
     ["action", action.name],

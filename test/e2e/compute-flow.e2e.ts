@@ -1,4 +1,4 @@
-import { createDataset, startWithTenants, uploadFiles, waitFor, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { createDataset, startWithTenants, uploadFiles, waitFor, type TestPlatform, type TestTenant, LEGACY_TRIGGERS } from "@hangar/test-harness";
 
 // The whole compute path with a real Kafka broker: files uploaded through the gateway complete a
 // transaction; the upload-completed event reaches the compute service, whose trigger creates one
@@ -44,7 +44,7 @@ async function invocationsOf(datasetId: string): Promise<Invocation[]> {
 test("an upload fires the trigger, the process runner runs the action once and its output lands in the dataset", async () => {
   const action = await alice.client.post("/v1/actions", { name: "count-lines", container_parameters: { command: ["node", "-e", COUNT_LINES] } });
   expect(action.status).toBe(200);
-  const trigger = await alice.client.post("/v1/triggers", { name: "on-logs", action_name: "count-lines", for_each: "dataset", required_inputs: ["logs/*.txt"] });
+  const trigger = await alice.client.post("/v1/triggers", { name: "on-logs", action_name: "count-lines", for_each: "dataset", required_inputs: ["logs/*.txt"] }, LEGACY_TRIGGERS);
   expect(trigger.status).toBe(200);
   const triggerId: string = trigger.body.data.trigger_id;
 

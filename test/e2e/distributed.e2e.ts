@@ -11,6 +11,7 @@ import {
   type ApiClient,
   type DistributedPlatform,
   type TestTenant,
+  LEGACY_TRIGGERS,
 } from "@hangar/test-harness";
 import { ok, Status } from "./invocation-fixtures";
 import { contentAt, sdkWorkspace, sha256, type SdkWorkspace } from "./sdk-fixtures";
@@ -41,7 +42,7 @@ beforeAll(async () => {
   d = await startDistributedPlatform();
   alice = await createTenant(d, "distributed");
   ok(await alice.client.post("/v1/actions", { name: "count-lines", container_parameters: { command: ["node", "-e", COUNT_LINES] } }));
-  ok(await alice.client.post("/v1/triggers", { name: "on-logs", action_name: "count-lines", for_each: "dataset", required_inputs: ["logs/*.txt"] }));
+  ok(await alice.client.post("/v1/triggers", { name: "on-logs", action_name: "count-lines", for_each: "dataset", required_inputs: ["logs/*.txt"] }, LEGACY_TRIGGERS));
 }, 240_000);
 afterAll(() => d?.close(), 60_000);
 

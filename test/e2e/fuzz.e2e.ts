@@ -18,6 +18,7 @@ import {
   type FuzzOutcome,
   type TestPlatform,
   type TestTenant,
+  LEGACY_TRIGGERS,
 } from "@hangar/test-harness";
 
 // Issue 9: bad input never gets a 5xx. Every operation of the gateway's own route table (built from
@@ -102,7 +103,7 @@ async function createResources(client: ApiClient): Promise<Record<string, string
   const invocation = await ok(
     client.post(`/v1/actions/${action.name}/invoke`, { data_source_id: datasetId, data_source_type: "Dataset", input_data: ["**/*"], invocation_source: "Manual" }),
   );
-  const trigger = await ok(client.post("/v1/triggers", { name: "fuzz-trigger", action_name: action.name, for_each: "dataset", required_inputs: ["*.txt"] }));
+  const trigger = await ok(client.post("/v1/triggers", { name: "fuzz-trigger", action_name: action.name, for_each: "dataset", required_inputs: ["*.txt"] }, LEGACY_TRIGGERS));
   const modelTrigger = await ok(
     client.post("/v1/triggers", { name: "fuzz-trigger-v2", fires_on: { type: "events", events: ["dataset.created"], once_per: "occurrence" }, targets: [{ type: "invoke_action", target_id: "run", action: { name: action.name } }] }),
   );

@@ -1,4 +1,4 @@
-import { apiClient, createDataset, createTenant, expectBadRequest, startTestPlatform, type ApiClient, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { apiClient, createDataset, createTenant, expectBadRequest, startTestPlatform, type ApiClient, type TestPlatform, type TestTenant, LEGACY_TRIGGERS } from "@hangar/test-harness";
 import { createAction, invocationPath, invoke, ISO, ok, setStatus, Status, unique, walk, type StatusName } from "./invocation-fixtures";
 
 // Invocation lists and statistics through the gateway: bulk_invocation_operation (POST
@@ -354,7 +354,7 @@ describe("group_invocations", () => {
   beforeAll(async () => {
     org = await newOrg("group");
     second = await createAction(org.client);
-    trigger = ok(await org.client.post("/v1/triggers", { name: unique("nightly"), action_name: second.name, required_inputs: ["**/*.bag"], for_each: "dataset", parameter_values: { threshold: "1" } }));
+    trigger = ok(await org.client.post("/v1/triggers", { name: unique("nightly"), action_name: second.name, required_inputs: ["**/*.bag"], for_each: "dataset", parameter_values: { threshold: "1" } }, LEGACY_TRIGGERS));
     colleague = await addMember(org.orgId);
     for (let i = 0; i < 3; i++) await org.invoke();
     await invoke(colleague.client, org.dataset, org.action.name);

@@ -10,6 +10,7 @@ import {
   type HarnessServer,
   type TestPlatform,
   type TestTenant,
+  LEGACY_TRIGGERS,
 } from "@hangar/test-harness";
 
 // Start and recover without waiting on Kafka (issue 9, finding 10): a platform whose broker is not
@@ -52,7 +53,7 @@ const unpublished = async () => (await db.query("select count(*)::int as n from 
 test("with the broker away the platform serves uploads, and the trigger's invocation follows once a broker is there", async () => {
   expect(t.transport.status()).toBe("connecting");
   await ok(alice.client.post("/v1/actions", { name: "process", uri: "registry.example.com/process:1" }));
-  const trigger = await ok(alice.client.post("/v1/triggers", { name: "on-upload", action_name: "process", for_each: "dataset", required_inputs: ["*.bag"] }));
+  const trigger = await ok(alice.client.post("/v1/triggers", { name: "on-upload", action_name: "process", for_each: "dataset", required_inputs: ["*.bag"] }, LEGACY_TRIGGERS));
   triggerId = trigger.trigger_id;
   const datasetId = await createDataset(alice.client, "away");
   await uploadFiles(alice.client, datasetId, { "run.bag": "bag" });

@@ -1,4 +1,4 @@
-import { createDevice, createDataset, createTenant, expectBadRequest, startWithTenants, uploadFiles, type ApiClient, type ApiResponse, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { createDevice, createDataset, createTenant, expectBadRequest, startWithTenants, uploadFiles, type ApiClient, type ApiResponse, type TestPlatform, type TestTenant, LEGACY_TRIGGERS } from "@hangar/test-harness";
 
 // Issue 9: every request field has a declared limit, enforced by one interceptor in every
 // service (a 400 naming the field, nothing written); error messages quote at most a short prefix
@@ -186,12 +186,12 @@ describe("compute", () => {
   test("create_trigger: 1 MiB action_name or for_each is a 400, a long bad for_each is quoted short, and nothing is written", async () => {
     expect((await alice.client.post("/v1/actions", { name: "trigger-target" })).status).toBe(200);
     const base = { name: "limits-trigger", action_name: "trigger-target", for_each: "dataset", required_inputs: ["*.bag"] };
-    expectLimit(await alice.client.post("/v1/triggers", { ...base, action_name: huge }), "action_name", "at most 1000 characters");
-    expectLimit(await alice.client.post("/v1/triggers", { ...base, for_each: huge }), "for_each", "at most 1000 characters");
-    expectLimit(await alice.client.post("/v1/triggers", { ...base, required_inputs: [huge] }), "required_inputs[0]", "at most 1000 characters");
-    expectShortError(await alice.client.post("/v1/triggers", { ...base, for_each: "f".repeat(1000) }), 400);
+    expectLimit(await alice.client.post("/v1/triggers", { ...base, action_name: huge }, LEGACY_TRIGGERS), "action_name", "at most 1000 characters");
+    expectLimit(await alice.client.post("/v1/triggers", { ...base, for_each: huge }, LEGACY_TRIGGERS), "for_each", "at most 1000 characters");
+    expectLimit(await alice.client.post("/v1/triggers", { ...base, required_inputs: [huge] }, LEGACY_TRIGGERS), "required_inputs[0]", "at most 1000 characters");
+    expectShortError(await alice.client.post("/v1/triggers", { ...base, for_each: "f".repeat(1000) }, LEGACY_TRIGGERS), 400);
     expect((await alice.client.get("/v1/triggers/limits-trigger")).status).toBe(404);
-    expect((await alice.client.post("/v1/triggers", base)).status).toBe(200);
+    expect((await alice.client.post("/v1/triggers", base, LEGACY_TRIGGERS)).status).toBe(200);
   });
 
   test("cancel-all with a long created_before is a short 400", async () => {

@@ -102,6 +102,10 @@ test("the bearer scheme applies to every route but the gateway's own, and every 
   expect(doc.security).toEqual([{ bearer: [] }]);
   expect(doc.paths["/healthz"].get.security).toEqual([]);
   expect(doc.paths["/openapi.json"].get.security).toEqual([]);
+  // The CLI sign-in's token-less operations (hangar.common.v1.anonymous); the others keep the document's bearer.
+  expect(doc.paths["/v1/tokens/requests"].post.security).toEqual([]);
+  expect(doc.paths["/v1/tokens/requests/exchange"].post.security).toEqual([]);
+  expect(doc.paths["/v1/tokens/requests/approve"].post.security).toBeUndefined();
   expect(doc.components.parameters.OrgId).toMatchObject({ in: "header", name: "X-Service-Org-Id", required: false });
   expect(doc.components.parameters.ApiVersion).toMatchObject({ in: "header", name: "X-Roboto-Api-Version", required: false });
   for (const route of t.platform.gateway.routes) {

@@ -1,3 +1,4 @@
+import { Client } from "pg";
 import {
   startHttpSink,
   startTestPlatform,
@@ -122,4 +123,39 @@ test("a dry run of a schedule trigger takes the next tick or a given minute, and
   const given = await ok(alice.client.post(`/v1/triggers/id/${trigger_id}/dry-run`, { scheduled_for: "2026-02-01T08:30:00Z" }));
   expect(given.gates.at(-1).idempotency_token).toBe(`schedule.fired|occurrence:${trigger_id}@2026-02-01T08:30:00.000Z`);
   expect(await dispatches(trigger_id)).toEqual([]);
+});
+
+test("a dispatch left claimed by a crash (claim committed, target never run) runs once its lease lapses; a live claim is left alone", async () => {
+  // What a replica killed between claim and run leaves: the tick's dispatch row, `claimed`, and no post.
+  const stale = await schedule("0 0 1 1 *");
+  const live = await schedule("0 0 1 1 *");
+  const db = new Client({ connectionString: t.databaseUrl });
+  await db.connect();
+  try {
+    const claim = (triggerId: string, tick: string, claimedAt: Date) =>
+      db.query(
+        `insert into compute.trigger_dispatches (trigger_id, org_id, idempotency_token, target_id, target_type, event_type, event_id, subject, status, claimed_at)
+         values ($1, $2, $3, 'post', 'send_slack_message', 'schedule.fired', $4, $5, 'claimed', $6)`,
+        [triggerId, alice.orgId, `schedule.fired|occurrence:${triggerId}@${tick}`, `${triggerId}@${tick}`, `roboto://${alice.orgId}/trigger/${triggerId}`, claimedAt],
+      );
+    await claim(stale.trigger_id, "2026-01-16T16:00:00.000Z", new Date(now.getTime() - 6 * 60_000));
+    await claim(live.trigger_id, "2026-01-16T16:00:00.000Z", new Date(now.getTime() - 60_000));
+    const [retried] = await waitFor("the stale claim to be run", async () => {
+      const found = await dispatches(stale.trigger_id);
+      return found[0]?.status === "dispatched" ? found : undefined;
+    });
+    expect(retried).toMatchObject({ event_id: `${stale.trigger_id}@2026-01-16T16:00:00.000Z`, status: "dispatched", target_id: "post" });
+    expect(posts(stale.text)).toBe(1);
+    // The pass that took the stale claim over saw the live one and left it: its replica may still run it.
+    expect((await dispatches(live.trigger_id)).map((d) => d.status)).toEqual(["claimed"]);
+    expect(posts(live.text)).toBe(0);
+    // Past its own lease it is taken over too, once.
+    now = new Date(now.getTime() + 5 * 60_000);
+    await waitFor("the second claim to be run", async () => ((await dispatches(live.trigger_id))[0]?.status === "dispatched" ? true : undefined));
+    expect(posts(live.text)).toBe(1);
+    expect(posts(stale.text)).toBe(1);
+  } finally {
+    await db.end();
+  }
+  for (const { trigger_id } of [stale, live]) await ok(alice.client.put(`/v1/triggers/id/${trigger_id}`, { enabled: false }));
 });

@@ -1,16 +1,14 @@
-import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
-import { requiredEnv, startWithTenants, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { startWithTenants, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 import { ok } from "./invocation-fixtures";
 import { sdkWorkspace, type SdkWorkspace } from "./sdk-fixtures";
 
 // The calls only the newest client, roboto 0.62.0, makes to implemented areas (sdk-0.62-routes.md
 // rows 26-39, 42, 43): device types and a device's configurations through its FileSystem, links
 // (created, listed, downloaded by following them to their target), directory deletes, download
-// credentials per association, and deleting a device while keeping its configurations; and the
-// CLI's service discovery before a browser sign-in (row 68). The flows
+// credentials per association, and deleting a device while keeping its configurations (the CLI's
+// browser sign-in, rows 68-70, is cli-login.e2e.ts). The flows
 // both releases make are in sdk-compat.e2e.ts and sdk-compat-more.e2e.ts.
 
 let t: TestPlatform;
@@ -108,18 +106,4 @@ test("device types, a device's configurations, links followed on download, direc
   // An older client never sees the link.
   const older = ok(await alice.client.get(`/v1/files/association/id/${alice.orgId}`, { "X-Roboto-Api-Version": "2026-05-20" }));
   expect(older.map((f: { relative_path: string }) => f.relative_path)).toEqual(["calib/arm.yaml"]);
-});
-
-test("the service discovery document names no browser sign-in, so `roboto auth login` says to use an access token", async () => {
-  const res = await fetch(`${t.url}/.well-known/roboto.json`);
-  expect(res.status).toBe(200);
-  expect(await res.json()).toEqual({ "credential_requests.v1": null });
-  const roboto = path.join(path.dirname(requiredEnv("HANGAR_TEST_ROBOTO_NEXT_PYTHON")), "roboto");
-  const env = { PATH: process.env.PATH ?? "", HOME: ws.work };
-  const login = await promisify(execFile)(roboto, ["auth", "login", "--no-browser", "--endpoint", t.url], { env, timeout: 50_000 }).then(
-    () => ({ code: 0, stderr: "" }),
-    (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
-  );
-  expect(login.code).not.toBe(0);
-  expect(login.stderr).toContain(`Roboto at ${t.url} doesn't support signing in through the browser. Create an access token`);
 });

@@ -10,8 +10,10 @@ import {
   uploadFiles,
   waitFor,
   type ApiClient,
+  type ExtraHeaders,
   type TestPlatform,
   type TestTenant,
+  LEGACY_TRIGGERS,
 } from "@hangar/test-harness";
 
 // Trigger evaluation: completing an upload into a dataset publishes an upload-completed event
@@ -55,14 +57,14 @@ function unique(prefix: string): string {
   return `${prefix}${counter}`;
 }
 
-async function post(client: ApiClient, path: string, body: unknown): Promise<any> {
-  const res = await client.post(path, body);
+async function post(client: ApiClient, path: string, body: unknown, headers?: ExtraHeaders): Promise<any> {
+  const res = await client.post(path, body, headers);
   expect({ status: res.status, error: res.body.error }).toEqual({ status: 200, error: undefined });
   return res.body.data;
 }
 
 async function createTrigger(client: ApiClient, body: Record<string, unknown>): Promise<{ trigger_id: string; name: string }> {
-  return post(client, "/v1/triggers", { action_name: action.name, for_each: "dataset", ...body });
+  return post(client, "/v1/triggers", { action_name: action.name, for_each: "dataset", ...body }, LEGACY_TRIGGERS);
 }
 
 /** The trigger's invocations, oldest first, read as a client does (query_invocations). */

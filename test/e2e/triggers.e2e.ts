@@ -11,6 +11,7 @@ import {
   type ApiResponse,
   type TestPlatform,
   type TestTenant,
+  LEGACY_TRIGGERS,
 } from "@hangar/test-harness";
 
 // Triggers through the gateway: create_trigger (POST /v1/triggers) and the client SDK's get, update
@@ -83,7 +84,7 @@ function minimal(name: string, extra: Record<string, unknown> = {}): Record<stri
 }
 
 async function createTrigger(client: ApiClient, body: Record<string, unknown>): Promise<any> {
-  const res = await client.post("/v1/triggers", body);
+  const res = await client.post("/v1/triggers", body, LEGACY_TRIGGERS);
   expect({ status: res.status, error: res.body.error }).toEqual({ status: 200, error: undefined });
   return res.body.data;
 }
@@ -256,30 +257,30 @@ describe("create_trigger and get_trigger", () => {
   ])("%s is a 400 naming the field, and nothing is written", async (_label, change, field) => {
     const before = await triggerCount(alice.client);
     const body = { ...minimal(unique("bad")), ...change };
-    expectBadRequest(await alice.client.post("/v1/triggers", body), field);
+    expectBadRequest(await alice.client.post("/v1/triggers", body, LEGACY_TRIGGERS), field);
     expect(await triggerCount(alice.client)).toBe(before);
   });
 
   test("parameter values are checked against the action's parameters: a required one must be given", async () => {
     const base = { ...full(unique("params")), parameter_values: {} };
-    expectBadRequest(await alice.client.post("/v1/triggers", base), "parameter_values.mode");
-    expectBadRequest(await alice.client.post("/v1/triggers", { ...base, parameter_values: { mode: "x", bogus: "y" } }), "parameter_values.bogus");
+    expectBadRequest(await alice.client.post("/v1/triggers", base, LEGACY_TRIGGERS), "parameter_values.mode");
+    expectBadRequest(await alice.client.post("/v1/triggers", { ...base, parameter_values: { mode: "x", bogus: "y" } }, LEGACY_TRIGGERS), "parameter_values.bogus");
   });
 
   test("a name already used in the org is a 409; another org may use it", async () => {
     const name = unique("taken");
     await createTrigger(alice.client, minimal(name));
-    expectError(await alice.client.post("/v1/triggers", minimal(name)), 409, new RegExp(`^name: a trigger named '${name}' already exists`));
+    expectError(await alice.client.post("/v1/triggers", minimal(name), LEGACY_TRIGGERS), 409, new RegExp(`^name: a trigger named '${name}' already exists`));
     const bobs = await createAction(bob.client, { name: plain.name });
     expect((await createTrigger(bob.client, minimal(name, { action_name: bobs.name }))).org_id).toBe(bob.orgId);
   });
 
   test("an unknown action, an unknown digest of it, or another org's private action is a 404, and nothing is written", async () => {
     const before = await triggerCount(alice.client);
-    expectError(await alice.client.post("/v1/triggers", minimal(unique("x"), { action_name: "no-such-action" })), 404, "action 'no-such-action' not found");
-    expect((await alice.client.post("/v1/triggers", minimal(unique("x"), { action_digest: "0".repeat(32) }))).status).toBe(404);
+    expectError(await alice.client.post("/v1/triggers", minimal(unique("x"), { action_name: "no-such-action" }), LEGACY_TRIGGERS), 404, "action 'no-such-action' not found");
+    expect((await alice.client.post("/v1/triggers", minimal(unique("x"), { action_digest: "0".repeat(32) }), LEGACY_TRIGGERS)).status).toBe(404);
     const bobsPrivate = await createAction(bob.client, { name: unique("private") });
-    expect((await alice.client.post("/v1/triggers", minimal(unique("x"), { action_name: bobsPrivate.name, action_owner_id: bob.orgId }))).status).toBe(404);
+    expect((await alice.client.post("/v1/triggers", minimal(unique("x"), { action_name: bobsPrivate.name, action_owner_id: bob.orgId }), LEGACY_TRIGGERS)).status).toBe(404);
     expect(await triggerCount(alice.client)).toBe(before);
   });
 
@@ -389,7 +390,7 @@ describe("runs-as: who a trigger's service_user_id may name (issue 9, finding 1)
   test("a plain member naming the org's admin is a 403 naming service_user_id, and no trigger is written", async () => {
     const name = unique("escalate");
     const before = await triggerCount(alice.client);
-    const res = await member.client.post("/v1/triggers", minimal(name, { service_user_id: alice.userId }));
+    const res = await member.client.post("/v1/triggers", minimal(name, { service_user_id: alice.userId }), LEGACY_TRIGGERS);
     expectError(res, 403, `service_user_id: only an owner or admin of org '${alice.orgId}' may name a user other than themselves`);
     expect((await alice.client.get(`/v1/triggers/${name}`)).status).toBe(404);
     expect(await triggerCount(alice.client)).toBe(before);
@@ -408,7 +409,7 @@ describe("runs-as: who a trigger's service_user_id may name (issue 9, finding 1)
   test("a user of another org, or no user at all, is a 403 even for an admin, and nothing is written", async () => {
     for (const [label, userId] of [["foreign", bob.userId], ["ghost", "nobody@example.com"]] as const) {
       const name = unique(label);
-      const res = await alice.client.post("/v1/triggers", minimal(name, { service_user_id: userId }));
+      const res = await alice.client.post("/v1/triggers", minimal(name, { service_user_id: userId }), LEGACY_TRIGGERS);
       expectError(res, 403, `service_user_id: the user named is not a member of org '${alice.orgId}'`);
       expect((await alice.client.get(`/v1/triggers/${name}`)).status).toBe(404);
     }

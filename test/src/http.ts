@@ -43,3 +43,10 @@ export function apiClient(baseUrl: string, token?: string, defaults: ExtraHeader
     raw: (method, path, body, headers) => send(method, path, body, headers),
   };
 }
+
+/**
+ * The API version the 0.62 SDK pins its legacy trigger calls to (sdk-0.62-routes.md row 10): from
+ * 2026-08-27 on, create_trigger refuses the legacy body (`action_name`, `for_each`, `causes`, ...),
+ * so tests of the legacy model send it as that client does.
+ */
+export const LEGACY_TRIGGERS: ExtraHeaders = { "X-Roboto-Api-Version": "2026-08-10" };

@@ -98,6 +98,8 @@ function operation(route: Route, registry: SchemaRegistry, operationId: string):
     operationId,
     tags: [route.service.name],
     summary: `${route.service.typeName}.${route.method.name}`,
+    // Served without a token (hangar.common.v1.anonymous); bounded per client address, 429 beyond.
+    ...(route.anonymous ? { security: [] } : {}),
     parameters,
     ...(body ? { requestBody: { required: false, content: { "application/json": { schema: body } } } } : {}),
     responses: {

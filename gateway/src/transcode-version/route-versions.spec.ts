@@ -7,11 +7,11 @@ import {
   QueryDatasetFilesResponseSchema,
   ReportUploadProgressResponseSchema,
 } from "@hangar/shared/proto/data";
-import { ComputeService } from "@hangar/shared/proto/compute";
+import { ComputeService, CreateTriggerRequestSchema } from "@hangar/shared/proto/compute";
 import { buildRouteTable, type Route } from "../routes";
 import { parsePathTemplate } from "../pattern";
 import { API_VERSIONS, LATEST_API_VERSION, readApiVersion, versionOf } from "./api-version";
-import { applyDatedChanges, projectResponse, routeForVersion, rpcName } from "./route-versions";
+import { applyDatedChanges, checkRequest, projectResponse, routeForVersion, rpcName } from "./route-versions";
 import { DATED_CHANGES, type DatedChange } from "./version-table";
 
 const { routes } = buildRouteTable([DataService]);
@@ -90,5 +90,49 @@ describe("reroute", () => {
     const served = applyDatedChanges([shared("GetDataset"), routeOf("DeleteDataset")], [change]);
     expect(served).toHaveLength(2);
     expect(served.every((r) => r.versions === undefined)).toBe(true);
+  });
+});
+
+describe("request: dated request fields", () => {
+  const { routes: computeRoutes } = buildRouteTable([ComputeService]);
+  const createTrigger = computeRoutes.find((r) => r.method.name === "CreateTrigger")!;
+  const legacy = () => create(CreateTriggerRequestSchema, { name: "t", actionName: "a", forEach: "dataset", requiredInputs: ["*"] });
+  const model = () => create(CreateTriggerRequestSchema, { name: "t", firesOn: { kind: { case: "stringValue", value: "x" } }, targets: { kind: { case: "stringValue", value: "y" } } });
+  const refusal = (field: string) => expect.objectContaining({ code: Code.InvalidArgument, rawMessage: expect.stringMatching(new RegExp(`^${field}: `)) });
+
+  test("before the date the legacy body passes and the 0.62 fields are refused, naming the field", () => {
+    expect(() => checkRequest(createTrigger, versionOf("2026-08-10"), legacy())).not.toThrow();
+    expect(() => checkRequest(createTrigger, versionOf("2026-08-10"), model())).toThrow(refusal("fires_on"));
+  });
+
+  test("from the date the legacy fields are refused and the 0.62 ones required", () => {
+    expect(() => checkRequest(createTrigger, versionOf("2026-08-27"), model())).not.toThrow();
+    expect(() => checkRequest(createTrigger, versionOf("2026-08-27"), legacy())).toThrow(refusal("action_name"));
+    expect(() => checkRequest(createTrigger, LATEST_API_VERSION, create(CreateTriggerRequestSchema, { name: "t" }))).toThrow(refusal("fires_on"));
+  });
+
+  test("a JSON null in a Value field counts as not given", () => {
+    const nulls = create(CreateTriggerRequestSchema, { name: "t", actionName: "a", firesOn: { kind: { case: "nullValue", value: 0 } } });
+    expect(() => checkRequest(createTrigger, versionOf("2026-08-10"), nulls)).not.toThrow();
+  });
+
+  test("a row naming a field the request lacks fails at start-up", () => {
+    const typo: DatedChange = { since: "2026-08-27", summary: "typo", change: "request", rpc: "hangar.compute.v1.ComputeService.CreateTrigger", introduced: ["fire_on"], retired: [], required: [] };
+    expect(() => buildRouteTable([ComputeService], [typo])).toThrow("has no field 'fire_on'");
+  });
+});
+
+describe("unwrap of a repeated field", () => {
+  test("older callers get the bare list a paged response holds", () => {
+    const change: DatedChange = { since: "2026-08-10", summary: "test", change: "unwrap", rpc: "hangar.data.v1.DataService.QueryDatasetFiles", field: "items" };
+    const [route] = buildRouteTable([DataService], [change]).routes.filter((r) => r.method.name === "QueryDatasetFiles");
+    const page = create(QueryDatasetFilesResponseSchema, { items: [file("file", "fl_1")], nextToken: "t" });
+    expect(JSON.parse(projectResponse(route!, versionOf("2026-07-05"), page)!)).toEqual([expect.objectContaining({ file_id: "fl_1" })]);
+    expect(projectResponse(route!, versionOf("2026-08-10"), page)).toBeUndefined();
+  });
+
+  test("a field that is neither a message nor a list fails at start-up", () => {
+    const change: DatedChange = { since: "2026-08-10", summary: "test", change: "unwrap", rpc: "hangar.data.v1.DataService.QueryDatasetFiles", field: "next_token" };
+    expect(() => buildRouteTable([DataService], [change])).toThrow("is neither");
   });
 });

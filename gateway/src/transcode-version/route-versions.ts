@@ -2,6 +2,7 @@ import type { Message } from "@bufbuild/protobuf";
 import type { Route } from "../routes";
 import { versionOf, type ApiVersion } from "./api-version";
 import { hideProjection, pluckProjection, unwrapProjection, type Projection } from "./projections";
+import { requestFieldsCheck, type RequestCheck } from "./request-checks";
 import type { DatedChange } from "./version-table";
 
 /** What a route does for callers older than the dated changes that touch it (see `DATED_CHANGES`). */
@@ -10,6 +11,8 @@ export interface RouteVersions {
   readonly reroute?: { readonly before: ApiVersion; readonly route: Route };
   /** Rewrites of the response for callers below each `before`, newest change first. */
   readonly projections: readonly { readonly before: ApiVersion; readonly project: Projection }[];
+  /** Checks of the request for the caller's version (dated `request` changes), in table order. */
+  readonly requests?: readonly RequestCheck[];
 }
 
 /** The full name of a route's RPC, as the table names it: `hangar.data.v1.DataService.GetFile`. */
@@ -25,8 +28,8 @@ const bindingKey = (route: Route) => `${route.httpMethod} ${route.template.templ
  * successor, so the two may share a binding. Throws at start-up on a row that does not fit.
  */
 export function applyDatedChanges(routes: readonly Route[], changes: readonly DatedChange[]): Route[] {
-  const versions = new Map<Route, { reroute?: RouteVersions["reroute"]; projections: RouteVersions["projections"][number][] }>();
-  const entry = (route: Route) => versions.get(route) ?? versions.set(route, { projections: [] }).get(route)!;
+  const versions = new Map<Route, { reroute?: RouteVersions["reroute"]; projections: RouteVersions["projections"][number][]; requests: RequestCheck[] }>();
+  const entry = (route: Route) => versions.get(route) ?? versions.set(route, { projections: [], requests: [] }).get(route)!;
   const folded = new Set<Route>();
   for (const change of changes) {
     const before = versionOf(change.since);
@@ -37,19 +40,23 @@ export function applyDatedChanges(routes: readonly Route[], changes: readonly Da
       }
       continue;
     }
+    if (change.change === "request") {
+      for (const route of routes.filter((r) => rpcName(r) === change.rpc)) entry(route).requests.push(requestFieldsCheck(route.method.input, { ...change, before }));
+      continue;
+    }
     for (const route of routes) {
       const project = projectionOf(route, change);
       if (project) entry(route).projections.push({ before, project });
     }
   }
-  for (const [route, { reroute, projections }] of versions) {
+  for (const [route, { reroute, projections, requests }] of versions) {
     projections.sort((a, b) => b.before - a.before);
-    route.versions = reroute ? { reroute, projections } : { projections };
+    route.versions = { projections, ...(reroute ? { reroute } : {}), ...(requests.length > 0 ? { requests } : {}) };
   }
   return routes.filter((route) => !folded.has(route));
 }
 
-function projectionOf(route: Route, change: Exclude<DatedChange, { change: "reroute" }>): Projection | undefined {
+function projectionOf(route: Route, change: Exclude<DatedChange, { change: "reroute" | "request" }>): Projection | undefined {
   if (change.change === "pluck") return rpcName(route) === change.rpc ? pluckProjection(route.method.output, route.responseBody, change.field) : undefined;
   if (change.change === "unwrap") return rpcName(route) === change.rpc ? unwrapProjection(route.method.output, change.field) : undefined;
   return hideProjection(route.method.output, change, change.since);
@@ -86,4 +93,11 @@ export function projectResponse(route: Route, version: ApiVersion, message: Mess
     data = project(message) ?? data;
   }
   return data;
+}
+
+/** Refuses a request the caller's version may not send (dated `request` changes): a 400 naming the field. Free for routes no such change touches. */
+export function checkRequest(route: Route, version: ApiVersion, message: Message): void {
+  const checks = route.versions?.requests;
+  if (checks === undefined) return;
+  for (const check of checks) check(message, version);
 }

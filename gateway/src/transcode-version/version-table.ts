@@ -4,25 +4,30 @@ import type { ApiVersionDate } from "./api-version";
  * One dated change of the API: from `since` on, callers get the current shape; a caller naming an
  * older version gets what `change` describes instead.
  * - `pluck`: the RPC's `data` is a list of records; older callers receive each record's `field`.
- * - `unwrap`: older callers receive the response's `field` (a record) as `data`, the shape the RPC
- *   answered before it answered a batch envelope.
+ * - `unwrap`: older callers receive the response's `field` as `data`: a record (the shape the RPC
+ *   answered before it answered a batch envelope) or a list (before it answered a page).
  * - `hide`: records of message type `record` whose `field` equals `equals` do not exist for older
  *   callers: lists leave them out, a response that is one of them is a 404. It applies to every
  *   route whose response holds that record type, found from the descriptors.
  * - `reroute`: older callers reach `olderRpc` on the same HTTP binding as `rpc` (a legacy shape kept
  *   by its own RPC; the binding is declared on both and served by version).
+ * - `request` (the request side): top-level request fields of `rpc` that changed at `since`. An
+ *   older caller may not set `introduced` ones; a caller at `since` or later may not set `retired`
+ *   ones and must set `required` ones. Each refusal is a 400 naming the field, before the RPC runs.
  */
 export type DatedChange = { since: ApiVersionDate; summary: string } & (
   | { change: "pluck"; rpc: string; field: string }
   | { change: "unwrap"; rpc: string; field: string }
   | { change: "hide"; record: string; field: string; equals: string }
   | { change: "reroute"; rpc: string; olderRpc: string }
+  | { change: "request"; rpc: string; introduced: string[]; retired: string[]; required: string[] }
 );
 
 /**
  * The one table of dated changes (sdk-0.62-routes.md, "Global changes"), for the areas this server
  * implements. Every version translation the gateway does is a row here: handlers never see the
- * caller's version. Dated changes of areas not built yet (threads 2026-09-30, read plans and metrics 2026-10-05, Views 2026-10-06) get their row with their
+ * caller's version. Dated changes of areas not built yet (threads 2026-09-30, read plans and metrics
+ * 2026-10-05, Views 2026-10-06) get their row with their
  * area.
  */
 export const DATED_CHANGES: readonly DatedChange[] = [
@@ -83,5 +88,30 @@ export const DATED_CHANGES: readonly DatedChange[] = [
     change: "unwrap",
     rpc: "hangar.data.v1.DataService.ListFileTags",
     field: "items",
+  },
+  // --- request side (client) ---
+  {
+    since: "2026-08-27",
+    summary:
+      "create_trigger takes the 0.62 body (fires_on, targets); the legacy body (action columns, causes, for_each) only under older versions, which cannot send the 0.62 body (its trigger would be hidden from them)",
+    change: "request",
+    rpc: "hangar.compute.v1.ComputeService.CreateTrigger",
+    introduced: ["fires_on", "targets"],
+    retired: [
+      "action_name",
+      "action_digest",
+      "action_owner_id",
+      "for_each",
+      "required_inputs",
+      "additional_inputs",
+      "causes",
+      "compute_requirements",
+      "container_parameters",
+      "compute_requirement_overrides",
+      "container_parameter_overrides",
+      "parameter_values",
+      "timeout",
+    ],
+    required: ["fires_on", "targets"],
   },
 ];

@@ -44,7 +44,7 @@ export interface ComputeServiceOptions {
   slackWebhooks?: Record<string, string>;
 }
 
-/** The compute service's options as the configuration (`RUNNER_*`, `INVOCATION_CONCURRENCY_LIMIT`, `TRIGGER_SCHEDULER_INTERVAL_MS`, `SLACK_WEBHOOKS`) sets them. */
+/** The compute service's options as the configuration (`RUNNER_*`, `INVOCATION_CONCURRENCY_LIMIT`, `TRIGGER_SCHEDULER_INTERVAL_MS`, `TRIGGER_DISPATCH_LEASE_SECONDS`, `SLACK_WEBHOOKS`) sets them. */
 export function computeOptionsFromConfig({ compute }: Pick<PlatformConfig, "compute">): ComputeServiceOptions {
   return {
     leases: {
@@ -53,7 +53,7 @@ export function computeOptionsFromConfig({ compute }: Pick<PlatformConfig, "comp
       sweepIntervalMs: compute.runnerSweepIntervalMs,
     },
     concurrencyLimit: compute.invocationConcurrencyLimit,
-    scheduler: { intervalMs: compute.triggerSchedulerIntervalMs },
+    scheduler: { intervalMs: compute.triggerSchedulerIntervalMs, leaseMs: compute.triggerDispatchLeaseSeconds * 1000 },
     slackWebhooks: compute.slackWebhooks,
   };
 }

@@ -48,6 +48,7 @@ async function main(): Promise<void> {
     host: config.host,
     ...(config.bootstrapToken ? { bootstrapToken: config.bootstrapToken } : {}),
     authCacheTtlMs: config.authCacheTtlMs,
+    ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
     development: config.development,
     logger,
     compute: computeOptionsFromConfig(config),

@@ -16,6 +16,8 @@ export interface PlatformOptions {
   host?: string;
   bootstrapToken?: string;
   authCacheTtlMs: number;
+  /** The gateway's public base URL (`PUBLIC_URL`; see GatewayOptions). */
+  publicUrl?: string;
   development: boolean;
   logger: Logger;
   /** Where file bytes live; the caller owns it and closes it. */
@@ -50,7 +52,7 @@ export interface StartedServices {
 }
 
 /** Starts the five services, each behind its own RPC port on loopback. */
-export async function startServices(options: Omit<PlatformOptions, "port" | "host" | "authCacheTtlMs" | "development" | "onServed">): Promise<StartedServices> {
+export async function startServices(options: Omit<PlatformOptions, "port" | "host" | "authCacheTtlMs" | "development" | "onServed" | "publicUrl">): Promise<StartedServices> {
   let bootstrap: BootstrapResult | undefined;
   const urls: Partial<Record<ServiceName, string>> = {};
   const runtime = {
@@ -113,7 +115,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
 
 /** The gateway's options for a platform whose services it reaches at `upstreams`. */
 export function gatewayOptions(
-  options: Pick<PlatformOptions, "port" | "host" | "internalAuthSecret" | "authCacheTtlMs" | "development" | "logger" | "onServed">,
+  options: Pick<PlatformOptions, "port" | "host" | "internalAuthSecret" | "authCacheTtlMs" | "development" | "logger" | "onServed" | "publicUrl">,
   upstreams: Record<ServiceName, Upstream>,
 ): GatewayOptions {
   return {
@@ -125,5 +127,6 @@ export function gatewayOptions(
     development: options.development,
     logger: options.logger.child({ component: "gateway" }),
     ...(options.onServed ? { onServed: options.onServed } : {}),
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import type { CredentialRequestRecord } from "./credential-requests";
 import { snapshotUnitOfWork } from "@hangar/shared";
 import type { MembershipAuditEntry, MembershipRecord, OrgRecord, TokenRecord, UsageRecord, UserRecord } from "./records";
 import type { JsonValue } from "@bufbuild/protobuf";
@@ -19,6 +20,7 @@ export interface AdminState {
   notifications: NotificationRecord[];
   /** Users' configuration values, by `<user id> <key>`. */
   userConfig: Record<string, JsonValue>;
+  credentialRequests: CredentialRequestRecord[];
 }
 
 /** An admin unit of work over arrays and the state behind it, for unit specs of domain rules (no database). */
@@ -32,7 +34,7 @@ export interface InMemoryAdmin {
  * of a database would; a transaction that throws leaves the state as it was (all or nothing).
  */
 export function inMemoryAdmin(seed: Partial<AdminState> = {}): InMemoryAdmin {
-  const state: AdminState = { orgs: [], users: [], memberships: [], tokens: [], usage: [], audit: [], locks: [], touched: [], notifications: [], userConfig: {}, ...structuredClone(seed) };
+  const state: AdminState = { orgs: [], users: [], memberships: [], tokens: [], usage: [], audit: [], locks: [], touched: [], notifications: [], userConfig: {}, credentialRequests: [], ...structuredClone(seed) };
   const uow: AdminUnitOfWork = snapshotUnitOfWork(state, bind);
   return { uow, state };
 }
@@ -83,6 +85,12 @@ function bind(s: AdminState): AdminRepositories {
     userConfig: {
       get: async (userId, key) => copy(s.userConfig[`${userId} ${key}`]),
       set: async (userId, key, value) => void (s.userConfig[`${userId} ${key}`] = copy(value)),
+    },
+    credentialRequests: {
+      add: async (request) => void s.credentialRequests.push(copy(request)),
+      lock: async (id) => copy(s.credentialRequests.find((r) => r.credentialRequestId === id) ?? null),
+      update: async (id, changes) => void Object.assign(s.credentialRequests.find((r) => r.credentialRequestId === id)!, changes),
+      removeExpired: async (before) => void (s.credentialRequests = s.credentialRequests.filter((r) => r.expires >= before)),
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { UnitOfWork } from "@hangar/shared";
+import type { CredentialRequestRepository } from "./credential-requests";
 import type { NotificationRepository } from "./notifications";
 import type { UserConfigRepository } from "./user-config";
 import type { MembershipAuditEntry, MembershipRecord, OrgRecord, TokenRecord, UsageRecord, UserRecord } from "./records";
@@ -81,6 +82,7 @@ export interface AdminRepositories {
   usage: UsageRepository;
   notifications: NotificationRepository;
   userConfig: UserConfigRepository;
+  credentialRequests: CredentialRequestRepository;
 }
 
 /** The admin service's unit of work, built in `index.ts` and handed to `rpc/` and start-up. */

@@ -12,6 +12,7 @@ import { createUser, getCurrentUser, getUser } from "../domain/users";
 import { requireMember, requireOrgAdmin, requireService, requireUser } from "./access";
 import { orgToProto, tokenResultToProto, userToProto } from "./mappers";
 import { createNotificationHandlers } from "./notification-handlers";
+import { createCredentialRequestHandlers } from "./credential-request-handlers";
 
 /** What the admin RPCs need: the service's unit of work, and the key invocation tokens are signed with. */
 export interface AdminServiceDeps {
@@ -24,6 +25,7 @@ export function createAdminServiceImpl(deps: AdminServiceDeps): ServiceImpl<type
   const { uow } = deps;
   return {
     ...createNotificationHandlers(uow),
+    ...createCredentialRequestHandlers(uow),
     async createOrg(req, ctx) {
       return { org: orgToProto(await createOrg(uow, requireUser(callerOf(ctx)), req.name)) };
     },

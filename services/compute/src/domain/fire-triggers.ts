@@ -23,8 +23,11 @@ export interface FiringDeps {
   logger: Logger;
 }
 
-/** The dispatches a matched event claims: one per accepted target, keyed by the idempotency token. */
-export function dispatchRows(trigger: TriggerRecord, event: PlatformEvent, token: string, targets: JsonObject[], now: Date): NewDispatch[] {
+/**
+ * The dispatches a matched event claims: one per accepted target, keyed by the idempotency token.
+ * `namespace`, when given, is stored with them for a retry after a crash (a tick's is rebuilt instead).
+ */
+export function dispatchRows(trigger: TriggerRecord, event: PlatformEvent, token: string, targets: JsonObject[], now: Date, namespace: TriggerNamespace | null = null): NewDispatch[] {
   const datasetId = typeof event.data.dataset_id === "string" ? event.data.dataset_id : null;
   return targets.map((target) => ({
     triggerId: trigger.triggerId,
@@ -41,6 +44,7 @@ export function dispatchRows(trigger: TriggerRecord, event: PlatformEvent, token
     resultRef: null,
     claimedAt: now,
     finalizedAt: null,
+    namespace,
   }));
 }
 
@@ -61,7 +65,7 @@ export async function fireEvent(deps: FiringDeps, event: PlatformEvent, namespac
 export async function fireTrigger(deps: FiringDeps, trigger: TriggerRecord, event: PlatformEvent, namespace: TriggerNamespace, readers: GateReaders): Promise<TriggerDispatchRecord[]> {
   const plan = await runGates(trigger, event, { ...namespace, records: { ...namespace.records, trigger: triggerRecordOf(trigger) } }, readers);
   if (!plan.wouldFire) return [];
-  const claimed = await deps.uow.repositories().triggerModel.claim(dispatchRows(trigger, event, plan.token!, plan.accepted, new Date()));
+  const claimed = await deps.uow.repositories().triggerModel.claim(dispatchRows(trigger, event, plan.token!, plan.accepted, new Date(), namespace));
   return runDispatches(deps, [{ trigger, namespace, claimed }]);
 }
 

@@ -47,7 +47,7 @@ function unused(name: string): never {
 // The 0.62 trigger model is tested against PostgreSQL (its e2e suites); no spec here reaches it.
 function memoryTriggerModel(): TriggerModelRepository {
   const refuse = () => unused("the trigger model");
-  return { findById: refuse, subscribedTo: refuse, claim: refuse, finish: refuse, slots: refuse, dispatches: refuse, lockDue: refuse, setNextFire: refuse };
+  return { findById: refuse, subscribedTo: refuse, claim: refuse, finish: refuse, slots: refuse, dispatches: refuse, lockDue: refuse, setNextFire: refuse, reclaimStale: refuse, byIds: refuse };
 }
 
 function memoryIngestionRules(): IngestionRuleRepository {

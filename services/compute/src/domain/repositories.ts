@@ -7,6 +7,7 @@ import type { TimeWindow } from "./invocation-stats";
 import type { Executor } from "./leases";
 import type { ActionRecord, ActionVersionRecord, InvocationLogRecord, InvocationRecord, TriggerDispatchRecord, TriggerEvaluationRecord, TriggerRecord } from "./records";
 import type { EvaluationOccasion, EvaluationOutcome } from "./trigger-evaluation";
+import type { TriggerNamespace } from "./trigger-namespace";
 
 /**
  * What the compute service's use cases need from persistence; `store/` implements it. Records a
@@ -174,8 +175,17 @@ export interface DispatchOutcome {
   resultRef: string | null;
 }
 
-/** A dispatch to record: a TriggerDispatchRecord before it has an id. */
-export type NewDispatch = Omit<TriggerDispatchRecord, "dispatchId">;
+/**
+ * A dispatch to record: a TriggerDispatchRecord before it has an id, and for an event's dispatch the
+ * namespace records its targets render from (kept so that a retry after a crash renders the same).
+ */
+export type NewDispatch = Omit<TriggerDispatchRecord, "dispatchId"> & { namespace?: TriggerNamespace | null };
+
+/** A claimed dispatch taken over from a crashed replica, with the namespace records it was claimed with (null for a schedule tick). */
+export interface StaleDispatch {
+  dispatch: TriggerDispatchRecord;
+  namespace: TriggerNamespace | null;
+}
 
 /** The 0.62 trigger model's reads and writes: triggers by id, dispatches, the schedule queue. */
 export interface TriggerModelRepository {
@@ -195,4 +205,11 @@ export interface TriggerModelRepository {
   lockDue(now: Date, limit: number): Promise<TriggerRecord[]>;
   /** Sets triggers' next due ticks (null: none). */
   setNextFire(updates: { triggerId: string; nextFireAt: Date | null }[]): Promise<void>;
+  /**
+   * Re-claims up to `limit` dispatches still `claimed` since before `staleBefore` (their replica died
+   * between claim and run), stamping them claimed at `now` (SKIP LOCKED: one replica takes each).
+   */
+  reclaimStale(staleBefore: Date, now: Date, limit: number): Promise<StaleDispatch[]>;
+  /** Triggers by id (any org), for dispatches taken over from another replica. */
+  byIds(triggerIds: readonly string[]): Promise<TriggerRecord[]>;
 }

@@ -1,10 +1,10 @@
 import type { QueryNode } from "@hangar/shared";
 import { startPeriodicTask, type PeriodicTask } from "@hangar/shared";
 import { nextTick, ticksBetween } from "./cron-schedule";
-import { dispatchQueue, dispatchRows, triggerRecordOf, type ClaimedFiring, type FiringDeps } from "./fire-triggers";
+import { dispatchQueue, dispatchRows, runDispatches, triggerRecordOf, type ClaimedFiring, type FiringDeps } from "./fire-triggers";
 import { envelopeOf, idempotencyToken, type PlatformEvent } from "./platform-events";
 import type { TriggerDispatchRecord, TriggerRecord } from "./records";
-import type { NewDispatch } from "./repositories";
+import type { NewDispatch, StaleDispatch } from "./repositories";
 import { evaluateCondition, type TriggerNamespace } from "./trigger-namespace";
 import { storedSource } from "./trigger-view";
 
@@ -21,6 +21,14 @@ export interface SchedulerSettings {
    * one hour, at most CATCH_UP_TICKS per trigger); older ones are skipped.
    */
   catchUpMs: number;
+  /**
+   * The dispatch lease (default five minutes): a dispatch still `claimed` this long after its claim
+   * was left by a replica that died between claim and run, and is claimed again and run. Longer
+   * than any dispatch takes (a Slack post gives up after three 5 s attempts), so a live one is never
+   * taken over; a target that had run before the crash may then run twice (Slack; an action target
+   * is idempotent by its slot).
+   */
+  leaseMs: number;
 }
 
 /** The most missed ticks of one trigger a pass catches up. */
@@ -28,7 +36,7 @@ export const CATCH_UP_TICKS = 60;
 
 /** The defaults of SchedulerSettings, over which `partial` is laid. */
 export function schedulerSettings(partial: Partial<SchedulerSettings> = {}): SchedulerSettings {
-  return { clock: () => new Date(), intervalMs: 1000, batch: 1000, catchUpMs: 3_600_000, ...partial };
+  return { clock: () => new Date(), intervalMs: 1000, batch: 1000, catchUpMs: 3_600_000, leaseMs: 300_000, ...partial };
 }
 
 /** The first tick after `now` of a v2 schedule trigger that is enabled; null for any other trigger. */
@@ -98,7 +106,34 @@ export function scheduleNamespace(trigger: TriggerRecord, event: PlatformEvent, 
   };
 }
 
-/** Runs scheduler passes every `intervalMs` until stopped; a failed pass is logged and the loop goes on. */
+/**
+ * Takes over dispatches whose claim outlived the lease (see `SchedulerSettings.leaseMs`) and runs
+ * them, a batch a pass: an event's with the namespace stored at its claim, a tick's with the one
+ * its event id rebuilds. Returns how many ran.
+ */
+export async function retryStaleDispatches(deps: FiringDeps, settings: SchedulerSettings): Promise<number> {
+  const now = settings.clock();
+  const { triggerModel } = deps.uow.repositories();
+  const stale = await triggerModel.reclaimStale(new Date(now.getTime() - settings.leaseMs), now, settings.batch);
+  if (stale.length === 0) return 0;
+  const triggers = new Map((await triggerModel.byIds([...new Set(stale.map((s) => s.dispatch.triggerId))])).map((t) => [t.triggerId, t]));
+  const firings = stale.flatMap((s): ClaimedFiring[] => {
+    const trigger = triggers.get(s.dispatch.triggerId);
+    return trigger ? [{ trigger, namespace: s.namespace ?? tickNamespace(trigger, s), claimed: [s.dispatch] }] : [];
+  });
+  deps.logger.warn({ dispatches: firings.length }, "retrying trigger dispatches left claimed past their lease");
+  return (await runDispatches(deps, firings)).length;
+}
+
+/** A schedule tick's namespace, from its event id (`<trigger id>@<tick>`, see scheduleEvent). */
+function tickNamespace(trigger: TriggerRecord, { dispatch }: StaleDispatch): TriggerNamespace {
+  const tick = new Date(dispatch.eventId.slice(dispatch.eventId.lastIndexOf("@") + 1));
+  const source = storedSource(trigger);
+  return scheduleNamespace(trigger, scheduleEvent(trigger, tick), source.type === "schedule" ? source.cron : "", tick);
+}
+
+/** Runs scheduler passes every `intervalMs` until stopped, each also retrying stale claims; a failed pass is logged and the loop goes on. */
 export function startTriggerScheduler(deps: FiringDeps, settings: SchedulerSettings): PeriodicTask {
-  return startPeriodicTask({ name: "trigger scheduler", intervalMs: settings.intervalMs, run: () => scheduleOnce(deps, settings), logger: deps.logger });
+  const run = async () => (await scheduleOnce(deps, settings)) + (await retryStaleDispatches(deps, settings));
+  return startPeriodicTask({ name: "trigger scheduler", intervalMs: settings.intervalMs, run, logger: deps.logger });
 }

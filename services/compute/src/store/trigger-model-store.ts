@@ -1,7 +1,7 @@
 import { LockMode } from "@mikro-orm/core";
 import type { EntityManager, KeysetPage } from "@hangar/shared";
 import type { TriggerDispatchRecord, TriggerRecord } from "../domain/records";
-import type { DispatchOutcome, NewDispatch, TriggerModelRepository } from "../domain/repositories";
+import type { DispatchOutcome, NewDispatch, StaleDispatch, TriggerModelRepository } from "../domain/repositories";
 import { Trigger, TriggerDispatch } from "./trigger-entities";
 
 const DISPATCH_COLUMNS = [
@@ -16,6 +16,7 @@ const DISPATCH_COLUMNS = [
   "dataset_id",
   "status",
   "claimed_at",
+  "namespace",
 ] as const;
 
 /** The 0.62 trigger model's repository over the `triggers` and `trigger_dispatches` tables. */
@@ -38,7 +39,7 @@ export class TriggerModelStore implements TriggerModelRepository {
   async claim(rows: NewDispatch[]): Promise<TriggerDispatchRecord[]> {
     if (rows.length === 0) return [];
     const records = rows.map((row) => Object.fromEntries(DISPATCH_COLUMNS.map((column) => [column, columnValue(row, column)])));
-    const types = DISPATCH_COLUMNS.map((column) => `${column} ${column === "claimed_at" ? "timestamptz" : "text"}`).join(", ");
+    const types = DISPATCH_COLUMNS.map((column) => `${column} ${COLUMN_TYPES[column] ?? "text"}`).join(", ");
     const inserted = await this.em.execute(
       `insert into trigger_dispatches (${DISPATCH_COLUMNS.join(", ")})
        select ${DISPATCH_COLUMNS.join(", ")} from jsonb_to_recordset(?::jsonb) as r(${types})
@@ -82,6 +83,20 @@ export class TriggerModelStore implements TriggerModelRepository {
     return rows.map((row) => this.em.map(Trigger, row));
   }
 
+  async reclaimStale(staleBefore: Date, now: Date, limit: number): Promise<StaleDispatch[]> {
+    const rows = await this.em.execute(
+      `update trigger_dispatches set claimed_at = ? where dispatch_id in (
+         select dispatch_id from trigger_dispatches where status = 'claimed' and claimed_at < ? order by claimed_at limit ? for update skip locked)
+       returning *`,
+      [now, staleBefore, limit],
+    );
+    return rows.map((row) => ({ dispatch: this.em.map(TriggerDispatch, row), namespace: (row.namespace as StaleDispatch["namespace"]) ?? null }));
+  }
+
+  async byIds(triggerIds: readonly string[]): Promise<TriggerRecord[]> {
+    return triggerIds.length === 0 ? [] : this.em.find(Trigger, { triggerId: { $in: [...triggerIds] } });
+  }
+
   async setNextFire(updates: { triggerId: string; nextFireAt: Date | null }[]): Promise<void> {
     if (updates.length === 0) return;
     await this.em.execute(
@@ -91,7 +106,9 @@ export class TriggerModelStore implements TriggerModelRepository {
   }
 }
 
-function columnValue(row: NewDispatch, column: (typeof DISPATCH_COLUMNS)[number]): string | Date | null {
+const COLUMN_TYPES: Partial<Record<(typeof DISPATCH_COLUMNS)[number], string>> = { claimed_at: "timestamptz", namespace: "jsonb" };
+
+function columnValue(row: NewDispatch, column: (typeof DISPATCH_COLUMNS)[number]): unknown {
   const key = column.replace(/_(\w)/g, (_, c: string) => c.toUpperCase()) as keyof NewDispatch;
-  return row[key] as string | Date | null;
+  return row[key] ?? null;
 }

@@ -12,8 +12,11 @@ export interface OrgMembership {
  * it with the internal key and every service verifies the signature before running a handler.
  */
 export interface Principal {
-  /** `user` for API callers; `service` for platform components calling each other. */
-  kind: "user" | "service";
+  /**
+   * `user` for API callers; `service` for platform components calling each other; `anonymous` for
+   * a caller without a token on the few operations that allow it (`hangar.common.v1.anonymous`).
+   */
+  kind: "user" | "service" | "anonymous";
   /** The user id, or the calling component's name for service principals. */
   subject: string;
   /** The org the call acts in (`X-Service-Org-Id`, or the caller's only org). */
@@ -23,6 +26,11 @@ export interface Principal {
   memberships: OrgMembership[];
   isSystemAdmin: boolean;
   tokenId?: string;
+  /**
+   * Anonymous callers only: the base URL the client reached the gateway at (`PUBLIC_URL`, else the
+   * request's Host over http), for URLs an answer hands back to that client.
+   */
+  publicUrl?: string;
 }
 
 /** Header carrying the signed principal between gateway and services. */

@@ -5,6 +5,11 @@
 export interface PlatformConfig {
   /** Gateway HTTP port (`PORT`, default 8080). */
   port: number;
+  /**
+   * The base URL clients reach the gateway at (`PUBLIC_URL`, e.g. `https://hangar.example.com`);
+   * unset: each request's own Host over http, right for one machine. Sign-in URLs are built on it.
+   */
+  publicUrl: string | undefined;
   /** PostgreSQL URL; unset means the embedded server (`DATABASE_URL`). */
   databaseUrl: string | undefined;
   /** Kafka bootstrap brokers; empty means in-process event delivery (`KAFKA_BROKERS`). */
@@ -77,6 +82,8 @@ export interface ComputeConfig {
   invocationConcurrencyLimit: number;
   /** How often the trigger scheduler looks for due ticks (`TRIGGER_SCHEDULER_INTERVAL_MS`, default 1000). */
   triggerSchedulerIntervalMs: number;
+  /** How long a trigger dispatch's claim holds before another replica retries it (`TRIGGER_DISPATCH_LEASE_SECONDS`, default 300). */
+  triggerDispatchLeaseSeconds: number;
   /**
    * The Slack channels trigger targets may post to: channel id to incoming-webhook URL
    * (`SLACK_WEBHOOKS`, comma-separated `<channel_id>=<url>` pairs; default none).
@@ -163,6 +170,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
   }
   const config: PlatformConfig = {
     port: int("PORT", 8080),
+    publicUrl: env.PUBLIC_URL?.replace(/\/+$/, "") || undefined,
     databaseUrl: env.DATABASE_URL || undefined,
     kafkaBrokers: (env.KAFKA_BROKERS ?? "").split(",").map((b) => b.trim()).filter(Boolean),
     kafkaNamespace: env.KAFKA_NAMESPACE || undefined,
@@ -186,6 +194,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
       runnerSweepIntervalMs: int("RUNNER_SWEEP_INTERVAL_MS", 1000, 10, 3_600_000),
       invocationConcurrencyLimit: int("INVOCATION_CONCURRENCY_LIMIT", 4, 1, 100_000),
       triggerSchedulerIntervalMs: int("TRIGGER_SCHEDULER_INTERVAL_MS", 1000, 10, 60_000),
+      triggerDispatchLeaseSeconds: int("TRIGGER_DISPATCH_LEASE_SECONDS", 300, 30, 86_400),
       slackWebhooks: slackWebhooks(env.SLACK_WEBHOOKS, problems),
     },
     exportRetentionHours: int("EXPORT_RETENTION_HOURS", 24, 1, 87_600),

@@ -4,3 +4,4 @@ export * from "../gen/hangar/common/v1/limits_pb";
 export * from "../gen/hangar/common/v1/health_pb";
 export * from "../gen/hangar/common/v1/json_form_pb";
 export * from "../gen/hangar/common/v1/time_value_pb";
+export * from "../gen/hangar/common/v1/access_pb";
