@@ -133,6 +133,8 @@ async function createFixtures(): Promise<void> {
   add("session_id", session.session_id, sessionRecord);
   const event = ok(await c.post("/v1/events/create", { name: "authz-event", start_time: 1, end_time: 2, associations: [{ association_id: datasetId, association_type: "dataset" }] }), "event");
   add("event_id", event.event_id, () => seen(c.get(`/v1/events/id/${event.event_id}`)));
+  const query = ok(await c.post("/v1/query/submit/roboql", { query: "name = 'authz'", target: "datasets" }), "query");
+  add("query_id", query.query_id, () => seen(c.get(`/v1/query/id/${query.query_id}`)));
 }
 
 /**
