@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { loadAverage, markdownTable } from "./report.mjs";
 
-const BENCHES = ["gateway-overhead", "files", "upload-begin", "compute", "comments", "topics", "mcap-ingest", "scheduled-triggers", "metrics"];
+const BENCHES = ["gateway-overhead", "files", "upload-begin", "compute", "comments", "topics", "mcap-ingest", "scheduled-triggers", "metrics", "search"];
 const only = process.env.BENCH_ONLY?.split(",");
 const results = path.join(tmpdir(), `hangar-bench-results-${process.pid}.jsonl`);
 const ran = [];

@@ -1,6 +1,6 @@
 import { getOption, hasOption, ScalarType, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
-import { limits as limitsOption } from "@hangar/shared/proto/common";
+import { json_inline_oneof, limits as limitsOption } from "@hangar/shared/proto/common";
 import { fieldTable } from "../transcode";
 import { isStructAsJson, isUnwrappedWrapper, messageForm } from "../transcode/message-form";
 
@@ -45,6 +45,10 @@ export function createSchemaRegistry(): SchemaRegistry {
 }
 
 function objectSchema(desc: DescMessage, registry: SchemaRegistry): JsonSchema {
+  // Written as the selected member alone (message-to-json.ts), so described as one of the members.
+  if (hasOption(desc, json_inline_oneof) && getOption(desc, json_inline_oneof)) {
+    return { oneOf: desc.fields.map((field) => registry.fieldSchema(field)) };
+  }
   const properties = Object.fromEntries(desc.fields.map((field) => [field.name, registry.fieldSchema(field)]));
   const required = fieldTable(desc).required.map((field) => field.name);
   return { type: "object", properties, ...(required.length ? { required } : {}) };

@@ -94,12 +94,17 @@ export function planFileCount(spec: QuerySpecInput): SqlFragment {
  * engine's `#>`/`jsonb_typeof` form is opaque to both. Under NOT, the engine's null handling is
  * kept as it is. Errors name the same paths as compileWhere, in the same order.
  */
-export function fileWhere(node: QueryNode | undefined, path: string): SqlFragment {
+export function fileWhere(node: QueryNode | undefined, path: string, catalog: FieldCatalog = fileCatalog): SqlFragment {
   if (!node) return rawSql("TRUE");
-  if (!isConditionGroup(node)) return containment(node) ?? compileWhere(node, fileCatalog, path);
-  if (node.operator === "NOT" || node.conditions.length === 0) return compileWhere(node, fileCatalog, path);
-  const parts = node.conditions.map((c, i) => fileWhere(c, `${path}.conditions[${i}]`));
+  if (!isConditionGroup(node)) return containment(node, catalog) ?? compileWhere(node, catalog, path);
+  // An AND group with fields of related resources goes to the engine whole, which tests them together.
+  if (node.operator === "NOT" || node.conditions.length === 0 || hasRelatedMember(node.conditions, catalog)) return compileWhere(node, catalog, path);
+  const parts = node.conditions.map((c, i) => fileWhere(c, `${path}.conditions[${i}]`, catalog));
   return sql`(${joinSql(parts, ` ${node.operator} `)})`;
+}
+
+function hasRelatedMember(nodes: readonly QueryNode[], catalog: FieldCatalog): boolean {
+  return nodes.some((n) => !isConditionGroup(n) && catalog.resolve(n.field)?.kind === "related");
 }
 
 /**
@@ -109,9 +114,9 @@ export function fileWhere(node: QueryNode | undefined, path: string): SqlFragmen
  * segments are left to the engine: `#>` reads them as list indexes, containment as object keys.
  * A missing dataset (the left join's NULL) fails the test either way, which is all AND/OR see.
  */
-function containment(condition: Condition): SqlFragment | undefined {
+function containment(condition: Condition, catalog: FieldCatalog): SqlFragment | undefined {
   if (condition.comparator !== "EQUALS" || condition.value === undefined) return undefined;
-  const ref = fileCatalog.resolve(condition.field);
+  const ref = catalog.resolve(condition.field);
   if (ref?.kind !== "json" || ref.path.length === 0 || ref.path.some((key) => /^\d+$/.test(key))) return undefined;
   const document = ref.path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), condition.value);
   return sql`(${rawSql(ref.sql)} @> ${JSON.stringify(document)}::jsonb)`;

@@ -14,7 +14,7 @@ import {
   type SqlFragment,
 } from "@hangar/shared";
 import { datasetCatalog } from "./dataset-search";
-import { fileCatalog } from "./file-search";
+import { fileCatalog, fileWhere } from "./file-search";
 
 /** What a saved query may search (overview.md's `target` values this service answers). */
 export const SEARCHABLE_TARGETS = ["datasets", "files", "topics", "topic_message_paths", "events"] as const;
@@ -35,6 +35,8 @@ export interface QueryTarget {
   readonly tieBreaker: string;
   /** Fields a free-text term is looked for in (CONTAINS each, joined by OR). */
   readonly termFields: readonly string[];
+  /** Compiles a condition when the target does more than the shared engine (see fileWhere). */
+  readonly where?: (condition: QueryNode | undefined, field: string) => SqlFragment;
 }
 
 // The message path's own fields, over `message_paths mp`.
@@ -217,7 +219,12 @@ function fileCatalogOwn(field: string): ColumnRef | JsonRef | undefined {
 /** The targets this service searches. */
 export const TARGETS: Readonly<Record<QueryTargetName, QueryTarget>> = {
   datasets: { catalog: datasetTarget, tieBreaker: `"d"."dataset_id"`, termFields: ["name", "description", "dataset_id", "tags"] },
-  files: { catalog: fileTarget, tieBreaker: `"f"."node_id"`, termFields: ["relative_path", "description", "file_id", "tags"] },
+  files: {
+    catalog: fileTarget,
+    tieBreaker: `"f"."node_id"`,
+    termFields: ["relative_path", "description", "file_id", "tags"],
+    where: (condition, field) => fileWhere(condition, field, fileTarget),
+  },
   topics: { catalog: topicTarget, tieBreaker: `"t"."topic_id"`, termFields: ["topic_name", "schema_name", "topic_id"] },
   topic_message_paths: { catalog: messagePathTarget, tieBreaker: `"mp"."message_path_id"`, termFields: ["message_path", "data_type", "message_path_id"] },
   events: { catalog: eventTarget, tieBreaker: `"e"."event_id"`, termFields: ["name", "description", "event_id", "tags"] },

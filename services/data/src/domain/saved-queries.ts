@@ -202,7 +202,7 @@ function withCondition(spec: StoredSpec, condition: QueryNode | undefined): Stor
  * Exported for bench/search.mjs, which runs the page's SQL directly beside the gateway's answer.
  */
 export function planOf(target: QueryTargetName, spec: StoredSpec, scope: string, after: string | undefined, limit?: bigint): SearchPlan {
-  const { catalog, tieBreaker } = TARGETS[target];
+  const { catalog, tieBreaker, where } = TARGETS[target];
   const input: QuerySpecInput = {
     condition: spec.condition === undefined ? undefined : fromJson(ValueSchema, spec.condition as JsonObject),
     limit: limit ?? (spec.limit === undefined ? undefined : BigInt(spec.limit)),
@@ -210,5 +210,5 @@ export function planOf(target: QueryTargetName, spec: StoredSpec, scope: string,
     sortBy: spec.sort_by,
     sortDirection: spec.sort_direction,
   };
-  return planSearch(input, { catalog, tieBreaker, scope: `query:${scope}`, tokenField: "next_page_token" });
+  return planSearch(input, { catalog, tieBreaker, scope: `query:${scope}`, tokenField: "next_page_token", ...(where ? { where } : {}) });
 }

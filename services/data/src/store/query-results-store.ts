@@ -4,7 +4,7 @@ import type { QueryResultRow, QueryResultsRepository } from "../domain/saved-que
 import type { QueryTargetName } from "../domain/query-targets";
 import { Dataset } from "./entities";
 import { fsNodeFromRow } from "./file-entities";
-import { liveAssociation } from "./deleted-associations";
+import { liveAssociationProbe } from "./deleted-associations";
 import { RobotEventStore } from "./robot-event-store";
 import { RobotEvent } from "./session-entities";
 import { pathFromRow, TopicStore, topicFromRow } from "./topic-store";
@@ -20,7 +20,7 @@ const SOURCES: Readonly<Record<QueryTargetName, { select: string; from: string; 
   files: {
     select: "f.*",
     from: "fs_nodes f left join datasets d on d.dataset_id = f.association_id and d.org_id = f.org_id",
-    scope: (orgId) => sql`f.org_id = ${orgId} and f.status = 'available' and f.fs_type = 'file' and ${liveAssociation("f")}`,
+    scope: (orgId) => sql`f.org_id = ${orgId} and f.status = 'available' and f.fs_type = 'file' and ${liveAssociationProbe("f")}`,
   },
   topics: { select: "t.*", from: `topics t ${TOPIC_OWNERS}`, scope: (orgId) => sql`t.org_id = ${orgId}` },
   topic_message_paths: { select: "mp.*", from: `message_paths mp join topics t on t.topic_id = mp.topic_id ${TOPIC_OWNERS}`, scope: (orgId) => sql`mp.org_id = ${orgId}` },

@@ -1,0 +1,121 @@
+// Benchmark: saved-query search at scale, through the gateway. Run with `npm run build && npm run
+// bench:search`. BENCH_QUICK=1: a smoke run of a few minutes.
+//
+// Seed (SQL, into the platform's own PostgreSQL): 100,000 datasets (BENCH_DATASETS) with metadata
+// (`site` 4 values, `robot` 50, `vehicle` 10) and tags (a fifth `outdoor`), about 1,000,000 files
+// (1 to 19 per dataset) with metadata and tags (a tenth tagged), and one topic per dataset (`/lidar`
+// on a third, `/camera` otherwise) with one message path. Nine datasets in ten belong to the bench
+// org, the rest to another org.
+//
+// Then, per text query: submit it (`POST /v1/query/submit/roboql`, which saves it and counts its
+// matches exactly: context), then read its first page of 100 (`GET /v1/query/id/{id}/results`)
+// one request at a time, p50 against the goal; beside it the very statement the service runs for
+// that page (the data service's own `planOf` and `queryPageSql`, from dist/) run directly with pg
+// in the same run, so the gap is the platform's overhead and not the database's.
+import { createRequire } from "node:module";
+import pgModule from "pg";
+import { sequential } from "./measure.mjs";
+import { createTenant, startBenchPlatform } from "./platform.mjs";
+import { createReport, sized } from "./report.mjs";
+
+const require = createRequire(import.meta.url);
+const { parseQueryText } = require("../services/shared/dist/index.js");
+const { planOf } = require("../services/data/dist/domain/saved-queries.js");
+const { queryPageSql } = require("../services/data/dist/store/query-results-store.js");
+
+const DATASETS = Number(process.env.BENCH_DATASETS ?? sized(100_000, 2_000));
+const FILES_PER_DATASET = Number(process.env.BENCH_FILES_PER_DATASET ?? 10);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? sized(100, 20));
+const PAGE = 100;
+const GOAL_P50_MS = 100;
+
+const QUERIES = [
+  { target: "files", query: "dataset.metadata.site = 'field' AND tags CONTAINS 'reviewed' AND path LIKE '%.csv'" },
+  { target: "files", query: "metadata.robot = 'r-7' AND dataset.tags CONTAINS 'outdoor'" },
+  { target: "datasets", query: "metadata.robot = 'r-7' AND tags CONTAINS 'outdoor' AND topic.topic_name = '/lidar' AND msgpath.data_type = 'float64'" },
+  { target: "datasets", query: "metadata.site = 'warehouse' OR name LIKE 'bench-99%'" },
+];
+
+const report = createReport("search");
+const platform = await startBenchPlatform();
+const db = new pgModule.Client({ connectionString: platform.pgUrl });
+await db.connect();
+try {
+  const other = await createTenant(platform.api, "search-other");
+  await seed(platform.orgId, other.orgId);
+  for (const q of QUERIES) await report.attempt(`${q.target}: ${q.query}`, () => benchQuery(q));
+} finally {
+  await db.end();
+  await platform.stop();
+}
+report.print();
+
+async function benchQuery({ target, query }) {
+  const label = `${target} "${query}"`;
+  const started = performance.now();
+  const record = (await platform.api("POST", "/v1/query/submit/roboql", { query, target })).data;
+  report.add(`${label}: submit (saves and counts ${record.result_count} matches)`, performance.now() - started, "ms");
+  const direct = directPage(target, query);
+  const anchor = await sequential(direct, REQUESTS);
+  const gateway = await sequential(() => platform.api("GET", `/v1/query/id/${record.query_id}/results?limit=${PAGE}`), REQUESTS);
+  report.add(`${label}: the page's SQL run directly, p50`, anchor.p50, "ms");
+  report.add(`${label}: first page of ${PAGE} through the gateway, p50`, gateway.p50, "ms", { goal: { max: GOAL_P50_MS }, anchor: { name: "same SQL p50", value: anchor.p50 } });
+  report.add(`${label}: first page through the gateway, p99`, gateway.p99, "ms");
+}
+
+/** The statement the data service runs for a query's first page, run with pg (knex `?` placeholders numbered). */
+function directPage(target, query) {
+  const plan = planOf(target, { condition: parseQueryText(query) }, "bench", undefined, BigInt(PAGE));
+  const statement = queryPageSql(target, platform.orgId, plan);
+  let n = 0;
+  const text = statement.sql.replace(/\?/g, () => `$${++n}`);
+  return async () => ({ data: { items: (await db.query(text, [...statement.params])).rows } });
+}
+
+async function seed(orgId, otherOrgId) {
+  const started = performance.now();
+  await db.query("set search_path to data");
+  await db.query(
+    `insert into datasets (dataset_id, org_id, name, description, device_id, metadata, tags, created, created_by, modified, modified_by)
+     select 'ds_bench_' || k, case when k % 10 = 0 then $2 else $1 end, 'bench-' || k, 'benchmark dataset ' || k, 'robot-' || (k % 50),
+            jsonb_build_object('site', (array['lab-north', 'lab-south', 'field', 'warehouse'])[k % 4 + 1], 'vehicle', 'v' || (k % 10), 'robot', 'r-' || (k % 50)),
+            case when k % 5 = 0 then array['outdoor'] else array['indoor'] end,
+            timestamptz '2025-01-01' + k * (interval '1 year' / $3::int), 'bench', timestamptz '2025-01-01' + k * (interval '1 year' / $3::int), 'bench'
+     from generate_series(1, $3::int) k`,
+    [orgId, otherOrgId, DATASETS],
+  );
+  await db.query(
+    `insert into fs_nodes (node_id, org_id, association_id, association_type, fs_type, name, relative_path, status, size, uri,
+                           device_id, metadata, tags, origination, created, created_by, modified, modified_by)
+     select 'fl_' || d.k || '_' || j, d.org_id, d.dataset_id, 'dataset', 'file', split_part(path, '/', -1), path, 'available',
+            abs(h) % 50000000, 's3://bench/' || d.dataset_id || '/' || path, d.device_id,
+            jsonb_build_object('robot', 'r-' || (d.k % 50), 'run', d.k, 'quality', (abs(h) % 100) / 100.0),
+            case (abs(h) / 7) % 10 when 0 then array['reviewed'] else array[]::text[] end,
+            'bench', d.created + j * interval '1 second', 'bench', d.created + j * interval '1 second', 'bench'
+     from (select d.*, substr(d.dataset_id, 10)::int as k from datasets d where d.dataset_id like 'ds_bench_%') d
+     cross join lateral (
+       select j, hashint4(j * 100003 + d.k) as h,
+              case j % 3 when 0 then 'logs/run_' || d.k || '/telemetry_' || j || '.csv' when 1 then 'bags/run_' || d.k || '/session_' || j || '.mcap'
+                else 'camera/run_' || d.k || '/frame_' || j || '.jpg' end as path
+       from generate_series(1, 1 + abs(hashint4(d.k)) % (2 * $1::int - 1)) j
+     ) f`,
+    [FILES_PER_DATASET],
+  );
+  await db.query(
+    `insert into topics (topic_id, org_id, association_type, association_id, topic_name, metadata, created, created_by, modified, modified_by)
+     select 'tp_bench_' || substr(d.dataset_id, 10), d.org_id, 'dataset', d.dataset_id, case when substr(d.dataset_id, 10)::int % 3 = 0 then '/lidar' else '/camera' end,
+            '{}', d.created, 'bench', d.created, 'bench'
+     from datasets d where d.dataset_id like 'ds_bench_%'`,
+  );
+  await db.query(
+    `insert into message_paths (message_path_id, topic_id, org_id, message_path, source_path, path_in_schema, data_type, canonical_data_type, metadata, created, created_by, modified, modified_by)
+     select 'mp_bench_' || substr(t.topic_id, 10), t.topic_id, t.org_id, 'points', 'points', array['points'],
+            case when substr(t.topic_id, 10)::int % 2 = 0 then 'float64' else 'uint8' end, 'number', '{}', t.created, 'bench', t.created, 'bench'
+     from topics t where t.topic_id like 'tp_bench_%'`,
+  );
+  for (const table of ["datasets", "fs_nodes", "topics", "message_paths"]) await db.query(`analyze ${table}`);
+  const files = Number((await db.query("select count(*) from fs_nodes")).rows[0].count);
+  console.log(`seed: ${DATASETS} datasets, ${files} files, ${DATASETS} topics in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  report.add("seeded files (both orgs)", files, "files");
+  report.add("seeded datasets (both orgs)", DATASETS, "datasets");
+}
