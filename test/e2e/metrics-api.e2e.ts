@@ -182,6 +182,20 @@ describe("publish_metrics", () => {
   });
 });
 
+test("a value's time follows its session's bounds when they change", async () => {
+  const sessionId = await session(alice.client, robotA, at("2026-05-01T10:00:00Z"), at("2026-05-01T11:00:00Z"));
+  const name = unique("follows");
+  ok(await publish(alice.client, { session_id: sessionId, metrics: [{ name, value: 3 }] }));
+  const datasetId = await createDataset(alice.client, unique("later"));
+  await uploadFiles(alice.client, datasetId, { "later.mcap": "bytes" });
+  const fileId = ok(await alice.client.get(`/v1/files/record/path/later.mcap/association/${datasetId}`)).file_id;
+  ok(await alice.client.post(`/v1/sessions/id/${sessionId}/files`, { files: [{ file_id: fileId, anchor_ns: at("2026-05-03T00:00:00Z"), min_file_timestamp_ns: 0, max_file_timestamp_ns: 3600 * SECOND }] }));
+  const [value] = ok(await alice.client.get(`/v1/metrics/session/${sessionId}/`));
+  expect([value.min_timestamp_ns, value.max_timestamp_ns]).toEqual([at("2026-05-01T10:00:00Z"), at("2026-05-03T01:00:00Z")]);
+  const res = ok(await aggregate(alice.client, { name, period: "daily", aggregation: "sum", start_time_ns: at("2026-05-01T00:00:00Z"), end_time_ns: at("2026-06-01T00:00:00Z") }));
+  expect(res.records.map((r: any) => [r.start_time, r.total, r.value])).toEqual([[at("2026-05-03T00:00:00Z"), 1, 3]]);
+});
+
 describe("aggregate_metrics and query_metric_values", () => {
   const name = unique("distance.km");
   const sessions: Record<string, string> = {};
