@@ -26,7 +26,8 @@ const END_NS = BigInt(Date.parse("2026-01-01T00:00:00Z")) * 1_000_000n;
 
 const report = createReport("metrics");
 const platform = await startBenchPlatform();
-const db = new pgModule.Client({ connectionString: platform.pgUrl });
+// The data service's schema, as its own connections name it, so the store's SQL runs unchanged.
+const db = new pgModule.Client({ connectionString: platform.pgUrl, options: "-c search_path=data" });
 await db.connect();
 try {
   const tenant = await createTenant(platform.api, "metrics");

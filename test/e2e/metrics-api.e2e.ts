@@ -159,6 +159,8 @@ describe("publish_metrics", () => {
     const sessionId = await session(alice.client, robotB, at("2026-01-07T10:00:00Z"), at("2026-01-07T11:00:00Z"));
     const name = unique("device.rule");
     expect(ok(await publish(alice.client, { session_id: sessionId, metrics: [{ name, value: 1 }] })).succeeded[0].device_id).toBe(robotB);
+    // The SDK sends a field it leaves out (its NotSet) as {}: the same as omitted.
+    expect(ok(await publish(alice.client, { session_id: sessionId, device_id: {}, metrics: [{ name, value: 1 }] })).succeeded[0].device_id).toBe(robotB);
     expect(ok(await publish(alice.client, { session_id: sessionId, device_id: robotA, metrics: [{ name, value: 1 }] })).succeeded[0].device_id).toBe(robotA);
     expect((await publish(alice.client, { session_id: sessionId, device_id: "no-such-robot", metrics: [{ name, value: 9 }] })).status).toBe(404);
     const bare = ok(await alice.client.post("/v1/sessions", { name: unique("bare") })).session_id;
@@ -180,6 +182,20 @@ describe("publish_metrics", () => {
     expect((await alice.client.get(`/v1/metrics/definition/${name}`)).status).toBe(404);
     expect((await bob.client.get(`/v1/metrics/session/${sessionId}/`)).status).toBe(404);
   });
+});
+
+test("a value's time follows its session's bounds when they change", async () => {
+  const sessionId = await session(alice.client, robotA, at("2026-05-01T10:00:00Z"), at("2026-05-01T11:00:00Z"));
+  const name = unique("follows");
+  ok(await publish(alice.client, { session_id: sessionId, metrics: [{ name, value: 3 }] }));
+  const datasetId = await createDataset(alice.client, unique("later"));
+  await uploadFiles(alice.client, datasetId, { "later.mcap": "bytes" });
+  const fileId = ok(await alice.client.get(`/v1/files/record/path/later.mcap/association/${datasetId}`)).file_id;
+  ok(await alice.client.post(`/v1/sessions/id/${sessionId}/files`, { files: [{ file_id: fileId, anchor_ns: at("2026-05-03T00:00:00Z"), min_file_timestamp_ns: 0, max_file_timestamp_ns: 3600 * SECOND }] }));
+  const [value] = ok(await alice.client.get(`/v1/metrics/session/${sessionId}/`));
+  expect([value.min_timestamp_ns, value.max_timestamp_ns]).toEqual([at("2026-05-01T10:00:00Z"), at("2026-05-03T01:00:00Z")]);
+  const res = ok(await aggregate(alice.client, { name, period: "daily", aggregation: "sum", start_time_ns: at("2026-05-01T00:00:00Z"), end_time_ns: at("2026-06-01T00:00:00Z") }));
+  expect(res.records.map((r: any) => [r.start_time, r.total, r.value])).toEqual([[at("2026-05-03T00:00:00Z"), 1, 3]]);
 });
 
 describe("aggregate_metrics and query_metric_values", () => {
@@ -303,6 +319,7 @@ describe("aggregate_metrics and query_metric_values", () => {
     expect(await values({ include_device_ids: null })).toEqual([5]);
     expect(await values({ include_session_ids: [sessions.s1, sessions.s3] })).toEqual([10, 30]);
     expect(await values({ include_invocation_ids: null })).toEqual([10, 20, 30, 5]);
+    expect(await values({ include_device_ids: {}, include_session_ids: {}, include_invocation_ids: {} })).toEqual([10, 20, 30, 5]);
     expect(await values({ include_invocation_ids: ["iv_x"] })).toEqual([]);
     // The window is [start, end) on the session's end (default) or start.
     expect(await values({ start_time_ns: at("2026-03-02T00:00:00Z"), end_time_ns: at("2026-04-01T00:00:00Z") })).toEqual([20, 30]);

@@ -55,7 +55,7 @@ export function createMetricHandlers({ uow }: { uow: UnitOfWork<MetricRepositori
   return {
     async publishMetrics(req, ctx) {
       const entries = req.metrics.map((entry) => ({ name: entry.name, value: entry.value }));
-      const outcomes = await publishMetrics(uow, writerOf(callerOf(ctx)), { sessionId: req.sessionId, deviceId: nullableString(req.deviceId, "device_id"), entries });
+      const outcomes = await publishMetrics(uow, writerOf(callerOf(ctx)), { sessionId: req.sessionId, deviceId: nullableString(setOrUndefined(req.deviceId), "device_id"), entries });
       return publishResponse(outcomes);
     },
 
@@ -79,7 +79,7 @@ export function createMetricHandlers({ uow }: { uow: UnitOfWork<MetricRepositori
     },
 
     async updateMetric(req, ctx) {
-      return { metric: definitionToProto(await updateMetric(uow, readerOf(callerOf(ctx)), req.name, nullableString(req.description, "description"))) };
+      return { metric: definitionToProto(await updateMetric(uow, readerOf(callerOf(ctx)), req.name, nullableString(setOrUndefined(req.description), "description"))) };
     },
 
     async deleteMetric(req, ctx) {
@@ -144,8 +144,17 @@ function resultLimit(value: bigint | undefined, field: string): number {
   return Number(value);
 }
 
+/**
+ * The SDK sends its `NotSet` sentinel (a field it leaves unchanged or unfiltered) as `{}`: an empty
+ * object in a field that takes a string, a list or null means the field was not given.
+ */
+function setOrUndefined(value: Value | undefined): Value | undefined {
+  return value?.kind.case === "structValue" && Object.keys(value.kind.value.fields).length === 0 ? undefined : value;
+}
+
 /** An `include_*_ids` value: absent, null, or a list of strings (a 400 naming `field` otherwise). */
-function idFilterOf(value: Value | undefined, field: string): IdFilter {
+function idFilterOf(given: Value | undefined, field: string): IdFilter {
+  const value = setOrUndefined(given);
   if (value === undefined) return undefined;
   switch (value.kind.case) {
     case undefined:

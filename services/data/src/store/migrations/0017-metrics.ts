@@ -67,8 +67,11 @@ export class Migration0017Metrics extends Migration {
       );
       create unique index metric_daily_key_idx on metric_daily (metric_id, kind, day, device_id) nulls not distinct;
 
-      -- Recomputes the days listed in metric_daily_keys (filled by the triggers below) from the
-      -- values, after taking the lock of each metric involved, in one order (no deadlocks).
+      -- Recomputes, per metric and kind, the days from the first to the last one metric_daily_keys
+      -- (filled by the triggers below) lists, in one pass over the values of that range (one day
+      -- for a publish, which touches one session), after taking the lock of each metric involved,
+      -- in one order (no deadlocks). Whole ranges rather than the listed keys alone: a join per
+      -- key is planned as a scan per key when the table's statistics lag a bulk load.
       create function metric_daily_recompute() returns void language plpgsql as $$
       declare
         touched record;
@@ -76,20 +79,20 @@ export class Migration0017Metrics extends Migration {
         for touched in select distinct metric_id from metric_daily_keys order by metric_id loop
           perform pg_advisory_xact_lock(hashtextextended('metric_daily:' || touched.metric_id, 0));
         end loop;
-        delete from metric_daily d using (select distinct * from metric_daily_keys) k
-          where d.metric_id = k.metric_id and d.kind = k.kind and d.day = k.day and d.device_id is not distinct from k.device_id;
+        delete from metric_daily d
+          using (select metric_id, kind, min(day) as lo, max(day) as hi from metric_daily_keys group by 1, 2) r
+          where d.metric_id = r.metric_id and d.kind = r.kind and d.day between r.lo and r.hi;
         insert into metric_daily (metric_id, kind, day, device_id, total, sum, min, max)
-          select k.metric_id, k.kind, k.day, k.device_id, count(*), sum(v.value), min(v.value), max(v.value)
-          from (select distinct * from metric_daily_keys where kind = 'e') k
-          join metric_values v on v.metric_id = k.metric_id and v.device_id is not distinct from k.device_id
-            and v.session_end_ns >= k.day::bigint * 86400000000000 and v.session_end_ns < (k.day::bigint + 1) * 86400000000000
-          group by k.metric_id, k.kind, k.day, k.device_id
+          with r as (select metric_id, kind, min(day)::bigint * 86400000000000 as lo_ns, (max(day)::bigint + 1) * 86400000000000 as hi_ns from metric_daily_keys group by 1, 2)
+          select v.metric_id, 'e', metric_day(v.session_end_ns), v.device_id, count(*), sum(v.value), min(v.value), max(v.value)
+          from r join metric_values v on v.metric_id = r.metric_id and v.session_end_ns >= r.lo_ns and v.session_end_ns < r.hi_ns
+          where r.kind = 'e'
+          group by 1, 3, 4
           union all
-          select k.metric_id, k.kind, k.day, k.device_id, count(*), sum(v.value), min(v.value), max(v.value)
-          from (select distinct * from metric_daily_keys where kind = 's') k
-          join metric_values v on v.metric_id = k.metric_id and v.device_id is not distinct from k.device_id
-            and v.session_start_ns >= k.day::bigint * 86400000000000 and v.session_start_ns < (k.day::bigint + 1) * 86400000000000
-          group by k.metric_id, k.kind, k.day, k.device_id;
+          select v.metric_id, 's', metric_day(v.session_start_ns), v.device_id, count(*), sum(v.value), min(v.value), max(v.value)
+          from r join metric_values v on v.metric_id = r.metric_id and v.session_start_ns >= r.lo_ns and v.session_start_ns < r.hi_ns
+          where r.kind = 's'
+          group by 1, 3, 4;
         truncate metric_daily_keys;
       end
       $$;
