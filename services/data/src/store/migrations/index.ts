@@ -11,9 +11,9 @@ import { Migration0009Topics } from "./0009-topics";
 import { Migration0010SessionsEvents } from "./0010-sessions-events";
 import { Migration0011Comments } from "./0011-comments";
 import { Migration0012EventTopicTargets } from "./0012-event-topic-targets";
-import { Migration0016Collections } from "./0016-collections";
 import { Migration0014Robotdata } from "./0014-robotdata";
 import { Migration0015SavedQueries } from "./0015-saved-queries";
+import { Migration0016Collections } from "./0016-collections";
 import { Migration0017Metrics } from "./0017-metrics";
 
 /** The data schema's migrations in the order they apply. */
@@ -30,8 +30,8 @@ export const dataMigrations: MigrationObject[] = [
   { name: "0010-sessions-events", class: Migration0010SessionsEvents },
   { name: "0011-comments", class: Migration0011Comments },
   { name: "0012-event-topic-targets", class: Migration0012EventTopicTargets },
-  { name: "0016-collections", class: Migration0016Collections },
   { name: "0014-robotdata", class: Migration0014Robotdata },
   { name: "0015-saved-queries", class: Migration0015SavedQueries },
+  { name: "0016-collections", class: Migration0016Collections },
   { name: "0017-metrics", class: Migration0017Metrics },
 ];
