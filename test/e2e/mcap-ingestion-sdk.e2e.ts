@@ -1,10 +1,10 @@
-import { BUILTIN_ACTION_OWNER_ORG, MCAP_INGESTION_ACTION } from "@hangar/shared";
 import { createDataset, createTenant, startWithTenants, waitFor, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 import { perRelease, sdkWorkspace, type SdkWorkspace } from "./sdk-fixtures";
 
 // The built-in MCAP ingestion with the public Python SDK, both releases (issue 12): a script records
 // an MCAP with the Python `mcap` writer (a JSON channel `/imu` and a ROS 2 channel `/point` written
-// with `mcap_ros2`) and uploads it with the SDK; the built-in action ingests it; then the SDK finds
+// with `mcap_ros2`) and uploads it with the SDK; the org's default ingestion rule runs the built-in
+// action on it, nothing invoked by hand; then the SDK finds
 // each topic on the file and `Topic.get_data()` / `get_data_as_df()` with message-path
 // include/exclude and a time window return exactly the messages written, read from the derived
 // per-topic representation files.
@@ -85,21 +85,14 @@ const sdkTest = perRelease(
   (context) => ({ ws, alice } = context),
 );
 
-sdkTest("an MCAP recorded with the Python writers and uploaded with the SDK is ingested and read back exactly", async () => {
+sdkTest("an MCAP recorded with the Python writers and uploaded with the SDK is ingested by the default rule and read back exactly", async () => {
   const datasetId = await createDataset(alice.client, "mcap-ingestion-sdk");
   const { file_id: fileId } = await ws.sdk("record", RECORD, { dataset_id: datasetId }, alice.token);
-  const invoked = await alice.client.post(
-    `/v1/actions/${MCAP_INGESTION_ACTION.name}/invoke`,
-    { data_source_id: datasetId, data_source_type: "Dataset", input_data: ["drive.mcap"], invocation_source: "Manual" },
-    { "X-Roboto-Resource-Owner-Id": BUILTIN_ACTION_OWNER_ORG },
-  );
-  expect(invoked.status).toBe(200);
-  const id: string = invoked.body.data.invocation_id;
-  const done = await waitFor("the ingestion", async () => {
-    const got = (await alice.client.get(`/v1/actions/invocations/${id}`)).body.data;
-    return [5, 997, 998, 999].includes(got.last_status) ? got : undefined;
+  // No action written and nothing invoked: the org's default ingestion rule ingests the upload.
+  await waitFor("the default rule's ingestion", async () => {
+    const got = (await alice.client.get(`/v1/files/record/${fileId}`)).body.data;
+    return got.ingestion_status === "ingested" ? true : undefined;
   }, 120_000, 250);
-  expect(done.last_status).toBe(5);
 
   const read = await ws.sdk("read", READ, { file_id: fileId }, alice.token);
   expect(read.imu).toEqual(range(0, 10).map((i) => [at(i), imu(i)]));

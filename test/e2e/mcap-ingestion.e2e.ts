@@ -7,7 +7,7 @@ import { McapIndexedReader, McapWriter, TempBuffer } from "@mcap/core";
 import type { IReadable } from "@mcap/core";
 import { createDirectorySink, ingestMcap, openFileSource, type IngestManifest } from "@hangar/ingest";
 import { BUILTIN_ACTION_OWNER_ORG, MCAP_INGESTION_ACTION } from "@hangar/shared";
-import { createDataset, startWithTenants, uploadFiles, waitFor, type ApiClient, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { createDataset, LEGACY_TRIGGERS, startWithTenants, uploadFiles, waitFor, type ApiClient, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 import { writeFixture, type Fixture } from "../../ingest/src/mcap.fixture";
 
 // The built-in MCAP ingestion (issue 12, "MCAP ingestion, built in"), invoked directly on a file
@@ -30,6 +30,11 @@ const builtin = { "X-Roboto-Resource-Owner-Id": BUILTIN_ACTION_OWNER_ORG };
 
 beforeAll(async () => {
   [t, alice, bob] = await startWithTenants(["mcap-ingest-alice", "mcap-ingest-bob"], { runner: true });
+  // These tests invoke the action themselves: the org's default rule, which would ingest each
+  // upload too (test/e2e/mcap-default-rule.e2e.ts), is given now and switched off.
+  for (const rule of (await alice.client.post("/v1/ingestion-rules/defaults")).body.data.items) {
+    expect((await alice.client.put(`/v1/ingestion-rules/id/${rule.rule_id}`, { auto_ingest: false })).status).toBe(200);
+  }
   datasetId = await createDataset(alice.client, "mcap-ingestion");
   fixture = await writeFixture("indexed", 50);
   manifest = await manifestOf(fixture.bytes);
@@ -227,7 +232,7 @@ test("deleting a dataset deletes the derived files of its ingested files", async
 test("uploading the derived files is no upload event: a trigger on **/*.mcap sees the source's upload and nothing of the ingestion's", async () => {
   const dataset = await createDataset(alice.client, "mcap-ingestion-events");
   expect((await alice.client.post("/v1/actions", { name: "noop", container_parameters: { command: ["node", "-e", ""] } })).status).toBe(200);
-  const trigger = await alice.client.post("/v1/triggers", { name: "on-mcap", action_name: "noop", for_each: "dataset_file", required_inputs: ["**/*.mcap"] });
+  const trigger = await alice.client.post("/v1/triggers", { name: "on-mcap", action_name: "noop", for_each: "dataset_file", required_inputs: ["**/*.mcap"] }, LEGACY_TRIGGERS);
   expect(trigger.status).toBe(200);
   const evaluations = async () => (await alice.client.get(`/v1/triggers/on-mcap/evaluations`)).body.data.items as { status: string }[];
   await uploadFiles(alice.client, dataset, { "drive.mcap": Buffer.from(fixture.bytes) });

@@ -9,6 +9,7 @@ import {
   type HttpSink,
   type TestPlatform,
   type TestTenant,
+  LEGACY_TRIGGERS,
 } from "@hangar/test-harness";
 
 // The 0.62 trigger model (sdk-0.62-routes.md rows 1-9) through the gateway: v2 triggers fired by
@@ -83,7 +84,7 @@ describe("create and read", () => {
   });
 
   test("a legacy trigger is listed and read by id projected with engine v1; legacy queries skip v2 triggers", async () => {
-    const legacy = await ok(alice.client.post("/v1/triggers", { name: unique("legacy"), action_name: "process", for_each: "dataset_file", required_inputs: ["*.bag"], parameter_values: { who: "x" } }));
+    const legacy = await ok(alice.client.post("/v1/triggers", { name: unique("legacy"), action_name: "process", for_each: "dataset_file", required_inputs: ["*.bag"], parameter_values: { who: "x" } }, LEGACY_TRIGGERS));
     const v2 = await ok(createV2(alice.client, { fires_on: onDatasetChange }));
     const byId = await ok(alice.client.get(`/v1/triggers/id/${legacy.trigger_id}`));
     expect(byId).toMatchObject({
@@ -101,7 +102,7 @@ describe("create and read", () => {
   test("API versions before 2026-08-27 know only legacy triggers: a v2 trigger is a 404 by name and absent from the list; a legacy one reads as before", async () => {
     const before = { "X-Roboto-Api-Version": "2026-08-10" };
     const v2 = await ok(createV2(alice.client, { fires_on: onDatasetChange }));
-    const legacy = await ok(alice.client.post("/v1/triggers", { name: unique("legacy"), action_name: "process", for_each: "dataset", required_inputs: ["*.bag"] }));
+    const legacy = await ok(alice.client.post("/v1/triggers", { name: unique("legacy"), action_name: "process", for_each: "dataset", required_inputs: ["*.bag"] }, LEGACY_TRIGGERS));
     expect((await alice.client.get(`/v1/triggers/${v2.name}`, before)).status).toBe(404);
     expect(await ok(alice.client.get(`/v1/triggers/${legacy.name}`, before))).toMatchObject({ trigger_id: legacy.trigger_id, name: legacy.name, for_each: "dataset", engine: "v1" });
     const listed = (await ok(alice.client.get("/v1/triggers", before))).items.map((i: any) => i.trigger_id);
@@ -118,9 +119,9 @@ describe("create and read", () => {
   });
 
   test("the legacy body still creates a legacy trigger and names its missing fields", async () => {
-    expectBadRequest(await alice.client.post("/v1/triggers", { name: unique("l"), for_each: "dataset", required_inputs: ["*"] }), "action_name");
-    expectBadRequest(await alice.client.post("/v1/triggers", { name: unique("l"), action_name: "process", required_inputs: ["*"] }), "for_each");
-    expectBadRequest(await alice.client.post("/v1/triggers", { name: unique("l"), action_name: "process", for_each: "dataset" }), "required_inputs");
+    expectBadRequest(await alice.client.post("/v1/triggers", { name: unique("l"), for_each: "dataset", required_inputs: ["*"] }, LEGACY_TRIGGERS), "action_name");
+    expectBadRequest(await alice.client.post("/v1/triggers", { name: unique("l"), action_name: "process", required_inputs: ["*"] }, LEGACY_TRIGGERS), "for_each");
+    expectBadRequest(await alice.client.post("/v1/triggers", { name: unique("l"), action_name: "process", for_each: "dataset" }, LEGACY_TRIGGERS), "required_inputs");
   });
 });
 
@@ -306,7 +307,7 @@ describe("update and delete by id", () => {
     expectBadRequest(await alice.client.put(`/v1/triggers/id/${two.trigger_id}`, { enabled: "yes" }), "enabled");
     expectBadRequest(await alice.client.put(`/v1/triggers/id/${two.trigger_id}`, { service_user_id: "x" }), "service_user_id");
     expect(await ok(alice.client.get(`/v1/triggers/id/${two.trigger_id}`))).toEqual(two);
-    const legacy = await ok(alice.client.post("/v1/triggers", { name: unique("legacy"), action_name: "process", for_each: "dataset", required_inputs: ["*"], parameter_values: { who: "x" } }));
+    const legacy = await ok(alice.client.post("/v1/triggers", { name: unique("legacy"), action_name: "process", for_each: "dataset", required_inputs: ["*"], parameter_values: { who: "x" } }, LEGACY_TRIGGERS));
     expectBadRequest(await alice.client.put(`/v1/triggers/id/${legacy.trigger_id}`, { fires_on: onDatasetChange }), "fires_on");
     expect((await ok(alice.client.put(`/v1/triggers/id/${legacy.trigger_id}`, { enabled: false }))).enabled).toBe(false);
     expectBadRequest(await alice.client.put(`/v1/triggers/${one.name}`, { enabled: false }), "name");
@@ -328,10 +329,10 @@ test("dispatches page with keyset tokens, newest first", async () => {
   const datasetId = await createDataset(alice.client, unique("ds"));
   const trigger = await ok(createV2(alice.client, { fires_on: { type: "events", events: ["file.uploaded"], once_per: "file" }, targets: [actionTarget()] }));
   await uploadFiles(alice.client, datasetId, { "1.bag": "1", "2.bag": "2", "3.bag": "3" });
-  // Settled first: a dispatch still `claimed` moves on between the reads, and the pages must match the whole.
-  const all = await waitFor("three settled dispatches", async () => {
+  // Finished ones: a dispatch still running changes between the reads below.
+  const all = await waitFor("three finished dispatches", async () => {
     const items = await dispatchesOf(alice.client, trigger.trigger_id);
-    return items.length === 3 && items.every((d) => d.status !== "claimed") ? items : undefined;
+    return items.length === 3 && items.every((d: { status: string }) => d.status !== "claimed") ? items : undefined;
   });
   const first = await ok(alice.client.get(`/v1/triggers/id/${trigger.trigger_id}/dispatches?limit=2`));
   expect(first.items).toHaveLength(2);
