@@ -98,6 +98,11 @@ export interface PlatformEvent {
   orgId: string;
   /** The per-type payload (`dataset_id`, `file_id`, `transaction_id`, `scheduled_for`, ...). */
   data: JsonObject;
+  /**
+   * The dataset as the event left it, when the event carries it: triggers judge that, not the
+   * dataset read later (a later change may have replaced it by then).
+   */
+  dataset?: JsonObject;
 }
 
 /** The roboto:// URI of what an event is about: `roboto://<org>/<type>/<id>`. */

@@ -20,7 +20,7 @@ export interface EntityReader {
 export async function eventNamespace(event: PlatformEvent, reader: EntityReader): Promise<TriggerNamespace> {
   const { data } = event;
   const [dataset, file] = await Promise.all([
-    typeof data.dataset_id === "string" ? reader.dataset(event.orgId, data.dataset_id) : null,
+    event.dataset ?? (typeof data.dataset_id === "string" ? reader.dataset(event.orgId, data.dataset_id) : null),
     typeof data.file_id === "string" ? reader.file(event.orgId, data.file_id) : null,
   ]);
   const records: Record<string, JsonObject | null> = { envelope: envelopeOf(event), dataset, file, changed: {}, tag: { added: [], removed: [] } };

@@ -1,4 +1,5 @@
-import { fromBinary } from "@bufbuild/protobuf";
+import { fromBinary, toJson, type JsonObject } from "@bufbuild/protobuf";
+import { DatasetSchema } from "@hangar/shared/proto/data";
 import { TOPICS, type ConsumerDefinition, type EventMessage } from "@hangar/shared";
 import { DatasetChange, DatasetChangedSchema, FileChangedSchema, UploadCompletedSchema } from "@hangar/shared/proto/events";
 import { fireEvent, type FiringDeps } from "../domain/fire-triggers";
@@ -62,7 +63,9 @@ export function platformEventsOf(message: EventMessage): PlatformEvent[] {
       const event = fromBinary(DatasetChangedSchema, message.payload);
       const type = event.change === DatasetChange.CREATED ? "dataset.created" : event.change === DatasetChange.UPDATED ? "dataset.metadata_updated" : undefined;
       if (!type) return [];
-      return [{ id: message.eventId, type, time: at, orgId: event.orgId, data: { dataset_id: event.datasetId, ...(type === "dataset.metadata_updated" ? { changeset: {} } : {}) } }];
+      const dataset = event.dataset ? (toJson(DatasetSchema, event.dataset, { useProtoFieldName: true }) as JsonObject) : undefined;
+      const data = { dataset_id: event.datasetId, ...(type === "dataset.metadata_updated" ? { changeset: {} } : {}) };
+      return [{ id: message.eventId, type, time: at, orgId: event.orgId, data, ...(dataset ? { dataset } : {}) }];
     }
     case TOPICS.fileChanged: {
       const event = fromBinary(FileChangedSchema, message.payload);

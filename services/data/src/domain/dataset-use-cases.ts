@@ -2,6 +2,7 @@ import { create, toBinary, type JsonObject } from "@bufbuild/protobuf";
 import { timestampNow } from "@bufbuild/protobuf/wkt";
 import { applyCustomFieldChanges, newId, notFound, parseQueryText, TOPICS, type CustomFieldChanges, type KeysetPageRows, type MetadataChanges, type QuerySpecInput, type SearchPlan, type UnitOfWork } from "@hangar/shared";
 import { DatasetChange, DatasetChangedSchema } from "@hangar/shared/proto/events";
+import { datasetToProto } from "./dataset-proto";
 import type { Actor, OrgActor } from "./actor";
 import { applyMetadataChangeset, checkTags, type DatasetRecord } from "./datasets";
 import { checkRelationEdit, newRelations, permissionsOf, relationObject, type PermissionTuple, type Permissions } from "./relations";
@@ -163,7 +164,7 @@ function newDataset(actor: OrgActor, input: NewDataset): DatasetRecord {
 function recordDatasetChanged(r: DatasetRepositories, record: DatasetRecord, change: DatasetChange, actor: string): void {
   const payload = toBinary(
     DatasetChangedSchema,
-    create(DatasetChangedSchema, { orgId: record.orgId, datasetId: record.datasetId, change, occurred: timestampNow(), actor }),
+    create(DatasetChangedSchema, { orgId: record.orgId, datasetId: record.datasetId, change, occurred: timestampNow(), actor, ...(change === DatasetChange.DELETED ? {} : { dataset: datasetToProto(record) }) }),
   );
   r.events.record({ topic: TOPICS.datasetChanged, key: record.datasetId, payload });
 }

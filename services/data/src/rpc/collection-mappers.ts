@@ -5,7 +5,7 @@ import type { CollectionContents } from "../domain/collection-use-cases";
 import type { MemberRecord } from "../domain/collection-members";
 import type { CollectionChangeSet, CollectionRecord, CollectionVersion, ResourceRef } from "../domain/collections";
 import { fileToProto } from "./file-mappers";
-import { datasetToProto } from "./mappers";
+import { datasetToProto } from "../domain/dataset-proto";
 import { robotEventToProto } from "./robot-event-handlers";
 import { sessionToProto } from "./session-mappers";
 

@@ -16,7 +16,7 @@ import {
 } from "../domain/dataset-use-cases";
 import { readerOf, readerOfRecord, writerOf } from "./actors";
 import type { DataRepositories } from "../domain/repositories";
-import { datasetToProto } from "./mappers";
+import { datasetToProto } from "../domain/dataset-proto";
 
 type DatasetHandlers = Pick<
   ServiceImpl<typeof DataService>,

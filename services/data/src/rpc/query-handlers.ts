@@ -8,7 +8,7 @@ import type { ModelProvider } from "../domain/prompt-to-query";
 import { getQuery, queryCount, queryResults, submitQuery, type QueryResultRow, type QuerySubmission, type SavedQueryRecord, type SavedQueryRepositories } from "../domain/saved-queries";
 import { readerOf, writerOf } from "./actors";
 import { fileToProto } from "./file-mappers";
-import { datasetToProto } from "./mappers";
+import { datasetToProto } from "../domain/dataset-proto";
 import { robotEventToProto } from "./robot-event-handlers";
 import { messagePathToProto, topicToProto } from "./topic-mappers";
 

@@ -6,13 +6,15 @@ import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2"
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Dataset } from "../../data/v1/dataset_pb";
+import { file_hangar_data_v1_dataset } from "../../data/v1/dataset_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file hangar/events/v1/dataset_events.proto.
  */
 export const file_hangar_events_v1_dataset_events: GenFile = /*@__PURE__*/
-  fileDesc("CiVoYW5nYXIvZXZlbnRzL3YxL2RhdGFzZXRfZXZlbnRzLnByb3RvEhBoYW5nYXIuZXZlbnRzLnYxIqIBCg5EYXRhc2V0Q2hhbmdlZBIOCgZvcmdfaWQYASABKAkSEgoKZGF0YXNldF9pZBgCIAEoCRIvCgZjaGFuZ2UYAyABKA4yHy5oYW5nYXIuZXZlbnRzLnYxLkRhdGFzZXRDaGFuZ2USLAoIb2NjdXJyZWQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWFjdG9yGAUgASgJKoMBCg1EYXRhc2V0Q2hhbmdlEh4KGkRBVEFTRVRfQ0hBTkdFX1VOU1BFQ0lGSUVEEAASGgoWREFUQVNFVF9DSEFOR0VfQ1JFQVRFRBABEhoKFkRBVEFTRVRfQ0hBTkdFX0RFTEVURUQQAhIaChZEQVRBU0VUX0NIQU5HRV9VUERBVEVEEANiBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("CiVoYW5nYXIvZXZlbnRzL3YxL2RhdGFzZXRfZXZlbnRzLnByb3RvEhBoYW5nYXIuZXZlbnRzLnYxIswBCg5EYXRhc2V0Q2hhbmdlZBIOCgZvcmdfaWQYASABKAkSEgoKZGF0YXNldF9pZBgCIAEoCRIvCgZjaGFuZ2UYAyABKA4yHy5oYW5nYXIuZXZlbnRzLnYxLkRhdGFzZXRDaGFuZ2USLAoIb2NjdXJyZWQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWFjdG9yGAUgASgJEigKB2RhdGFzZXQYBiABKAsyFy5oYW5nYXIuZGF0YS52MS5EYXRhc2V0KoMBCg1EYXRhc2V0Q2hhbmdlEh4KGkRBVEFTRVRfQ0hBTkdFX1VOU1BFQ0lGSUVEEAASGgoWREFUQVNFVF9DSEFOR0VfQ1JFQVRFRBABEhoKFkRBVEFTRVRfQ0hBTkdFX0RFTEVURUQQAhIaChZEQVRBU0VUX0NIQU5HRV9VUERBVEVEEANiBnByb3RvMw", [file_google_protobuf_timestamp, file_hangar_data_v1_dataset]);
 
 /**
  * DatasetChanged is published by the data service on topic `hangar.data.dataset-changed.v1`
@@ -46,6 +48,14 @@ export type DatasetChanged = Message<"hangar.events.v1.DatasetChanged"> & {
    * @generated from field: string actor = 5;
    */
   actor: string;
+
+  /**
+   * The dataset as this change left it (absent for a deletion): what triggers on the change judge,
+   * since by the time a consumer reads the dataset a later change may have replaced it.
+   *
+   * @generated from field: hangar.data.v1.Dataset dataset = 6;
+   */
+  dataset?: Dataset | undefined;
 };
 
 /**
