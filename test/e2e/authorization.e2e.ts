@@ -240,6 +240,7 @@ const BODIES: Record<string, (fixture: (key: string) => string) => unknown> = {
   "PUT /v1/comments/{comment_id}": () => ({ comment_text: "edited by b" }),
   "PUT /v1/notifications/{notification_id}": (f) => ({ notification_id: f("notification_id"), read_status: "read" }),
   "PUT /v1/users/config/{key}": () => ({ value: ["web_ui"] }),
+  "PUT /v1/datasets/{dataset_id}/summary": () => ({ summary: "written by b" }),
   // --- metrics ---
   "PUT /v1/metrics/definition/{name}": () => ({ description: "by b" }),
 };
