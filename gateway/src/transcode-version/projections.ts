@@ -28,15 +28,13 @@ export function pluckProjection(output: DescMessage, dataField: string | undefin
 }
 
 /**
- * `data` becomes the response's `field`, a singular message field of `output` (the record the RPC
- * answered alone before a batch envelope wrapped it) or a repeated one (the bare list a listing
- * answered before it was paged). Throws at start-up when it is neither.
+ * `data` becomes the response's `field`: a singular message field of `output` (the record the RPC
+ * answered alone before a batch envelope wrapped it), or a repeated one (the bare list an RPC
+ * answered before it was paged: the tags lists before 2026-08-10). Throws at start-up otherwise.
  */
 export function unwrapProjection(output: DescMessage, field: string): Projection {
   const record = findField(output, [field]);
-  if (record?.fieldKind !== "message" && record?.fieldKind !== "list") {
-    throw new Error(`${output.typeName}: an unwrap needs a singular message field or a repeated field, '${field}' is not one`);
-  }
+  if (record?.fieldKind !== "message" && record?.fieldKind !== "list") throw new Error(`${output.typeName}: an unwrap needs a message or repeated field, '${field}' is neither`);
   return (message) => fieldValueToJson(record, (message as unknown as LocalMessage)[record.localName]);
 }
 

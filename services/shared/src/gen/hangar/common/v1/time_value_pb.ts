@@ -4,13 +4,14 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_hangar_common_v1_limits } from "./limits_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file hangar/common/v1/time_value.proto.
  */
 export const file_hangar_common_v1_time_value: GenFile = /*@__PURE__*/
-  fileDesc("CiFoYW5nYXIvY29tbW9uL3YxL3RpbWVfdmFsdWUucHJvdG8SEGhhbmdhci5jb21tb24udjEiYwoJVGltZVZhbHVlEhUKC25hbm9zZWNvbmRzGAEgASgDSAASEQoHc2Vjb25kcxgCIAEoCUgAEg4KBHRleHQYAyABKAlIABIUCgpudWxsX3ZhbHVlGAQgASgISABCBgoEa2luZGIGcHJvdG8z");
+  fileDesc("CiFoYW5nYXIvY29tbW9uL3YxL3RpbWVfdmFsdWUucHJvdG8SEGhhbmdhci5jb21tb24udjEicwoJVGltZVZhbHVlEhUKC25hbm9zZWNvbmRzGAEgASgDSAASGQoHc2Vjb25kcxgCIAEoCUIGwvMYAghASAASFgoEdGV4dBgDIAEoCUIGwvMYAghASAASFAoKbnVsbF92YWx1ZRgEIAEoCEgAQgYKBGtpbmRiBnByb3RvMw", [file_hangar_common_v1_limits]);
 
 /**
  * TimeValue is a point in time as the spec's time-reading rule lets a request give it (anchors,
@@ -41,6 +42,8 @@ export type TimeValue = Message<"hangar.common.v1.TimeValue"> & {
     case: "seconds";
   } | {
     /**
+     * Numeric seconds or ISO 8601 text (an ISO timestamp with nanoseconds and an offset is 35 characters).
+     *
      * @generated from field: string text = 3;
      */
     value: string;
