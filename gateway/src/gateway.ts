@@ -175,7 +175,8 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
   served.route = route;
   span.updateName(`${route.httpMethod} ${route.template.template}`);
   const principal = route.anonymous ? admitAnonymous(deps, route, req, res) : await deps.authenticate(readIdentityHeaders(req.headers), traceContext);
-  const bodyText = route.body ? await readBody(req, route.anonymous?.maxBodyBytes ?? deps.maxBodyBytes ?? 16 * 1024 * 1024) : "";
+  const maxBodyBytes = deps.maxBodyBytes ?? 16 * 1024 * 1024;
+  const bodyText = route.body ? await readBody(req, route.anonymous?.maxBodyBytes ?? maxBodyBytes, maxBodyBytes) : "";
   const input: Message = buildRequest(route, match.rawParams, query, bodyText);
   checkRequest(route, version, input);
   const upstream = deps.upstreams.get(route.service.typeName)!;

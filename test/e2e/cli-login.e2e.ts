@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import http from "node:http";
 import { createHash } from "node:crypto";
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -205,4 +206,32 @@ describe("the flow's rules through the gateway", () => {
     // Authenticated routes are not bounded by it.
     expect((await alice.client.get("/v1/users/whoami")).status).toBe(200);
   });
+
+  test("a 1 MiB body to an anonymous route is refused and its kept-alive connection answers the next request", async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const oversized = await rawPost(agent, "/v1/tokens/requests/exchange", Buffer.from(JSON.stringify({ credential_request_id: "x".repeat(1 << 20) })));
+      expect(oversized).toMatchObject({ status: 400, body: expect.stringContaining("request body exceeds 4096 bytes") });
+      // The same socket (maxSockets 1): it hung with the body left half read.
+      const next = await rawPost(agent, "/v1/tokens/requests/exchange", Buffer.from("{}"));
+      expect(next.status).toBe(400);
+    } finally {
+      agent.destroy();
+    }
+  });
 });
+
+/** A POST over `agent`'s connection; rejects when no answer comes within 10 s. */
+function rawPost(agent: http.Agent, route: string, body: Buffer): Promise<{ status: number | undefined; body: string }> {
+  const url = new URL(t.url);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, method: "POST", path: route, agent, headers: { "content-type": "application/json", "content-length": body.length } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString("utf8") }));
+    });
+    req.setTimeout(10_000, () => req.destroy(new Error(`no answer from POST ${route} within 10 s`)));
+    req.on("error", reject);
+    req.end(body);
+  });
+}
