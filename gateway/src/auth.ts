@@ -8,6 +8,8 @@ import type { IdentityHeaders } from "./headers";
 interface Identity {
   userId: string;
   tokenId?: string;
+  /** Set for an invocation-scoped token: the invocation it was minted for. */
+  invocationId?: string;
   isSystemAdmin: boolean;
   memberships: OrgMembership[];
 }
@@ -42,7 +44,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   const verifyToken = (secret: string, traceContext: Context) =>
     tokens.getOrLoad(secret, async () => {
       const r = await options.authenticateToken(secret, traceContext).catch(rethrowAsUnauthenticated);
-      return { userId: r.userId, tokenId: r.tokenId, isSystemAdmin: r.isSystemAdmin, memberships: r.memberships };
+      return { userId: r.userId, tokenId: r.tokenId, isSystemAdmin: r.isSystemAdmin, memberships: r.memberships, ...(r.invocationId ? { invocationId: r.invocationId } : {}) };
     });
   const resolveUser = (userId: string, traceContext: Context) =>
     users.getOrLoad(userId, async () => {
@@ -68,6 +70,8 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       memberships: acting.memberships,
       isSystemAdmin: acting.isSystemAdmin,
       ...(caller.tokenId ? { tokenId: caller.tokenId } : {}),
+      // Acting as another user is for system admins, whose tokens are never an invocation's.
+      ...(caller.invocationId && acting === caller ? { invocationId: caller.invocationId } : {}),
       ...(orgId ? { orgId } : {}),
       ...(headers.resourceOwnerId ? { resourceOwnerId: headers.resourceOwnerId } : {}),
     }));

@@ -1,4 +1,6 @@
-import { createDataset, createDevice, expectBadRequest, startWithTenants, uploadFiles, type ApiClient, type ApiResponse, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { mintInvocationToken } from "@hangar/shared";
+import { apiClient, createDataset, createDevice, expectBadRequest, startWithTenants, uploadFiles, type ApiClient, type ApiResponse, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { createAction, invoke } from "./invocation-fixtures";
 
 // Metrics (routes.md rows 196-204) through the gateway: definitions, publish_metrics with one
 // outcome per entry (a refused entry does not stop the others), aggregate_metrics per UTC period
@@ -326,5 +328,60 @@ describe("aggregate_metrics and query_metric_values", () => {
     expect(await values({ time_filter: "start_time", start_time_ns: at("2026-03-01T00:00:00Z"), end_time_ns: at("2026-03-02T00:00:00Z") })).toEqual([20]);
     expect((await query(bob.client, { name })).status).toBe(404);
     expectBadRequest(await query(alice.client, {}), "name");
+  });
+});
+
+describe("values published by an action's invocation", () => {
+  const name = unique("detections");
+  let invocationId: string;
+  let asInvocation: ApiClient;
+  const sessions: Record<string, string> = {};
+
+  // A real invocation of Alice's, and the token the compute service hands its action (ROBOTO_API_KEY),
+  // minted here with the platform's key as the runner lease mints it (runner-protocol.e2e.ts).
+  beforeAll(async () => {
+    const datasetId = await createDataset(alice.client, unique("invoked"));
+    invocationId = (await invoke(alice.client, datasetId, (await createAction(alice.client)).name)).invocation_id;
+    asInvocation = apiClient(t.url, mintInvocationToken({ orgId: alice.orgId, userId: alice.userId, invocationId, exp: Math.floor(Date.now() / 1000) + 600 }, t.internalAuthSecret));
+    sessions.byAction = await session(alice.client, robotA, at("2026-05-01T10:00:00Z"), at("2026-05-01T11:00:00Z"));
+    sessions.byUser = await session(alice.client, robotA, at("2026-05-02T10:00:00Z"), at("2026-05-02T11:00:00Z"));
+  });
+
+  const values = async (body: Record<string, unknown>) =>
+    ok(await query(alice.client, { name, ...body })).items.map((v: any) => [v.session_id, v.value, v.invocation_id ?? null]);
+
+  test("carry the invocation of the token; the invocation filters of queries and aggregates select them", async () => {
+    const published = ok(await publish(asInvocation, { session_id: sessions.byAction, metrics: [{ name, value: 7 }] }));
+    expect(published.succeeded).toEqual([expect.objectContaining({ session_id: sessions.byAction, value: 7, invocation_id: invocationId, published_by: alice.userId })]);
+    expect(published.responses[0].data.invocation_id).toBe(invocationId);
+    ok(await publish(alice.client, { session_id: sessions.byUser, metrics: [{ name, value: 3 }] }));
+
+    expect(await values({ include_invocation_ids: [invocationId] })).toEqual([[sessions.byAction, 7, invocationId]]);
+    expect(await values({ include_invocation_ids: null })).toEqual([[sessions.byUser, 3, null]]);
+    expect(await values({ include_invocation_ids: [invocationId, "iv_other"] })).toHaveLength(1);
+    const daily = { name, period: "daily", aggregation: "sum", start_time_ns: at("2026-05-01T00:00:00Z"), end_time_ns: at("2026-06-01T00:00:00Z") };
+    const totals = async (body: Record<string, unknown>) => ok(await aggregate(alice.client, { ...daily, ...body })).records.map((r: any) => [r.total, r.value]);
+    expect(await totals({ include_invocation_ids: [invocationId] })).toEqual([[1, 7]]);
+    expect(await totals({ include_invocation_ids: null })).toEqual([[1, 3]]);
+    expect(await totals({})).toEqual([[1, 7], [1, 3]]);
+    const sessionValues = ok(await alice.client.get(`/v1/metrics/session/${sessions.byAction}/`));
+    expect(sessionValues).toEqual([expect.objectContaining({ name, invocation_id: invocationId })]);
+    // Another org sees neither the metric nor the invocation's values.
+    expect((await query(bob.client, { name, include_invocation_ids: [invocationId] })).status).toBe(404);
+    expect((await aggregate(bob.client, { ...daily, include_invocation_ids: [invocationId] })).status).toBe(404);
+  });
+
+  test("a user's token cannot attribute values to an invocation: the id comes from the token, never the body", async () => {
+    // The request has no invocation field: the gateway ignores unknown keys, as it does for every
+    // client, so one sent anyway changes nothing, whether a user or an invocation sends it.
+    const claimed = ok(await publish(alice.client, { session_id: sessions.byUser, invocation_id: invocationId, metrics: [{ name, value: 4 }] }));
+    expect(claimed.succeeded[0].invocation_id ?? null).toBeNull();
+    expect((await values({ include_invocation_ids: [invocationId] })).map((v: any[]) => v[0])).not.toContain(sessions.byUser);
+    const redirected = ok(await publish(asInvocation, { session_id: sessions.byAction, invocation_id: "iv_someone_else", metrics: [{ name, value: 8 }] }));
+    expect(redirected.succeeded[0].invocation_id).toBe(invocationId);
+    // The invocation's token acts in its org only: another org's session is a 404 and gets nothing.
+    const bobSession = await session(bob.client, (await createDevice(bob.client, { device_id: unique("robot-b") })).device_id, at("2026-05-03T10:00:00Z"), at("2026-05-03T11:00:00Z"));
+    expect((await publish(asInvocation, { session_id: bobSession, metrics: [{ name, value: 1 }] })).status).toBe(404);
+    expect(ok(await bob.client.get(`/v1/metrics/session/${bobSession}/`))).toEqual([]);
   });
 });

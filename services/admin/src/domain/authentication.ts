@@ -10,9 +10,13 @@ export interface Identity {
   memberships: { orgId: string; roles: string[] }[];
 }
 
-/** Who a token's secret authenticates: its user's identity, the token (none for invocation tokens) and its scopes. */
+/**
+ * Who a token's secret authenticates: its user's identity, the token (none for invocation tokens),
+ * its scopes and, for an invocation token, its invocation (empty otherwise).
+ */
 export interface Authentication extends Identity {
   tokenId: string;
+  invocationId: string;
   /** Empty means unrestricted. */
   apiScopes: string[];
 }
@@ -31,7 +35,7 @@ export async function authenticateToken(uow: AdminUnitOfWork, secret: string, in
   if (!user) throw unauthenticated("the token's user no longer exists");
   await r.tokens.touch(token.tokenId);
   const memberships = await r.memberships.ofUser(user.userId);
-  return { userId: user.userId, tokenId: token.tokenId, isSystemAdmin: user.isSystemAdmin, memberships: memberships.map(orgRoles), apiScopes: token.apiScopes };
+  return { userId: user.userId, tokenId: token.tokenId, isSystemAdmin: user.isSystemAdmin, memberships: memberships.map(orgRoles), apiScopes: token.apiScopes, invocationId: "" };
 }
 
 /** A user's identity, for services acting as that user (404 when it does not exist). */
@@ -45,13 +49,14 @@ export async function resolveUser(uow: AdminUnitOfWork, userId: string): Promise
 
 /**
  * An invocation-scoped token (minted by the compute service for a running action) acts as the
- * invocation's user in the invocation's org only, and only while that user is still a member.
+ * invocation's user in the invocation's org only, and only while that user is still a member; its
+ * invocation goes with it, so the gateway can sign it into the principal.
  */
 async function authenticateInvocationToken(r: AdminRepositories, secret: string, internalAuthSecret: string): Promise<Authentication> {
   const claims = verifyInvocationToken(secret, internalAuthSecret);
   const membership = await r.memberships.find(claims.orgId, claims.userId);
   if (!membership) throw unauthenticated(`the invocation's user is no longer a member of org ${quoteValue(claims.orgId)}`);
-  return { userId: claims.userId, tokenId: "", isSystemAdmin: false, memberships: [orgRoles(membership)], apiScopes: [] };
+  return { userId: claims.userId, tokenId: "", isSystemAdmin: false, memberships: [orgRoles(membership)], apiScopes: [], invocationId: claims.invocationId };
 }
 
 function orgRoles(membership: MembershipRecord): { orgId: string; roles: string[] } {

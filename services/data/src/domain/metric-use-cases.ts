@@ -17,10 +17,15 @@ import {
 /** What the metric use cases reach. */
 export type MetricRepositories = { metrics: MetricRepository };
 
-/** A publish request as rpc/ read it: `deviceId` undefined means "the session's only device". */
+/**
+ * A publish request as rpc/ read it: `deviceId` undefined means "the session's only device";
+ * `invocationId` is the invocation the caller's token runs as (null for any other token), never a
+ * value the client sent.
+ */
 export interface PublishRequest {
   sessionId: string;
   deviceId: string | null | undefined;
+  invocationId: string | null;
   entries: readonly { name: string; value: number | undefined }[];
 }
 
@@ -98,7 +103,7 @@ export async function publishMetrics(uow: UnitOfWork<MetricRepositories>, actor:
   const stored = accepted.length === 0 ? [] : await uow.transaction(async (r) => {
     const now = new Date();
     const definitions = await r.metrics.ensureDefinitions(actor.orgId, accepted.map((e) => e.name), { description: null, created: now, createdBy: actor.subject, modified: now, modifiedBy: actor.subject });
-    const context = { orgId: actor.orgId, sessionId: req.sessionId, deviceId, invocationId: null, publishedBy: actor.subject, published: now };
+    const context = { orgId: actor.orgId, sessionId: req.sessionId, deviceId, invocationId: req.invocationId, publishedBy: actor.subject, published: now };
     return r.metrics.publish(context, accepted.map((e) => ({ metricId: definitions.get(e.name)!.metricId, value: e.value! })));
   });
   const byName = new Map(stored.map((value) => [value.name, value]));

@@ -54,8 +54,10 @@ interface ValueQueryFields {
 export function createMetricHandlers({ uow }: { uow: UnitOfWork<MetricRepositories> }): MetricHandlers {
   return {
     async publishMetrics(req, ctx) {
+      const caller = callerOf(ctx);
       const entries = req.metrics.map((entry) => ({ name: entry.name, value: entry.value }));
-      const outcomes = await publishMetrics(uow, writerOf(callerOf(ctx)), { sessionId: req.sessionId, deviceId: nullableString(setOrUndefined(req.deviceId), "device_id"), entries });
+      const deviceId = nullableString(setOrUndefined(req.deviceId), "device_id");
+      const outcomes = await publishMetrics(uow, writerOf(caller), { sessionId: req.sessionId, deviceId, invocationId: caller.invocationId ?? null, entries });
       return publishResponse(outcomes);
     },
 

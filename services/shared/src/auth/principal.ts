@@ -27,6 +27,12 @@ export interface Principal {
   isSystemAdmin: boolean;
   tokenId?: string;
   /**
+   * The invocation an invocation-scoped token (`hgi_…`) was minted for: what the caller's writes
+   * are attributed to (a metric value's `invocation_id`). Only the gateway sets it, from the
+   * token's signed claims, so no client can claim an invocation it does not run as.
+   */
+  invocationId?: string;
+  /**
    * Anonymous callers only: the base URL the client reached the gateway at (`PUBLIC_URL`, else the
    * request's Host over http), for URLs an answer hands back to that client.
    */
