@@ -3,6 +3,7 @@ import { SpanKind, context, trace } from "@opentelemetry/api";
 import { queryPrepared, type EntityManager, type Orm } from "../db";
 import { extractTraceContext, injectTraceContext, tracer, type Logger } from "../telemetry";
 import { Outbox } from "./tables";
+import { createWakeableSleep } from "./wakeable-sleep";
 import type { EventMessage, EventTransport } from "./transport";
 
 /** An event to emit: its topic, the aggregate id as key, and the encoded payload. */
@@ -71,15 +72,7 @@ interface PendingRow {
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const batchSize = options.batchSize ?? 100;
   let stopped = false;
-  let wakeUp: (() => void) | undefined;
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wakeUp = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+  const pause = createWakeableSleep();
   const loop = async () => {
     while (!stopped) {
       let relayed = 0;
@@ -88,15 +81,15 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       } catch (error) {
         options.logger.error({ err: error }, "outbox relay failed; retrying");
       }
-      if (relayed < batchSize && !stopped) await sleep(options.intervalMs ?? 200);
+      if (relayed < batchSize && !stopped) await pause.sleep(options.intervalMs ?? 200);
     }
   };
   const running = loop();
   return {
-    wake: () => wakeUp?.(),
+    wake: () => pause.wake(),
     async stop() {
       stopped = true;
-      wakeUp?.();
+      pause.wake();
       await running;
     },
   };
