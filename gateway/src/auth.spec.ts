@@ -31,3 +31,15 @@ test.each([
   const authenticate = authenticatorAnswering(undefined, error);
   await expect(authenticate({ bearer: "secret", userId: "bob" }, ROOT_CONTEXT)).rejects.toMatchObject({ code, rawMessage: message });
 });
+
+// An invocation-scoped token's invocation goes into the principal the services trust; an API token has none.
+test.each([
+  ["an invocation token", "iv_1", "iv_1"],
+  ["an API token", "", undefined],
+])("%s: the principal carries the token's invocation, if any", async (_kind, invocationId, expected) => {
+  const answer = { userId: "alice", tokenId: invocationId ? "" : "tk_2", isSystemAdmin: false, memberships: [{ orgId: "og_1", roles: ["user"] }], apiScopes: [], invocationId } as never;
+  const authenticate = createAuthenticator({ authenticateToken: () => Promise.resolve(answer), resolveUser: () => Promise.reject(new Error("not called")), ttlMs: 0 });
+  const principal = await authenticate({ bearer: "secret" }, ROOT_CONTEXT);
+  expect(principal).toMatchObject({ subject: "alice", orgId: "og_1" });
+  expect(principal.invocationId).toBe(expected);
+});

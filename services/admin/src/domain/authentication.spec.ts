@@ -36,6 +36,7 @@ describe("authenticateToken with an API token", () => {
       isSystemAdmin: false,
       memberships: [{ orgId: "og_1", roles: ["admin", "user"] }, { orgId: "og_2", roles: ["user"] }],
       apiScopes: ["files.upload"],
+      invocationId: "",
     });
     expect(state.touched).toEqual(["tk_good"]);
   });
@@ -59,7 +60,7 @@ describe("authenticateToken with an invocation token", () => {
   const invocation = (orgId: string, key = KEY, exp = Math.floor(Date.now() / 1000) + 3600) =>
     mintInvocationToken({ orgId, userId: "alice", invocationId: "iv_1", exp }, key);
 
-  test("acts as the invocation's user in the invocation's org only, with no token id and no scope limit", async () => {
+  test("acts as the invocation's user in the invocation's org only, with its invocation, no token id and no scope limit", async () => {
     const { uow, state } = seed();
     await expect(authenticateToken(uow, invocation("og_2"), KEY)).resolves.toEqual({
       userId: "alice",
@@ -67,6 +68,7 @@ describe("authenticateToken with an invocation token", () => {
       isSystemAdmin: false,
       memberships: [{ orgId: "og_2", roles: ["user"] }],
       apiScopes: [],
+      invocationId: "iv_1",
     });
     expect(state.touched).toEqual([]);
   });
