@@ -1,6 +1,7 @@
 import { mintInvocationToken } from "@hangar/shared";
 import { apiClient, createDataset, createDevice, expectBadRequest, startWithTenants, uploadFiles, type ApiClient, type ApiResponse, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 import { createAction, invoke } from "./invocation-fixtures";
+import { at, sessionSpanning } from "./metric-fixtures";
 
 // Metrics (routes.md rows 196-204) through the gateway: definitions, publish_metrics with one
 // outcome per entry (a refused entry does not stop the others), aggregate_metrics per UTC period
@@ -11,8 +12,6 @@ import { createAction, invoke } from "./invocation-fixtures";
 const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 const SECOND = 1_000_000_000;
 const DAY = 86_400 * SECOND;
-// Whole seconds in ns are exact JSON numbers (multiples of 512 below 2**63).
-const at = (iso: string) => Date.parse(iso) * 1_000_000;
 
 let t: TestPlatform;
 let alice: TestTenant;
@@ -21,6 +20,7 @@ let robotA: string;
 let robotB: string;
 let counter = 0;
 const unique = (name: string) => `${name}-${++counter}`;
+const session = (client: ApiClient, device: string, startNs: number, endNs: number) => sessionSpanning(client, device, startNs, endNs, unique);
 
 beforeAll(async () => {
   [t, alice, bob] = await startWithTenants(["metrics-alice", "metrics-bob"]);
@@ -32,22 +32,6 @@ afterAll(() => t?.close());
 function ok(res: ApiResponse): any {
   expect({ status: res.status, error: res.body?.error }).toEqual({ status: 200, error: undefined });
   return res.body.data;
-}
-
-/** A session of `device` spanning [startNs, endNs] (a file anchored at startNs); returns its id. */
-async function session(client: ApiClient, device: string, startNs: number, endNs: number): Promise<string> {
-  const datasetId = await createDataset(client, unique("metrics"));
-  const path = `${unique("log")}.mcap`;
-  await uploadFiles(client, datasetId, { [path]: "bytes" });
-  const fileId = ok(await client.get(`/v1/files/record/path/${encodeURIComponent(path)}/association/${datasetId}`)).file_id;
-  const declared = ok(
-    await client.post(`/v1/devices/id/${encodeURIComponent(device)}/sessions`, {
-      sessions: [{ name: unique("run"), anchor_ns: startNs, files: [{ file_id: fileId, min_file_timestamp_ns: 0, max_file_timestamp_ns: endNs - startNs }] }],
-    }),
-  );
-  const created = declared.responses[0].data;
-  expect([created.min_timestamp_ns, created.max_timestamp_ns]).toEqual([startNs, endNs]);
-  return created.session_id;
 }
 
 const publish = (client: ApiClient, body: Record<string, unknown>) => client.post("/v1/metrics", body);
@@ -64,6 +48,7 @@ describe("metric definitions", () => {
       org_id: alice.orgId,
       name,
       description: "peak CPU, percent",
+      unit: null,
       created: ISO,
       created_by: alice.userId,
       modified: created.created,
@@ -113,6 +98,42 @@ describe("metric definitions", () => {
   });
 });
 
+describe("units (SDK 0.62)", () => {
+  test("a definition's unit: set on create, changed or cleared on update, read by its values and aggregates", async () => {
+    const name = unique("speed");
+    expect(ok(await alice.client.post("/v1/metrics/definition/", { name, unit: "m/s" })).unit).toBe("m/s");
+    expect(ok(await alice.client.get(`/v1/metrics/definition/${name}`)).unit).toBe("m/s");
+    // The SDK's NotSet (`{}`) and an omitted unit keep it; null clears it.
+    expect(ok(await alice.client.put(`/v1/metrics/definition/${name}`, { description: "top speed", unit: {} })).unit).toBe("m/s");
+    expect(ok(await alice.client.put(`/v1/metrics/definition/${name}`, { unit: "km/h" })).unit).toBe("km/h");
+    expect(ok(await alice.client.get("/v1/metrics/definitions/")).items.find((m: any) => m.name === name).unit).toBe("km/h");
+
+    const sessionId = await session(alice.client, robotA, at("2026-06-01T10:00:00Z"), at("2026-06-01T11:00:00Z"));
+    const published = ok(await publish(alice.client, { session_id: sessionId, metrics: [{ name, value: 12.5 }, { name: unique("unitless"), value: 1 }] }));
+    expect(published.succeeded.map((v: any) => v.unit)).toEqual(["km/h", null]);
+    expect(published.responses.map((r: any) => r.data.unit)).toEqual(["km/h", null]);
+    expect(ok(await query(alice.client, { name })).items.map((v: any) => v.unit)).toEqual(["km/h"]);
+    expect(ok(await alice.client.get(`/v1/metrics/session/${sessionId}/`)).find((v: any) => v.name === name).unit).toBe("km/h");
+    const window = { start_time_ns: at("2026-06-01T00:00:00Z"), end_time_ns: at("2026-06-02T00:00:00Z") };
+    expect(ok(await aggregate(alice.client, { name, period: "daily", aggregation: "max", ...window })).records).toEqual([expect.objectContaining({ value: 12.5, unit: "km/h" })]);
+
+    expect(ok(await alice.client.put(`/v1/metrics/definition/${name}`, { unit: null })).unit).toBeNull();
+    expect(ok(await query(alice.client, { name })).items[0].unit).toBeNull();
+    expect(ok(await aggregate(alice.client, { name, period: "daily", aggregation: "max", ...window })).records[0].unit).toBeNull();
+  });
+
+  test("a unit is at most 63 characters and a string: 400s naming it, nothing written; another org's is a 404", async () => {
+    const name = unique("latency");
+    expectBadRequest(await alice.client.post("/v1/metrics/definition/", { name, unit: "u".repeat(64) }), "unit");
+    expect((await alice.client.get(`/v1/metrics/definition/${name}`)).status).toBe(404);
+    expect(ok(await alice.client.post("/v1/metrics/definition/", { name, unit: "u".repeat(63) })).unit).toHaveLength(63);
+    expectBadRequest(await alice.client.put(`/v1/metrics/definition/${name}`, { unit: "u".repeat(64) }), "unit");
+    expectBadRequest(await alice.client.put(`/v1/metrics/definition/${name}`, { unit: 5 }), "unit");
+    expect((await bob.client.put(`/v1/metrics/definition/${name}`, { unit: "s" })).status).toBe(404);
+    expect(ok(await alice.client.get(`/v1/metrics/definition/${name}`)).unit).toBe("u".repeat(63));
+  });
+});
+
 describe("publish_metrics", () => {
   test("answers every entry: good ones recorded, bad ones failed with the reason, in both shapes", async () => {
     const sessionId = await session(alice.client, robotA, at("2026-01-05T10:00:00Z"), at("2026-01-05T11:00:00Z"));
@@ -131,6 +152,7 @@ describe("publish_metrics", () => {
       min_timestamp_ns: at("2026-01-05T10:00:00Z"),
       max_timestamp_ns: at("2026-01-05T11:00:00Z"),
       value,
+      unit: null, // the definitions publishing created have none
       device_id: robotA, // the session's only device
       invocation_id: null,
       published_by: alice.userId,
@@ -224,9 +246,9 @@ describe("aggregate_metrics and query_metric_values", () => {
     expect(res).toEqual({
       aggregation: "sum",
       records: [
-        { metric_id: metricId, name, period: "daily", start_time: at("2026-03-01T00:00:00Z"), end_time: at("2026-03-01T00:00:00Z") + DAY, total: 1, value: 10, aggregation: "sum" },
-        { metric_id: metricId, name, period: "daily", start_time: at("2026-03-02T00:00:00Z"), end_time: at("2026-03-03T00:00:00Z"), total: 2, value: 50, aggregation: "sum" },
-        { metric_id: metricId, name, period: "daily", start_time: at("2026-04-15T00:00:00Z"), end_time: at("2026-04-16T00:00:00Z"), total: 1, value: 5, aggregation: "sum" },
+        { metric_id: metricId, name, period: "daily", start_time: at("2026-03-01T00:00:00Z"), end_time: at("2026-03-01T00:00:00Z") + DAY, total: 1, value: 10, aggregation: "sum", unit: null },
+        { metric_id: metricId, name, period: "daily", start_time: at("2026-03-02T00:00:00Z"), end_time: at("2026-03-03T00:00:00Z"), total: 2, value: 50, aggregation: "sum", unit: null },
+        { metric_id: metricId, name, period: "daily", start_time: at("2026-04-15T00:00:00Z"), end_time: at("2026-04-16T00:00:00Z"), total: 1, value: 5, aggregation: "sum", unit: null },
       ],
     });
   });
@@ -300,6 +322,31 @@ describe("aggregate_metrics and query_metric_values", () => {
     expectBadRequest(await aggregate(alice.client, { ...base, include_device_ids: Array.from({ length: 1001 }, (_, i) => `d${i}`) }), "include_device_ids");
     expect((await aggregate(alice.client, { ...base, name: "no.such.metric" })).status).toBe(404);
     expect((await aggregate(bob.client, base)).status).toBe(404);
+  });
+
+  test("SDK 0.62's fields: their defaults are served, any other value is a 400 naming the field", async () => {
+    const base = { name, period: "monthly", aggregation: "sum", ...window };
+    // What SDK 0.62 sends when its caller leaves them alone.
+    const defaults = { condition: null, group_by: null, time_zone: "UTC", week_start: "monday" };
+    expect(await buckets({ period: "monthly", aggregation: "sum", ...defaults, widen_to_whole_periods: true })).toEqual(await buckets({ period: "monthly", aggregation: "sum" }));
+    const refused: [string, unknown][] = [
+      ["condition", { field: "device.device_id", comparator: "Equals", value: robotA }],
+      ["group_by", "device.device_id"],
+      ["widen_to_whole_periods", false],
+      ["time_zone", "America/Los_Angeles"],
+      ["week_start", "sunday"],
+    ];
+    for (const [field, value] of refused) expectBadRequest(await aggregate(alice.client, { ...base, [field]: value }), field);
+    const queried = async (body: Record<string, unknown>) => ok(await query(alice.client, { name, ...body })).items.map((v: any) => v.value);
+    expect(await queried({ names: [], sort_by: null, descending: false, condition: null, group_by: null })).toEqual(await queried({}));
+    const refusedInQuery: [string, unknown][] = [
+      ["names", [name, "other"]],
+      ["sort_by", "value"],
+      ["descending", true],
+      ["condition", { field: "device.device_id", comparator: "Equals", value: robotA }],
+      ["group_by", "device.device_id"],
+    ];
+    for (const [field, value] of refusedInQuery) expectBadRequest(await query(alice.client, { name, [field]: value }), field);
   });
 
   test("query_metric_values pages by max_results, filters and windows; bounds of max_results", async () => {

@@ -42,14 +42,21 @@ export interface ValueQuery {
   invocationIds: IdFilter;
 }
 
+/** What a definition says besides its name: null clears a field; undefined (on update) keeps it. */
+export interface MetricDetails<Absent = never> {
+  description: string | null | Absent;
+  unit: string | null | Absent;
+}
+
 /** Defines a metric in the actor's org: a 400 for a bad name, a 409 when the name is taken. */
-export async function createMetric(uow: UnitOfWork<MetricRepositories>, actor: OrgActor, name: string, description: string | null): Promise<MetricDefinitionRecord> {
+export async function createMetric(uow: UnitOfWork<MetricRepositories>, actor: OrgActor, name: string, details: MetricDetails): Promise<MetricDefinitionRecord> {
   const now = new Date();
   const record: MetricDefinitionRecord = {
     metricId: newId("mt"),
     orgId: actor.orgId,
     name: checkMetricName(name),
-    description,
+    description: details.description,
+    unit: details.unit,
     created: now,
     createdBy: actor.subject,
     modified: now,
@@ -64,11 +71,12 @@ export async function getMetric(uow: UnitOfWork<MetricRepositories>, actor: Acto
   return definitionOf(uow.repositories().metrics, actor, name);
 }
 
-/** Changes a definition's description (undefined: unchanged, null: cleared). */
-export function updateMetric(uow: UnitOfWork<MetricRepositories>, actor: Actor, name: string, description: string | null | undefined): Promise<MetricDefinitionRecord> {
+/** Changes a definition's description and unit (undefined: unchanged, null: cleared). */
+export function updateMetric(uow: UnitOfWork<MetricRepositories>, actor: Actor, name: string, changes: MetricDetails<undefined>): Promise<MetricDefinitionRecord> {
   return uow.transaction(async (r) => {
     const record = await definitionOf(r.metrics, actor, name, true);
-    if (description !== undefined) record.description = description;
+    if (changes.description !== undefined) record.description = changes.description;
+    if (changes.unit !== undefined) record.unit = changes.unit;
     record.modified = new Date();
     record.modifiedBy = actor.subject;
     await r.metrics.saveDefinition(record);
@@ -102,7 +110,7 @@ export async function publishMetrics(uow: UnitOfWork<MetricRepositories>, actor:
   const accepted = req.entries.filter((_, i) => problems[i] === undefined);
   const stored = accepted.length === 0 ? [] : await uow.transaction(async (r) => {
     const now = new Date();
-    const definitions = await r.metrics.ensureDefinitions(actor.orgId, accepted.map((e) => e.name), { description: null, created: now, createdBy: actor.subject, modified: now, modifiedBy: actor.subject });
+    const definitions = await r.metrics.ensureDefinitions(actor.orgId, accepted.map((e) => e.name), { description: null, unit: null, created: now, createdBy: actor.subject, modified: now, modifiedBy: actor.subject });
     const context = { orgId: actor.orgId, sessionId: req.sessionId, deviceId, invocationId: req.invocationId, publishedBy: actor.subject, published: now };
     return r.metrics.publish(context, accepted.map((e) => ({ metricId: definitions.get(e.name)!.metricId, value: e.value! })));
   });

@@ -32,6 +32,8 @@ export interface MetricDefinitionRecord {
   orgId: string;
   name: string;
   description: string | null;
+  /** Free-form (`%`, `ms`); null means unitless. */
+  unit: string | null;
   created: Date;
   createdBy: string;
   modified: Date;
@@ -43,6 +45,8 @@ export interface MetricValueRecord {
   metricId: string;
   orgId: string;
   name: string;
+  /** The definition's unit, read with the value. */
+  unit: string | null;
   sessionId: string;
   minTimestampNs: bigint | null;
   maxTimestampNs: bigint | null;

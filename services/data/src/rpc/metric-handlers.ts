@@ -62,18 +62,29 @@ export function createMetricHandlers({ uow }: { uow: UnitOfWork<MetricRepositori
     },
 
     async aggregateMetrics(req, ctx) {
+      refuseUnserved(req, AGGREGATE_DEFAULTS);
       const period = checkChoice(req.period, AGGREGATION_PERIODS, "period");
       const aggregation = checkChoice(req.aggregation, NUMERIC_AGGREGATIONS, "aggregation");
       const query = valueQueryOf(req, checkWindow(req.startTimeNs, req.endTimeNs));
       const { definition, records } = await aggregateMetrics(uow, readerOf(callerOf(ctx)), query, period, aggregation);
       return {
         aggregation,
-        records: records.map((r) => ({ metricId: definition.metricId, name: definition.name, period, startTime: r.startNs, endTime: r.endNs, total: r.total, value: r.value, aggregation })),
+        records: records.map((r) => ({
+          metricId: definition.metricId,
+          name: definition.name,
+          period,
+          startTime: r.startNs,
+          endTime: r.endNs,
+          total: r.total,
+          value: r.value,
+          aggregation,
+          ...(definition.unit !== null ? { unit: definition.unit } : {}),
+        })),
       };
     },
 
     async createMetric(req, ctx) {
-      return { metric: definitionToProto(await createMetric(uow, writerOf(callerOf(ctx)), req.name, req.description ?? null)) };
+      return { metric: definitionToProto(await createMetric(uow, writerOf(callerOf(ctx)), req.name, { description: req.description ?? null, unit: req.unit ?? null })) };
     },
 
     async getMetric(req, ctx) {
@@ -81,7 +92,8 @@ export function createMetricHandlers({ uow }: { uow: UnitOfWork<MetricRepositori
     },
 
     async updateMetric(req, ctx) {
-      return { metric: definitionToProto(await updateMetric(uow, readerOf(callerOf(ctx)), req.name, nullableString(setOrUndefined(req.description), "description"))) };
+      const changes = { description: nullableString(setOrUndefined(req.description), "description"), unit: nullableString(setOrUndefined(req.unit), "unit") };
+      return { metric: definitionToProto(await updateMetric(uow, readerOf(callerOf(ctx)), req.name, changes)) };
     },
 
     async deleteMetric(req, ctx) {
@@ -96,6 +108,7 @@ export function createMetricHandlers({ uow }: { uow: UnitOfWork<MetricRepositori
     },
 
     async queryMetricValues(req, ctx) {
+      refuseUnserved(req, QUERY_DEFAULTS);
       const actor = readerOf(callerOf(ctx));
       const query = valueQueryOf(req, optionalWindow(req.startTimeNs, req.endTimeNs));
       // The token is bound to the query, so a token of another query (or org) is a 400.
@@ -113,6 +126,37 @@ export function createMetricHandlers({ uow }: { uow: UnitOfWork<MetricRepositori
       return { values: (await listSessionMetrics(uow, readerOf(callerOf(ctx)), req.sessionId, resultLimit(req.limit, "limit"))).map(valueToProto) };
     },
   };
+}
+
+/**
+ * The SDK 0.62 request fields that only their default value is served for: the field, its JSON
+ * name, and whether a given value is that default. The SDK sends every one of them on every call
+ * (most as their default), so the defaults must pass; anything else is refused, naming the field,
+ * rather than answered as if it had not been sent.
+ */
+type UnservedField<R> = readonly [keyof R, string, (value: unknown) => boolean];
+
+const isAbsent = (value: unknown) => value === undefined || (value as Value).kind?.case === "nullValue" || setOrUndefined(value as Value) === undefined;
+const isEmptyText = (value: unknown) => value === undefined || value === "";
+const AGGREGATE_DEFAULTS: readonly UnservedField<Parameters<MetricHandlers["aggregateMetrics"]>[0]>[] = [
+  ["condition", "condition", isAbsent],
+  ["groupBy", "group_by", isEmptyText],
+  ["widenToWholePeriods", "widen_to_whole_periods", (value) => value !== false],
+  ["timeZone", "time_zone", (value) => value === undefined || value === "UTC"],
+  ["weekStart", "week_start", (value) => value === undefined || value === "monday"],
+];
+const QUERY_DEFAULTS: readonly UnservedField<Parameters<MetricHandlers["queryMetricValues"]>[0]>[] = [
+  ["names", "names", (value) => (value as string[]).length === 0],
+  ["sortBy", "sort_by", isEmptyText],
+  ["descending", "descending", (value) => value !== true],
+  ["condition", "condition", isAbsent],
+  ["groupBy", "group_by", isEmptyText],
+];
+
+function refuseUnserved<R>(req: R, fields: readonly UnservedField<R>[]): void {
+  for (const [key, field, isDefault] of fields) {
+    if (!isDefault(req[key])) throw invalidArgument(field, "only its default is supported so far (README, Metrics)");
+  }
 }
 
 function publishResponse(outcomes: PublishOutcome[]) {
@@ -179,6 +223,7 @@ export function definitionToProto(record: MetricDefinitionRecord): MessageInitSh
     orgId: record.orgId,
     name: record.name,
     ...(record.description !== null ? { description: record.description } : {}),
+    ...(record.unit !== null ? { unit: record.unit } : {}),
     created: timestampFromDate(record.created),
     createdBy: record.createdBy,
     modified: timestampFromDate(record.modified),
@@ -196,6 +241,7 @@ export function valueToProto(record: MetricValueRecord): MessageInitShape<typeof
     ...(record.minTimestampNs !== null ? { minTimestampNs: record.minTimestampNs } : {}),
     ...(record.maxTimestampNs !== null ? { maxTimestampNs: record.maxTimestampNs } : {}),
     value: record.value,
+    ...(record.unit !== null ? { unit: record.unit } : {}),
     ...(record.deviceId !== null ? { deviceId: record.deviceId } : {}),
     ...(record.invocationId !== null ? { invocationId: record.invocationId } : {}),
     published: timestampFromDate(record.published),

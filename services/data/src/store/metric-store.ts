@@ -17,11 +17,11 @@ type Row = Record<string, unknown>;
 
 // A value with its metric's name and its session's bounds, as every reader returns it.
 const VALUE_COLUMNS = rawSql(
-  "v.seq, v.metric_id, v.org_id, d.name, v.session_id, v.session_start_ns, v.session_end_ns, v.value, v.device_id, v.invocation_id, v.published, v.published_by",
+  "v.seq, v.metric_id, v.org_id, d.name, d.unit, v.session_id, v.session_start_ns, v.session_end_ns, v.value, v.device_id, v.invocation_id, v.published, v.published_by",
 );
 
 /**
- * Metric definitions and values over SQL (tables of migration 0017). Values are written with one
+ * Metric definitions and values over SQL (tables of migrations 0017 and 0018). Values are written with one
  * upsert per publish; aggregation is one statement (metric-sql.ts).
  */
 export class MetricStore implements MetricRepository {
@@ -36,8 +36,8 @@ export class MetricStore implements MetricRepository {
     const list = textArrayLiteral([...names]);
     const ids = textArrayLiteral(names.map(() => newId("mt")));
     await this.run(sql`
-      insert into metric_definitions (metric_id, org_id, name, description, created, created_by, modified, modified_by)
-      select n.id, ${orgId}, n.name, ${template.description}, ${template.created}, ${template.createdBy}, ${template.modified}, ${template.modifiedBy}
+      insert into metric_definitions (metric_id, org_id, name, description, unit, created, created_by, modified, modified_by)
+      select n.id, ${orgId}, n.name, ${template.description}, ${template.unit}, ${template.created}, ${template.createdBy}, ${template.modified}, ${template.modifiedBy}
       from unnest(${ids}::text[], ${list}::text[]) as n (id, name)
       on conflict (org_id, name) do nothing`);
     const rows = await this.run(sql`select * from metric_definitions where org_id = ${orgId} and name = any(${list}::text[])`);
@@ -46,14 +46,14 @@ export class MetricStore implements MetricRepository {
 
   async addDefinition(record: MetricDefinitionRecord): Promise<boolean> {
     const rows = await this.run(sql`
-      insert into metric_definitions (metric_id, org_id, name, description, created, created_by, modified, modified_by)
-      values (${record.metricId}, ${record.orgId}, ${record.name}, ${record.description}, ${record.created}, ${record.createdBy}, ${record.modified}, ${record.modifiedBy})
+      insert into metric_definitions (metric_id, org_id, name, description, unit, created, created_by, modified, modified_by)
+      values (${record.metricId}, ${record.orgId}, ${record.name}, ${record.description}, ${record.unit}, ${record.created}, ${record.createdBy}, ${record.modified}, ${record.modifiedBy})
       on conflict (org_id, name) do nothing returning metric_id`);
     return rows.length === 1;
   }
 
   async saveDefinition(record: MetricDefinitionRecord): Promise<void> {
-    await this.run(sql`update metric_definitions set description = ${record.description}, modified = ${record.modified}, modified_by = ${record.modifiedBy} where metric_id = ${record.metricId}`);
+    await this.run(sql`update metric_definitions set description = ${record.description}, unit = ${record.unit}, modified = ${record.modified}, modified_by = ${record.modifiedBy} where metric_id = ${record.metricId}`);
   }
 
   async removeDefinition(record: MetricDefinitionRecord): Promise<void> {
@@ -135,6 +135,7 @@ function definitionFromRow(row: Row): MetricDefinitionRecord {
     orgId: row.org_id as string,
     name: row.name as string,
     description: row.description as string | null,
+    unit: row.unit as string | null,
     created: timestampFromRow(row.created),
     createdBy: row.created_by as string,
     modified: timestampFromRow(row.modified),
@@ -148,6 +149,7 @@ function valueFromRow(row: Row): MetricValueRecord {
     metricId: row.metric_id as string,
     orgId: row.org_id as string,
     name: row.name as string,
+    unit: row.unit as string | null,
     sessionId: row.session_id as string,
     minTimestampNs: ns(row.session_start_ns),
     maxTimestampNs: ns(row.session_end_ns),

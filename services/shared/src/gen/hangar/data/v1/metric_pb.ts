@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hangar/data/v1/metric.proto.
  */
 export const file_hangar_data_v1_metric: GenFile = /*@__PURE__*/
-  fileDesc("ChtoYW5nYXIvZGF0YS92MS9tZXRyaWMucHJvdG8SDmhhbmdhci5kYXRhLnYxIvEBChBNZXRyaWNEZWZpbml0aW9uEhEKCW1ldHJpY19pZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEisKB2NyZWF0ZWQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmNyZWF0ZWRfYnkYBiABKAkSLAoIbW9kaWZpZWQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC21vZGlmaWVkX2J5GAggASgJQg4KDF9kZXNjcmlwdGlvbiLiAgoLTWV0cmljVmFsdWUSEQoJbWV0cmljX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhIKCnNlc3Npb25faWQYBCABKAkSHQoQbWluX3RpbWVzdGFtcF9ucxgFIAEoA0gAiAEBEh0KEG1heF90aW1lc3RhbXBfbnMYBiABKANIAYgBARINCgV2YWx1ZRgHIAEoARIWCglkZXZpY2VfaWQYCCABKAlIAogBARIaCg1pbnZvY2F0aW9uX2lkGAkgASgJSAOIAQESFAoMcHVibGlzaGVkX2J5GAogASgJEi0KCXB1Ymxpc2hlZBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCEwoRX21pbl90aW1lc3RhbXBfbnNCEwoRX21heF90aW1lc3RhbXBfbnNCDAoKX2RldmljZV9pZEIQCg5faW52b2NhdGlvbl9pZCJiChNDcmVhdGVNZXRyaWNSZXF1ZXN0EhgKBG5hbWUYASABKAlCCuBBAsLzGAMIgAISIQoLZGVzY3JpcHRpb24YAiABKAlCB8LzGAMIkE5IAIgBAUIOCgxfZGVzY3JpcHRpb24iSAoUQ3JlYXRlTWV0cmljUmVzcG9uc2USMAoGbWV0cmljGAEgASgLMiAuaGFuZ2FyLmRhdGEudjEuTWV0cmljRGVmaW5pdGlvbiIvChBHZXRNZXRyaWNSZXF1ZXN0EhsKBG5hbWUYASABKAlCDeBBAsLzGAYI6AcY0A8iRQoRR2V0TWV0cmljUmVzcG9uc2USMAoGbWV0cmljGAEgASgLMiAuaGFuZ2FyLmRhdGEudjEuTWV0cmljRGVmaW5pdGlvbiJuChNVcGRhdGVNZXRyaWNSZXF1ZXN0EhsKBG5hbWUYASABKAlCDeBBAsLzGAYI6AcY0A8SOgoLZGVzY3JpcHRpb24YAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCDcLzGAkIkE4YgIAEICAiSAoUVXBkYXRlTWV0cmljUmVzcG9uc2USMAoGbWV0cmljGAEgASgLMiAuaGFuZ2FyLmRhdGEudjEuTWV0cmljRGVmaW5pdGlvbiIyChNEZWxldGVNZXRyaWNSZXF1ZXN0EhsKBG5hbWUYASABKAlCDeBBAsLzGAYI6AcY0A8iFgoURGVsZXRlTWV0cmljUmVzcG9uc2UiYwoSTGlzdE1ldHJpY3NSZXF1ZXN0EiAKCnBhZ2VfdG9rZW4YASABKAlCB8LzGAMIkE5IAIgBARISCgVsaW1pdBgCIAEoA0gBiAEBQg0KC19wYWdlX3Rva2VuQggKBl9saW1pdCKYAQoTTGlzdE1ldHJpY3NSZXNwb25zZRIvCgVpdGVtcxgBIAMoCzIgLmhhbmdhci5kYXRhLnYxLk1ldHJpY0RlZmluaXRpb24SFwoKbmV4dF90b2tlbhgCIAEoCUgAiAEBEhgKC3RvdGFsX2NvdW50GAMgASgDSAGIAQFCDQoLX25leHRfdG9rZW5CDgoMX3RvdGFsX2NvdW50IkUKC01ldHJpY0VudHJ5EhgKBG5hbWUYASABKAlCCsLzGAYI6AcY0A8SEgoFdmFsdWUYAiABKAFIAIgBAUIICgZfdmFsdWUirQEKFVB1Ymxpc2hNZXRyaWNzUmVxdWVzdBIhCgpzZXNzaW9uX2lkGAEgASgJQg3gQQLC8xgGCOgHGNAPEjcKCWRldmljZV9pZBgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUIMwvMYCAjoBxjQDyABEjgKB21ldHJpY3MYAyADKAsyGy5oYW5nYXIuZGF0YS52MS5NZXRyaWNFbnRyeUIK4EECwvMYAxDoByI0ChVQdWJsaXNoTWV0cmljc0ZhaWx1cmUSDAoEbmFtZRgBIAEoCRINCgVlcnJvchgCIAEoCSJvChVQdWJsaXNoZWRNZXRyaWNSZXN1bHQSKQoEZGF0YRgBIAEoCzIbLmhhbmdhci5kYXRhLnYxLk1ldHJpY1ZhbHVlEisKBWVycm9yGAIgASgLMhwuaGFuZ2FyLmNvbW1vbi52MS5CYXRjaEVycm9yIrkBChZQdWJsaXNoTWV0cmljc1Jlc3BvbnNlEi4KCXN1Y2NlZWRlZBgBIAMoCzIbLmhhbmdhci5kYXRhLnYxLk1ldHJpY1ZhbHVlEjUKBmZhaWxlZBgCIAMoCzIlLmhhbmdhci5kYXRhLnYxLlB1Ymxpc2hNZXRyaWNzRmFpbHVyZRI4CglyZXNwb25zZXMYAyADKAsyJS5oYW5nYXIuZGF0YS52MS5QdWJsaXNoZWRNZXRyaWNSZXN1bHQipwMKF0FnZ3JlZ2F0ZU1ldHJpY3NSZXF1ZXN0EhsKBG5hbWUYASABKAlCDeBBAsLzGAYI6AcY0A8SGQoGcGVyaW9kGAIgASgJQgngQQLC8xgCCGQSHgoLYWdncmVnYXRpb24YAyABKAlCCeBBAsLzGAIIZBIaCg1zdGFydF90aW1lX25zGAQgASgDQgPgQQISGAoLZW5kX3RpbWVfbnMYBSABKANCA+BBAhIgCgt0aW1lX2ZpbHRlchgGIAEoCUIGwvMYAghkSACIAQESQQoSaW5jbHVkZV9kZXZpY2VfaWRzGAcgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlQg3C8xgJCOgHGICJeiACEkIKE2luY2x1ZGVfc2Vzc2lvbl9pZHMYCCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCDcLzGAkI6AcYgIl6IAISRQoWaW5jbHVkZV9pbnZvY2F0aW9uX2lkcxgJIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUINwvMYCQjoBxiAiXogAkIOCgxfdGltZV9maWx0ZXIimwEKD01ldHJpY0FnZ3JlZ2F0ZRIRCgltZXRyaWNfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZwZXJpb2QYAyABKAkSEgoKc3RhcnRfdGltZRgEIAEoAxIQCghlbmRfdGltZRgFIAEoAxINCgV0b3RhbBgGIAEoAxINCgV2YWx1ZRgHIAEoARITCgthZ2dyZWdhdGlvbhgIIAEoCSJhChhBZ2dyZWdhdGVNZXRyaWNzUmVzcG9uc2USEwoLYWdncmVnYXRpb24YASABKAkSMAoHcmVjb3JkcxgCIAMoCzIfLmhhbmdhci5kYXRhLnYxLk1ldHJpY0FnZ3JlZ2F0ZSLqAwoYUXVlcnlNZXRyaWNWYWx1ZXNSZXF1ZXN0EhsKBG5hbWUYASABKAlCDeBBAsLzGAYI6AcY0A8SIAoLdGltZV9maWx0ZXIYAiABKAlCBsLzGAIIZEgAiAEBEhoKDXN0YXJ0X3RpbWVfbnMYAyABKANIAYgBARIYCgtlbmRfdGltZV9ucxgEIAEoA0gCiAEBEhgKC21heF9yZXN1bHRzGAUgASgDSAOIAQESQQoSaW5jbHVkZV9kZXZpY2VfaWRzGAYgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlQg3C8xgJCOgHGICJeiACEkIKE2luY2x1ZGVfc2Vzc2lvbl9pZHMYByABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCDcLzGAkI6AcYgIl6IAISRQoWaW5jbHVkZV9pbnZvY2F0aW9uX2lkcxgIIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUINwvMYCQjoBxiAiXogAhIgCgpwYWdlX3Rva2VuGAkgASgJQgfC8xgDCJBOSASIAQFCDgoMX3RpbWVfZmlsdGVyQhAKDl9zdGFydF90aW1lX25zQg4KDF9lbmRfdGltZV9uc0IOCgxfbWF4X3Jlc3VsdHNCDQoLX3BhZ2VfdG9rZW4imQEKGVF1ZXJ5TWV0cmljVmFsdWVzUmVzcG9uc2USKgoFaXRlbXMYASADKAsyGy5oYW5nYXIuZGF0YS52MS5NZXRyaWNWYWx1ZRIXCgpuZXh0X3Rva2VuGAIgASgJSACIAQESGAoLdG90YWxfY291bnQYAyABKANIAYgBAUINCgtfbmV4dF90b2tlbkIOCgxfdG90YWxfY291bnQiXAoZTGlzdFNlc3Npb25NZXRyaWNzUmVxdWVzdBIhCgpzZXNzaW9uX2lkGAEgASgJQg3gQQLC8xgGCOgHGNAPEhIKBWxpbWl0GAIgASgDSACIAQFCCAoGX2xpbWl0IkkKGkxpc3RTZXNzaW9uTWV0cmljc1Jlc3BvbnNlEisKBnZhbHVlcxgBIAMoCzIbLmhhbmdhci5kYXRhLnYxLk1ldHJpY1ZhbHVlYgZwcm90bzM", [file_google_api_field_behavior, file_google_protobuf_struct, file_google_protobuf_timestamp, file_hangar_common_v1_common, file_hangar_common_v1_limits]);
+  fileDesc("ChtoYW5nYXIvZGF0YS92MS9tZXRyaWMucHJvdG8SDmhhbmdhci5kYXRhLnYxIo0CChBNZXRyaWNEZWZpbml0aW9uEhEKCW1ldHJpY19pZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEisKB2NyZWF0ZWQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmNyZWF0ZWRfYnkYBiABKAkSLAoIbW9kaWZpZWQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC21vZGlmaWVkX2J5GAggASgJEhEKBHVuaXQYCSABKAlIAYgBAUIOCgxfZGVzY3JpcHRpb25CBwoFX3VuaXQi/gIKC01ldHJpY1ZhbHVlEhEKCW1ldHJpY19pZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRISCgpzZXNzaW9uX2lkGAQgASgJEh0KEG1pbl90aW1lc3RhbXBfbnMYBSABKANIAIgBARIdChBtYXhfdGltZXN0YW1wX25zGAYgASgDSAGIAQESDQoFdmFsdWUYByABKAESFgoJZGV2aWNlX2lkGAggASgJSAKIAQESGgoNaW52b2NhdGlvbl9pZBgJIAEoCUgDiAEBEhQKDHB1Ymxpc2hlZF9ieRgKIAEoCRItCglwdWJsaXNoZWQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKBHVuaXQYDCABKAlIBIgBAUITChFfbWluX3RpbWVzdGFtcF9uc0ITChFfbWF4X3RpbWVzdGFtcF9uc0IMCgpfZGV2aWNlX2lkQhAKDl9pbnZvY2F0aW9uX2lkQgcKBV91bml0IoYBChNDcmVhdGVNZXRyaWNSZXF1ZXN0EhgKBG5hbWUYASABKAlCCuBBAsLzGAMIgAISIQoLZGVzY3JpcHRpb24YAiABKAlCB8LzGAMIkE5IAIgBARIZCgR1bml0GAMgASgJQgbC8xgCCD9IAYgBAUIOCgxfZGVzY3JpcHRpb25CBwoFX3VuaXQiSAoUQ3JlYXRlTWV0cmljUmVzcG9uc2USMAoGbWV0cmljGAEgASgLMiAuaGFuZ2FyLmRhdGEudjEuTWV0cmljRGVmaW5pdGlvbiIvChBHZXRNZXRyaWNSZXF1ZXN0EhsKBG5hbWUYASABKAlCDeBBAsLzGAYI6AcY0A8iRQoRR2V0TWV0cmljUmVzcG9uc2USMAoGbWV0cmljGAEgASgLMiAuaGFuZ2FyLmRhdGEudjEuTWV0cmljRGVmaW5pdGlvbiKhAQoTVXBkYXRlTWV0cmljUmVxdWVzdBIbCgRuYW1lGAEgASgJQg3gQQLC8xgGCOgHGNAPEjoKC2Rlc2NyaXB0aW9uGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlQg3C8xgJCJBOGICABCAgEjEKBHVuaXQYAyABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCC8LzGAcIPxiAAiABIkgKFFVwZGF0ZU1ldHJpY1Jlc3BvbnNlEjAKBm1ldHJpYxgBIAEoCzIgLmhhbmdhci5kYXRhLnYxLk1ldHJpY0RlZmluaXRpb24iMgoTRGVsZXRlTWV0cmljUmVxdWVzdBIbCgRuYW1lGAEgASgJQg3gQQLC8xgGCOgHGNAPIhYKFERlbGV0ZU1ldHJpY1Jlc3BvbnNlImMKEkxpc3RNZXRyaWNzUmVxdWVzdBIgCgpwYWdlX3Rva2VuGAEgASgJQgfC8xgDCJBOSACIAQESEgoFbGltaXQYAiABKANIAYgBAUINCgtfcGFnZV90b2tlbkIICgZfbGltaXQimAEKE0xpc3RNZXRyaWNzUmVzcG9uc2USLwoFaXRlbXMYASADKAsyIC5oYW5nYXIuZGF0YS52MS5NZXRyaWNEZWZpbml0aW9uEhcKCm5leHRfdG9rZW4YAiABKAlIAIgBARIYCgt0b3RhbF9jb3VudBgDIAEoA0gBiAEBQg0KC19uZXh0X3Rva2VuQg4KDF90b3RhbF9jb3VudCJFCgtNZXRyaWNFbnRyeRIYCgRuYW1lGAEgASgJQgrC8xgGCOgHGNAPEhIKBXZhbHVlGAIgASgBSACIAQFCCAoGX3ZhbHVlIq0BChVQdWJsaXNoTWV0cmljc1JlcXVlc3QSIQoKc2Vzc2lvbl9pZBgBIAEoCUIN4EECwvMYBgjoBxjQDxI3CglkZXZpY2VfaWQYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCDMLzGAgI6AcY0A8gARI4CgdtZXRyaWNzGAMgAygLMhsuaGFuZ2FyLmRhdGEudjEuTWV0cmljRW50cnlCCuBBAsLzGAMQ6AciNAoVUHVibGlzaE1ldHJpY3NGYWlsdXJlEgwKBG5hbWUYASABKAkSDQoFZXJyb3IYAiABKAkibwoVUHVibGlzaGVkTWV0cmljUmVzdWx0EikKBGRhdGEYASABKAsyGy5oYW5nYXIuZGF0YS52MS5NZXRyaWNWYWx1ZRIrCgVlcnJvchgCIAEoCzIcLmhhbmdhci5jb21tb24udjEuQmF0Y2hFcnJvciK5AQoWUHVibGlzaE1ldHJpY3NSZXNwb25zZRIuCglzdWNjZWVkZWQYASADKAsyGy5oYW5nYXIuZGF0YS52MS5NZXRyaWNWYWx1ZRI1CgZmYWlsZWQYAiADKAsyJS5oYW5nYXIuZGF0YS52MS5QdWJsaXNoTWV0cmljc0ZhaWx1cmUSOAoJcmVzcG9uc2VzGAMgAygLMiUuaGFuZ2FyLmRhdGEudjEuUHVibGlzaGVkTWV0cmljUmVzdWx0IqwFChdBZ2dyZWdhdGVNZXRyaWNzUmVxdWVzdBIbCgRuYW1lGAEgASgJQg3gQQLC8xgGCOgHGNAPEhkKBnBlcmlvZBgCIAEoCUIJ4EECwvMYAghkEh4KC2FnZ3JlZ2F0aW9uGAMgASgJQgngQQLC8xgCCGQSGgoNc3RhcnRfdGltZV9ucxgEIAEoA0ID4EECEhgKC2VuZF90aW1lX25zGAUgASgDQgPgQQISIAoLdGltZV9maWx0ZXIYBiABKAlCBsLzGAIIZEgAiAEBEkEKEmluY2x1ZGVfZGV2aWNlX2lkcxgHIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUINwvMYCQjoBxiAiXogAhJCChNpbmNsdWRlX3Nlc3Npb25faWRzGAggASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlQg3C8xgJCOgHGICJeiACEkUKFmluY2x1ZGVfaW52b2NhdGlvbl9pZHMYCSABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCDcLzGAkI6AcYgIl6IAISOAoJY29uZGl0aW9uGAogASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlQg3C8xgJCJBOGICABCAgEh4KCGdyb3VwX2J5GAsgASgJQgfC8xgDCOgHSAGIAQESIwoWd2lkZW5fdG9fd2hvbGVfcGVyaW9kcxgMIAEoCEgCiAEBEh4KCXRpbWVfem9uZRgNIAEoCUIGwvMYAghkSAOIAQESHwoKd2Vla19zdGFydBgOIAEoCUIGwvMYAghkSASIAQFCDgoMX3RpbWVfZmlsdGVyQgsKCV9ncm91cF9ieUIZChdfd2lkZW5fdG9fd2hvbGVfcGVyaW9kc0IMCgpfdGltZV96b25lQg0KC193ZWVrX3N0YXJ0IrcBCg9NZXRyaWNBZ2dyZWdhdGUSEQoJbWV0cmljX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSDgoGcGVyaW9kGAMgASgJEhIKCnN0YXJ0X3RpbWUYBCABKAMSEAoIZW5kX3RpbWUYBSABKAMSDQoFdG90YWwYBiABKAMSDQoFdmFsdWUYByABKAESEwoLYWdncmVnYXRpb24YCCABKAkSEQoEdW5pdBgJIAEoCUgAiAEBQgcKBV91bml0ImEKGEFnZ3JlZ2F0ZU1ldHJpY3NSZXNwb25zZRITCgthZ2dyZWdhdGlvbhgBIAEoCRIwCgdyZWNvcmRzGAIgAygLMh8uaGFuZ2FyLmRhdGEudjEuTWV0cmljQWdncmVnYXRlIr8FChhRdWVyeU1ldHJpY1ZhbHVlc1JlcXVlc3QSGwoEbmFtZRgBIAEoCUIN4EECwvMYBgjoBxjQDxIgCgt0aW1lX2ZpbHRlchgCIAEoCUIGwvMYAghkSACIAQESGgoNc3RhcnRfdGltZV9ucxgDIAEoA0gBiAEBEhgKC2VuZF90aW1lX25zGAQgASgDSAKIAQESGAoLbWF4X3Jlc3VsdHMYBSABKANIA4gBARJBChJpbmNsdWRlX2RldmljZV9pZHMYBiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCDcLzGAkI6AcYgIl6IAISQgoTaW5jbHVkZV9zZXNzaW9uX2lkcxgHIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUINwvMYCQjoBxiAiXogAhJFChZpbmNsdWRlX2ludm9jYXRpb25faWRzGAggASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlQg3C8xgJCOgHGICJeiACEiAKCnBhZ2VfdG9rZW4YCSABKAlCB8LzGAMIkE5IBIgBARIZCgVuYW1lcxgKIAMoCUIKwvMYBgjoBxDoBxIdCgdzb3J0X2J5GAsgASgJQgfC8xgDCOgHSAWIAQESFwoKZGVzY2VuZGluZxgMIAEoCEgGiAEBEjgKCWNvbmRpdGlvbhgNIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUINwvMYCQiQThiAgAQgIBIeCghncm91cF9ieRgOIAEoCUIHwvMYAwjoB0gHiAEBQg4KDF90aW1lX2ZpbHRlckIQCg5fc3RhcnRfdGltZV9uc0IOCgxfZW5kX3RpbWVfbnNCDgoMX21heF9yZXN1bHRzQg0KC19wYWdlX3Rva2VuQgoKCF9zb3J0X2J5Qg0KC19kZXNjZW5kaW5nQgsKCV9ncm91cF9ieSKZAQoZUXVlcnlNZXRyaWNWYWx1ZXNSZXNwb25zZRIqCgVpdGVtcxgBIAMoCzIbLmhhbmdhci5kYXRhLnYxLk1ldHJpY1ZhbHVlEhcKCm5leHRfdG9rZW4YAiABKAlIAIgBARIYCgt0b3RhbF9jb3VudBgDIAEoA0gBiAEBQg0KC19uZXh0X3Rva2VuQg4KDF90b3RhbF9jb3VudCJcChlMaXN0U2Vzc2lvbk1ldHJpY3NSZXF1ZXN0EiEKCnNlc3Npb25faWQYASABKAlCDeBBAsLzGAYI6AcY0A8SEgoFbGltaXQYAiABKANIAIgBAUIICgZfbGltaXQiSQoaTGlzdFNlc3Npb25NZXRyaWNzUmVzcG9uc2USKwoGdmFsdWVzGAEgAygLMhsuaGFuZ2FyLmRhdGEudjEuTWV0cmljVmFsdWViBnByb3RvMw", [file_google_api_field_behavior, file_google_protobuf_struct, file_google_protobuf_timestamp, file_hangar_common_v1_common, file_hangar_common_v1_limits]);
 
 /**
  * MetricDefinition names a number an org tracks over sessions (`cpu.usage_max`). Publishing a
@@ -64,6 +64,13 @@ export type MetricDefinition = Message<"hangar.data.v1.MetricDefinition"> & {
    * @generated from field: string modified_by = 8;
    */
   modifiedBy: string;
+
+  /**
+   * Free-form unit of every value of the metric (`%`, `ms`, `m/s`); null means unitless.
+   *
+   * @generated from field: optional string unit = 9;
+   */
+  unit?: string | undefined;
 };
 
 /**
@@ -135,6 +142,13 @@ export type MetricValue = Message<"hangar.data.v1.MetricValue"> & {
    * @generated from field: google.protobuf.Timestamp published = 11;
    */
   published?: Timestamp | undefined;
+
+  /**
+   * The metric's unit (its definition's), so a client can label the value without a lookup.
+   *
+   * @generated from field: optional string unit = 12;
+   */
+  unit?: string | undefined;
 };
 
 /**
@@ -161,6 +175,13 @@ export type CreateMetricRequest = Message<"hangar.data.v1.CreateMetricRequest"> 
    * @generated from field: optional string description = 2;
    */
   description?: string | undefined;
+
+  /**
+   * Free-form, at most 63 characters (OpenTelemetry's cap on an instrument's unit, which SDK 0.62 applies).
+   *
+   * @generated from field: optional string unit = 3;
+   */
+  unit?: string | undefined;
 };
 
 /**
@@ -228,7 +249,7 @@ export const GetMetricResponseSchema: GenMessage<GetMetricResponse> = /*@__PURE_
   messageDesc(file_hangar_data_v1_metric, 5);
 
 /**
- * UpdateMetricRequest changes a definition's description: omitted keeps it, null clears it.
+ * UpdateMetricRequest changes a definition's description and unit: omitted keeps one, null clears it.
  *
  * @generated from message hangar.data.v1.UpdateMetricRequest
  */
@@ -242,6 +263,13 @@ export type UpdateMetricRequest = Message<"hangar.data.v1.UpdateMetricRequest"> 
    * @generated from field: google.protobuf.Value description = 2;
    */
   description?: Value | undefined;
+
+  /**
+   * At most 63 characters, as on create.
+   *
+   * @generated from field: google.protobuf.Value unit = 3;
+   */
+  unit?: Value | undefined;
 };
 
 /**
@@ -552,6 +580,34 @@ export type AggregateMetricsRequest = Message<"hangar.data.v1.AggregateMetricsRe
    * @generated from field: google.protobuf.Value include_invocation_ids = 9;
    */
   includeInvocationIds?: Value | undefined;
+
+  /**
+   * SDK 0.62 sends the fields below. Only their defaults are served so far (null, null, true, `UTC`,
+   * `monday`); any other value is a 400 naming the field rather than an answer that ignores it.
+   *
+   * @generated from field: google.protobuf.Value condition = 10;
+   */
+  condition?: Value | undefined;
+
+  /**
+   * @generated from field: optional string group_by = 11;
+   */
+  groupBy?: string | undefined;
+
+  /**
+   * @generated from field: optional bool widen_to_whole_periods = 12;
+   */
+  widenToWholePeriods?: boolean | undefined;
+
+  /**
+   * @generated from field: optional string time_zone = 13;
+   */
+  timeZone?: string | undefined;
+
+  /**
+   * @generated from field: optional string week_start = 14;
+   */
+  weekStart?: string | undefined;
 };
 
 /**
@@ -607,6 +663,13 @@ export type MetricAggregate = Message<"hangar.data.v1.MetricAggregate"> & {
    * @generated from field: string aggregation = 8;
    */
   aggregation: string;
+
+  /**
+   * The metric's unit, as on its definition.
+   *
+   * @generated from field: optional string unit = 9;
+   */
+  unit?: string | undefined;
 };
 
 /**
@@ -696,6 +759,34 @@ export type QueryMetricValuesRequest = Message<"hangar.data.v1.QueryMetricValues
    * @generated from field: optional string page_token = 9;
    */
   pageToken?: string | undefined;
+
+  /**
+   * SDK 0.62 sends the fields below. Only their defaults are served so far (no names beyond `name`,
+   * null, false, null, null); any other value is a 400 naming the field rather than an answer that ignores it.
+   *
+   * @generated from field: repeated string names = 10;
+   */
+  names: string[];
+
+  /**
+   * @generated from field: optional string sort_by = 11;
+   */
+  sortBy?: string | undefined;
+
+  /**
+   * @generated from field: optional bool descending = 12;
+   */
+  descending?: boolean | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Value condition = 13;
+   */
+  condition?: Value | undefined;
+
+  /**
+   * @generated from field: optional string group_by = 14;
+   */
+  groupBy?: string | undefined;
 };
 
 /**
