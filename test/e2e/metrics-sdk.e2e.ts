@@ -1,8 +1,8 @@
 import { mintInvocationToken } from "@hangar/shared";
-import { createDataset, createDevice, startWithTenants, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { createDataset, createDevice, createTenant, startWithTenants, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 import { createAction, invoke, ok } from "./invocation-fixtures";
 import { at, sessionSpanning } from "./metric-fixtures";
-import { sdkWorkspace, type SdkRelease, type SdkWorkspace } from "./sdk-fixtures";
+import { perRelease, sdkWorkspace, type SdkRelease, type SdkWorkspace } from "./sdk-fixtures";
 
 // Metrics through the public Python client SDK, both releases (the pinned 0.53.0 and the newest
 // 0.62.0), each in an org of its own, run as an action runs: with the invocation-scoped token the
@@ -13,23 +13,32 @@ import { sdkWorkspace, type SdkRelease, type SdkWorkspace } from "./sdk-fixtures
 // names, time_zone and week_start, which the platform does not implement (README "Metrics").
 
 let t: TestPlatform;
-const tenants = {} as Record<SdkRelease, TestTenant>;
-const workspaces = {} as Record<SdkRelease, SdkWorkspace>;
+let tenant: TestTenant;
+let ws: SdkWorkspace;
+let release: SdkRelease;
+const workspaces: SdkWorkspace[] = [];
 let counter = 0;
 const unique = (name: string) => `${name}-${++counter}`;
 
 beforeAll(async () => {
-  const [platform, pinned, newest] = await startWithTenants(["sdk-metrics-pinned", "sdk-metrics-newest"]);
-  t = platform;
-  Object.assign(tenants, { pinned, newest });
-  workspaces.pinned = await sdkWorkspace(t, "pinned");
-  workspaces.newest = await sdkWorkspace(t, "newest");
+  [t] = await startWithTenants([]);
 });
 afterAll(async () => {
   await t?.close();
-  await workspaces.pinned?.close();
-  await workspaces.newest?.close();
+  await Promise.all(workspaces.map((w) => w.close()));
 });
+
+const flow = perRelease(
+  async (which) => {
+    const workspace = await sdkWorkspace(t, which);
+    workspaces.push(workspace);
+    return { tenant: await createTenant(t, `sdk-metrics-${which}`), workspace };
+  },
+  (context, which) => {
+    ({ tenant, workspace: ws } = context);
+    release = which;
+  },
+);
 
 const METRICS = `
 import json, sys
@@ -66,33 +75,30 @@ print(json.dumps({
 }))
 `;
 
-describe.each(["pinned", "newest"] as const)("roboto %s", (release) => {
-  test("an action's metrics: define, publish with a refused entry, read by session, invocation and day", async () => {
-    const tenant = tenants[release];
-    const device = (await createDevice(tenant.client, { device_id: unique(`robot-${release}`) })).device_id;
-    const sessionId = await sessionSpanning(tenant.client, device, at("2026-07-01T08:00:00Z"), at("2026-07-01T09:00:00Z"), unique);
-    const datasetId = await createDataset(tenant.client, unique("invoked"));
-    const invocationId = (await invoke(tenant.client, datasetId, (await createAction(tenant.client)).name)).invocation_id;
-    // The token the runner hands the action (runner-protocol.e2e.ts tests the lease that mints it).
-    const token = mintInvocationToken({ orgId: tenant.orgId, userId: tenant.userId, invocationId, exp: Math.floor(Date.now() / 1000) + 600 }, t.internalAuthSecret);
-    const name = unique("distance");
-    const args = { newest: release === "newest", name, session_id: sessionId, invocation_id: invocationId, start_ns: at("2026-07-01T00:00:00Z"), end_ns: at("2026-07-02T00:00:00Z") };
-    const out = await workspaces[release].sdk(`metrics-${release}`, METRICS, args, token);
+flow("an action's metrics: define, publish with a refused entry, read by session, invocation and day", async () => {
+  const device = (await createDevice(tenant.client, { device_id: unique(`robot-${release}`) })).device_id;
+  const sessionId = await sessionSpanning(tenant.client, device, at("2026-07-01T08:00:00Z"), at("2026-07-01T09:00:00Z"), unique);
+  const datasetId = await createDataset(tenant.client, unique("invoked"));
+  const invocationId = (await invoke(tenant.client, datasetId, (await createAction(tenant.client)).name)).invocation_id;
+  // The token the runner hands the action (runner-protocol.e2e.ts tests the lease that mints it).
+  const token = mintInvocationToken({ orgId: tenant.orgId, userId: tenant.userId, invocationId, exp: Math.floor(Date.now() / 1000) + 600 }, t.internalAuthSecret);
+  const name = unique("distance");
+  const args = { newest: release === "newest", name, session_id: sessionId, invocation_id: invocationId, start_ns: at("2026-07-01T00:00:00Z"), end_ns: at("2026-07-02T00:00:00Z") };
+  const out = await ws.sdk(`metrics-${release}`, METRICS, args, token);
 
-    const unit = release === "newest" ? "km" : null;
-    const recorded = { name, value: 12.5, device_id: device, invocation_id: invocationId, unit };
-    expect(out.definition).toEqual({ name, description: "distance driven", unit });
-    expect(out.succeeded).toEqual([recorded]);
-    // 0.62 names an element's exception by its envelope's error_code. The spec's code is the HTTP status
-    // (an integer, wire-notes.md "Errors"), which names no class, so the element reads as an unrecognized
-    // error: still a refusal, in `failed`, with the platform's message (sdk-0.62-routes.md "Batch envelope").
-    const refusal = release === "newest" ? /^RobotoUnrecognizedErrorException: metrics\[1\]: name: may hold only/ : /^not a name: name: may hold only/;
-    expect(out.failed).toEqual([expect.stringMatching(refusal)]);
-    expect(out.of_session).toEqual([recorded]);
-    expect(out.of_invocation).toEqual([recorded]);
-    expect(out.of_no_invocation).toEqual([]);
-    expect(out.buckets).toEqual([{ start_time: at("2026-07-01T00:00:00Z"), total: 1, value: 12.5, unit }]);
-    // Read back through the gateway with the tenant's own token: the refused entry wrote nothing.
-    expect(ok(await tenant.client.get(`/v1/metrics/session/${sessionId}/`)).map((v: any) => [v.name, v.invocation_id])).toEqual([[name, invocationId]]);
-  });
+  const unit = release === "newest" ? "km" : null;
+  const recorded = { name, value: 12.5, device_id: device, invocation_id: invocationId, unit };
+  expect(out.definition).toEqual({ name, description: "distance driven", unit });
+  expect(out.succeeded).toEqual([recorded]);
+  // 0.62 names an element's exception by its envelope's error_code. The spec's code is the HTTP status
+  // (an integer, wire-notes.md "Errors"), which names no class, so the element reads as an unrecognized
+  // error: still a refusal, in `failed`, with the platform's message (sdk-0.62-routes.md "Batch envelope").
+  const refusal = release === "newest" ? /^RobotoUnrecognizedErrorException: metrics\[1\]: name: may hold only/ : /^not a name: name: may hold only/;
+  expect(out.failed).toEqual([expect.stringMatching(refusal)]);
+  expect(out.of_session).toEqual([recorded]);
+  expect(out.of_invocation).toEqual([recorded]);
+  expect(out.of_no_invocation).toEqual([]);
+  expect(out.buckets).toEqual([{ start_time: at("2026-07-01T00:00:00Z"), total: 1, value: 12.5, unit }]);
+  // Read back through the gateway with the tenant's own token: the refused entry wrote nothing.
+  expect(ok(await tenant.client.get(`/v1/metrics/session/${sessionId}/`)).map((v: any) => [v.name, v.invocation_id])).toEqual([[name, invocationId]]);
 });
