@@ -269,6 +269,20 @@ describe("aggregate_metrics and query_metric_values", () => {
       ["2026-03-02", "2026-03-09", 2, 50],
       ["2026-04-13", "2026-04-20", 1, 5],
     ]);
+    // SDK 0.62's week_start: weeks from Sunday put the Sunday value with the next day's.
+    expect(await buckets({ period: "weekly", aggregation: "sum", week_start: "monday" })).toEqual(await buckets({ period: "weekly", aggregation: "sum" }));
+    expect(await buckets({ period: "weekly", aggregation: "sum", week_start: "sunday" })).toEqual([
+      ["2026-03-01", "2026-03-08", 3, 60],
+      ["2026-04-12", "2026-04-19", 1, 5],
+    ]);
+    expect(await buckets({ period: "weekly", aggregation: "count", week_start: "wednesday" })).toEqual([
+      ["2026-02-25", "2026-03-04", 3, 3],
+      ["2026-04-15", "2026-04-22", 1, 1],
+    ]);
+    // Other periods ignore it; a window inside one Sunday week widens to that week.
+    expect(await buckets({ period: "monthly", aggregation: "sum", week_start: "sunday" })).toEqual(await buckets({ period: "monthly", aggregation: "sum" }));
+    const sundayWeek = { start_time_ns: at("2026-03-03T00:00:00Z"), end_time_ns: at("2026-03-04T00:00:00Z") };
+    expect(await buckets({ period: "weekly", aggregation: "sum", week_start: "sunday", ...sundayWeek })).toEqual([["2026-03-01", "2026-03-08", 3, 60]]);
     expect(await buckets({ period: "monthly", aggregation: "mean" })).toEqual([
       ["2026-03-01", "2026-04-01", 3, 20],
       ["2026-04-01", "2026-05-01", 1, 5],
@@ -334,7 +348,7 @@ describe("aggregate_metrics and query_metric_values", () => {
       ["group_by", "device.device_id"],
       ["widen_to_whole_periods", false],
       ["time_zone", "America/Los_Angeles"],
-      ["week_start", "sunday"],
+      ["week_start", "sun"],
     ];
     for (const [field, value] of refused) expectBadRequest(await aggregate(alice.client, { ...base, [field]: value }), field);
     const queried = async (body: Record<string, unknown>) => ok(await query(alice.client, { name, ...body })).items.map((v: any) => v.value);

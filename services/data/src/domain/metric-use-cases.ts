@@ -5,6 +5,7 @@ import {
   checkMetricName,
   metricNameProblem,
   type AggregationPeriod,
+  type DayOfWeek,
   type IdFilter,
   type MetricAggregateRecord,
   type MetricDefinitionRecord,
@@ -121,11 +122,17 @@ export async function publishMetrics(uow: UnitOfWork<MetricRepositories>, actor:
   });
 }
 
+/** How an aggregation buckets values: its period, and the day its weeks start on. */
+export interface Bucketing {
+  period: AggregationPeriod;
+  weekStart: DayOfWeek;
+}
+
 /** One bucket per period of the window (widened to whole periods) that holds values, oldest first. */
-export async function aggregateMetrics(uow: UnitOfWork<MetricRepositories>, actor: Actor, query: ValueQuery, period: AggregationPeriod, aggregation: NumericAggregation): Promise<{ definition: MetricDefinitionRecord; records: MetricAggregateRecord[] }> {
+export async function aggregateMetrics(uow: UnitOfWork<MetricRepositories>, actor: Actor, query: ValueQuery, bucketing: Bucketing, aggregation: NumericAggregation): Promise<{ definition: MetricDefinitionRecord; records: MetricAggregateRecord[] }> {
   const repository = uow.repositories().metrics;
   const definition = await definitionOf(repository, actor, query.name);
-  return { definition, records: await repository.aggregate({ ...query, metricId: definition.metricId }, period, aggregation) };
+  return { definition, records: await repository.aggregate({ ...query, metricId: definition.metricId }, bucketing.period, aggregation, bucketing.weekStart) };
 }
 
 /** A page of a metric's selected values, in publish order. */

@@ -6,6 +6,11 @@ export const AGGREGATION_PERIODS = ["daily", "weekly", "monthly", "quarterly", "
 /** One of AGGREGATION_PERIODS. */
 export type AggregationPeriod = (typeof AGGREGATION_PERIODS)[number];
 
+/** The day weekly buckets start on (SDK 0.62's DayOfWeek, `week_start`; default Monday, as ISO weeks). */
+export const DAYS_OF_WEEK = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"] as const;
+/** One of DAYS_OF_WEEK. */
+export type DayOfWeek = (typeof DAYS_OF_WEEK)[number];
+
 /** What an aggregation computes per bucket (the spec's NumericAggregation). */
 export const NUMERIC_AGGREGATIONS = ["sum", "mean", "max", "min", "count"] as const;
 /** One of NUMERIC_AGGREGATIONS. */
@@ -115,7 +120,7 @@ export interface MetricRepository {
   /** Records the values (replacing each metric's earlier value for the session) and returns them as stored. */
   publish(context: PublishContext, values: readonly NewMetricValue[]): Promise<MetricValueRecord[]>;
   /** One bucket per period holding values, oldest first: one SQL statement. */
-  aggregate(selection: MetricValueSelection, period: AggregationPeriod, aggregation: NumericAggregation): Promise<MetricAggregateRecord[]>;
+  aggregate(selection: MetricValueSelection, period: AggregationPeriod, aggregation: NumericAggregation, weekStart: DayOfWeek): Promise<MetricAggregateRecord[]>;
   /** A page of the selected values in publish order, after key `cursor`. */
   queryValues(selection: MetricValueSelection, range: { limit: number; cursor: number | undefined }): Promise<{ rows: MetricValueRecord[]; keys: number[]; hasMore: boolean }>;
   /** The session's values by metric name, at most `limit`. */

@@ -22,6 +22,7 @@ import {
   checkChoice,
   checkIdFilter,
   checkWindow,
+  DAYS_OF_WEEK,
   MAX_METRIC_RESULTS,
   NUMERIC_AGGREGATIONS,
   TIME_FILTERS,
@@ -64,9 +65,10 @@ export function createMetricHandlers({ uow }: { uow: UnitOfWork<MetricRepositori
     async aggregateMetrics(req, ctx) {
       refuseUnserved(req, AGGREGATE_DEFAULTS);
       const period = checkChoice(req.period, AGGREGATION_PERIODS, "period");
+      const weekStart = req.weekStart === undefined ? "monday" : checkChoice(req.weekStart, DAYS_OF_WEEK, "week_start");
       const aggregation = checkChoice(req.aggregation, NUMERIC_AGGREGATIONS, "aggregation");
       const query = valueQueryOf(req, checkWindow(req.startTimeNs, req.endTimeNs));
-      const { definition, records } = await aggregateMetrics(uow, readerOf(callerOf(ctx)), query, period, aggregation);
+      const { definition, records } = await aggregateMetrics(uow, readerOf(callerOf(ctx)), query, { period, weekStart }, aggregation);
       return {
         aggregation,
         records: records.map((r) => ({
@@ -143,7 +145,6 @@ const AGGREGATE_DEFAULTS: readonly UnservedField<Parameters<MetricHandlers["aggr
   ["groupBy", "group_by", isEmptyText],
   ["widenToWholePeriods", "widen_to_whole_periods", (value) => value !== false],
   ["timeZone", "time_zone", (value) => value === undefined || value === "UTC"],
-  ["weekStart", "week_start", (value) => value === undefined || value === "monday"],
 ];
 const QUERY_DEFAULTS: readonly UnservedField<Parameters<MetricHandlers["queryMetricValues"]>[0]>[] = [
   ["names", "names", (value) => (value as string[]).length === 0],

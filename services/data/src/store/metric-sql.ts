@@ -1,7 +1,8 @@
 import { rawSql, sql, textArrayLiteral, type SqlFragment } from "@hangar/shared";
-import type { AggregationPeriod, MetricValueSelection, NumericAggregation } from "../domain/metrics";
+import { DAYS_OF_WEEK, type AggregationPeriod, type DayOfWeek, type MetricValueSelection, type NumericAggregation } from "../domain/metrics";
 
-// PostgreSQL's date_trunc unit and the length of one bucket, per period (weeks are ISO weeks: Monday).
+// PostgreSQL's date_trunc unit and the length of one bucket, per period (date_trunc's weeks are ISO
+// weeks, from Monday; `periodStart` shifts them to another first day).
 const PERIODS: Record<AggregationPeriod, { unit: string; length: string }> = {
   daily: { unit: "day", length: "1 day" },
   weekly: { unit: "week", length: "1 week" },
@@ -22,25 +23,34 @@ const COMBINE: Record<NumericAggregation, string> = {
 /**
  * The one statement of an aggregation. The window widens to whole periods (`bounds`, in UTC
  * days); per-day partial results come from `metric_daily` (migration 0017) when the selection
- * filters by device at most, else from the values themselves, and are combined per period. Columns:
- * `start_ns`, `end_ns`, `total`, `value`, oldest period first.
+ * filters by device at most, else from the values themselves, and are combined per period. Weekly
+ * periods start on `weekStart`. Columns: `start_ns`, `end_ns`, `total`, `value`, oldest period first.
  */
-export function aggregateSql(selection: MetricValueSelection, period: AggregationPeriod, aggregation: NumericAggregation): SqlFragment {
-  const { unit, length } = PERIODS[period];
+export function aggregateSql(selection: MetricValueSelection, period: AggregationPeriod, aggregation: NumericAggregation, weekStart: DayOfWeek = "monday"): SqlFragment {
+  const { length } = PERIODS[period];
+  const start = (day: SqlFragment) => periodStart(period, weekStart, sql`timestamp 'epoch' + ${day} * interval '1 day'`);
   const window = selection.window!;
   return sql`
     with bounds as (
       select metric_day((extract(epoch from lo)::bigint * 1000000000)) as lo_day, metric_day((extract(epoch from hi)::bigint * 1000000000)) as hi_day
-      from (select date_trunc(${unit}, timestamp 'epoch' + metric_day(${window.startNs.toString()}::bigint) * interval '1 day') as lo,
-                   date_trunc(${unit}, timestamp 'epoch' + metric_day(${(window.endNs - 1n).toString()}::bigint) * interval '1 day') + ${length}::interval as hi) w
+      from (select ${start(sql`metric_day(${window.startNs.toString()}::bigint)`)} as lo,
+                   ${start(sql`metric_day(${(window.endNs - 1n).toString()}::bigint)`)} + ${length}::interval as hi) w
     ),
     partials as (${partials(selection)}),
     buckets as (
-      select date_trunc(${unit}, timestamp 'epoch' + p.day * interval '1 day') as bucket, sum(p.total) as total, ${rawSql(COMBINE[aggregation])} as value
+      select ${start(rawSql("p.day"))} as bucket, sum(p.total) as total, ${rawSql(COMBINE[aggregation])} as value
       from partials p group by 1
     )
     select extract(epoch from bucket)::bigint * 1000000000 as start_ns, extract(epoch from bucket + ${length}::interval)::bigint * 1000000000 as end_ns, total, value
     from buckets order by bucket`;
+}
+
+/** The start of the period holding a UTC timestamp: date_trunc's, with weeks shifted to start on `weekStart`. */
+function periodStart(period: AggregationPeriod, weekStart: DayOfWeek, timestamp: SqlFragment): SqlFragment {
+  const { unit } = PERIODS[period];
+  const shift = DAYS_OF_WEEK.indexOf(weekStart);
+  if (period !== "weekly" || shift === 0) return sql`date_trunc(${unit}, ${timestamp})`;
+  return sql`(date_trunc('week', ${timestamp} - ${shift}::int * interval '1 day') + ${shift}::int * interval '1 day')`;
 }
 
 function partials(selection: MetricValueSelection): SqlFragment {

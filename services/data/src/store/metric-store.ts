@@ -2,6 +2,7 @@ import { newId, rawSql, sql, textArrayLiteral, timestampFromRow, type EntityMana
 import type { ListedPage } from "../domain/devices";
 import type {
   AggregationPeriod,
+  DayOfWeek,
   MetricAggregateRecord,
   MetricDefinitionRecord,
   MetricRepository,
@@ -103,8 +104,8 @@ export class MetricStore implements MetricRepository {
     return rows.map(valueFromRow);
   }
 
-  async aggregate(selection: MetricValueSelection, period: AggregationPeriod, aggregation: NumericAggregation): Promise<MetricAggregateRecord[]> {
-    const rows = await this.run(aggregateSql(selection, period, aggregation));
+  async aggregate(selection: MetricValueSelection, period: AggregationPeriod, aggregation: NumericAggregation, weekStart: DayOfWeek): Promise<MetricAggregateRecord[]> {
+    const rows = await this.run(aggregateSql(selection, period, aggregation, weekStart));
     return rows.map((row) => ({ startNs: BigInt(row.start_ns as string), endNs: BigInt(row.end_ns as string), total: BigInt(row.total as string), value: Number(row.value) }));
   }
 

@@ -582,8 +582,9 @@ export type AggregateMetricsRequest = Message<"hangar.data.v1.AggregateMetricsRe
   includeInvocationIds?: Value | undefined;
 
   /**
-   * SDK 0.62 sends the fields below. Only their defaults are served so far (null, null, true, `UTC`,
-   * `monday`); any other value is a 400 naming the field rather than an answer that ignores it.
+   * SDK 0.62 sends the fields below. `week_start` (`monday`, the default, to `sunday`) starts the
+   * weekly periods on that day. Of the others only the defaults are served so far (null, null, true,
+   * `UTC`); any other value is a 400 naming the field rather than an answer that ignores it.
    *
    * @generated from field: google.protobuf.Value condition = 10;
    */
