@@ -9,8 +9,9 @@ import { perRelease, sdkWorkspace, type SdkRelease, type SdkWorkspace } from "./
 // runner hands it (ROBOTO_API_KEY = hgi_…). A definition (0.62: with its unit), a publish with one
 // refused entry (0.53 reads `succeeded`/`failed`, 0.62 the batch envelope, whose refused element it
 // turns into an exception), the session's values, a query by the invocation and a daily aggregate.
-// Every value read back carries the invocation. Not covered: 0.62's group_by, condition, sort_by,
-// names, time_zone and week_start, which the platform does not implement (README "Metrics").
+// With 0.62 also weekly periods from Sunday (`week_start`). Every value read back carries the
+// invocation. Not covered: 0.62's group_by, condition, sort_by, names and time_zone, which the
+// platform does not implement (README "Metrics").
 
 let t: TestPlatform;
 let tenant: TestTenant;
@@ -64,6 +65,13 @@ buckets = Metric.aggregate(
     name=name, period=AggregationPeriod.Daily, aggregation=NumericAggregation.Sum,
     start_time=args["start_ns"], end_time=args["end_ns"], roboto_client=client,
 )
+weeks_from_sunday = None
+if args["newest"]:
+    from roboto.domain.metrics import DayOfWeek
+    weeks_from_sunday = [b.start_time for b in Metric.aggregate(
+        name=name, period=AggregationPeriod.Weekly, aggregation=NumericAggregation.Count,
+        start_time=args["start_ns"], end_time=args["end_ns"], week_start=DayOfWeek.Sunday, roboto_client=client,
+    )]
 print(json.dumps({
     "definition": {"name": definition.name, "description": definition.description, "unit": getattr(definition, "unit", None)},
     "succeeded": [value(m) for m in published.succeeded],
@@ -71,6 +79,7 @@ print(json.dumps({
     "of_session": sorted([value(m) for m in Metric.get_by_session(args["session_id"], roboto_client=client)], key=lambda v: v["name"]),
     "of_invocation": [value(m) for m in Metric.query(name=name, include_invocation_ids=[args["invocation_id"]], roboto_client=client)],
     "of_no_invocation": [value(m) for m in Metric.query(name=name, include_invocation_ids=None, roboto_client=client)],
+    "weeks_from_sunday": weeks_from_sunday,
     "buckets": [{"start_time": b.start_time, "total": b.total, "value": b.value, "unit": getattr(b, "unit", None)} for b in buckets],
 }))
 `;
@@ -99,6 +108,8 @@ flow("an action's metrics: define, publish with a refused entry, read by session
   expect(out.of_invocation).toEqual([recorded]);
   expect(out.of_no_invocation).toEqual([]);
   expect(out.buckets).toEqual([{ start_time: at("2026-07-01T00:00:00Z"), total: 1, value: 12.5, unit }]);
+  // 0.62's week_start: the week holding Wednesday 2026-07-01 starts on Sunday 2026-06-28.
+  expect(out.weeks_from_sunday).toEqual(release === "newest" ? [at("2026-06-28T00:00:00Z")] : null);
   // Read back through the gateway with the tenant's own token: the refused entry wrote nothing.
   expect(ok(await tenant.client.get(`/v1/metrics/session/${sessionId}/`)).map((v: any) => [v.name, v.invocation_id])).toEqual([[name, invocationId]]);
 });
