@@ -294,6 +294,30 @@ describe("aggregate_metrics and query_metric_values", () => {
     expect(await buckets({ period: "yearly", aggregation: "count" })).toEqual([["2026-01-01", "2027-01-01", 4, 4]]);
   });
 
+  test("time_zone: periods run from midnight to midnight there, an hour shorter across the clock change", async () => {
+    const zoned = async (period: string) =>
+      ok(await aggregate(alice.client, { name, period, aggregation: "sum", time_zone: "America/Los_Angeles", ...window })).records.map((r: any) => [
+        new Date(r.start_time / 1e6).toISOString(),
+        new Date(r.end_time / 1e6).toISOString(),
+        r.total,
+        r.value,
+      ]);
+    // Los Angeles is UTC-8 until 2026-03-08, then UTC-7: the value ending 2026-03-02T00:00Z falls on March 1 there.
+    expect(await zoned("daily")).toEqual([
+      ["2026-03-01T08:00:00.000Z", "2026-03-02T08:00:00.000Z", 2, 30],
+      ["2026-03-02T08:00:00.000Z", "2026-03-03T08:00:00.000Z", 1, 30],
+      ["2026-04-15T07:00:00.000Z", "2026-04-16T07:00:00.000Z", 1, 5],
+    ]);
+    expect(await zoned("monthly")).toEqual([
+      ["2026-03-01T08:00:00.000Z", "2026-04-01T07:00:00.000Z", 3, 60],
+      ["2026-04-01T07:00:00.000Z", "2026-05-01T07:00:00.000Z", 1, 5],
+    ]);
+    // UTC named outright is the default; the zone's filters read the same values as UTC's.
+    expect(await buckets({ period: "daily", aggregation: "sum", time_zone: "UTC" })).toEqual(await buckets({ period: "daily", aggregation: "sum" }));
+    const filtered = ok(await aggregate(alice.client, { name, period: "yearly", aggregation: "count", time_zone: "Asia/Tokyo", include_device_ids: [robotA], ...window })).records;
+    expect(filtered.map((r: any) => [new Date(r.start_time / 1e6).toISOString(), r.total, r.value])).toEqual([["2025-12-31T15:00:00.000Z", 2, 2]]);
+  });
+
   test("time_filter start_time buckets by the sessions' starts; the window widens to whole periods", async () => {
     expect(await buckets({ period: "monthly", aggregation: "sum", time_filter: "start_time" })).toEqual([
       ["2026-02-01", "2026-03-01", 1, 10],
@@ -347,10 +371,10 @@ describe("aggregate_metrics and query_metric_values", () => {
       ["condition", { field: "device.device_id", comparator: "Equals", value: robotA }],
       ["group_by", "device.device_id"],
       ["widen_to_whole_periods", false],
-      ["time_zone", "America/Los_Angeles"],
       ["week_start", "sun"],
     ];
     for (const [field, value] of refused) expectBadRequest(await aggregate(alice.client, { ...base, [field]: value }), field);
+    expectBadRequest(await aggregate(alice.client, { ...base, time_zone: "Mars/Olympus_Mons" }), "time_zone");
     const queried = async (body: Record<string, unknown>) => ok(await query(alice.client, { name, ...body })).items.map((v: any) => v.value);
     expect(await queried({ names: [], sort_by: null, descending: false, condition: null, group_by: null })).toEqual(await queried({}));
     const refusedInQuery: [string, unknown][] = [

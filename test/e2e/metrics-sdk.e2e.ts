@@ -10,8 +10,8 @@ import { perRelease, sdkWorkspace, type SdkRelease, type SdkWorkspace } from "./
 // refused entry (0.53 reads `succeeded`/`failed`, 0.62 the batch envelope, whose refused element it
 // turns into an exception), the session's values, a query by the invocation and a daily aggregate.
 // With 0.62 also weekly periods from Sunday (`week_start`). Every value read back carries the
-// invocation. Not covered: 0.62's group_by, condition, sort_by, names and time_zone, which the
-// platform does not implement (README "Metrics").
+// invocation. Not covered: 0.62's group_by, condition, sort_by and names, which the platform does
+// not implement (README "Metrics"), nor time_zone, tested through the gateway (metrics-api.e2e.ts).
 
 let t: TestPlatform;
 let tenant: TestTenant;

@@ -4,8 +4,7 @@ import type { ListedPage } from "./devices";
 import {
   checkMetricName,
   metricNameProblem,
-  type AggregationPeriod,
-  type DayOfWeek,
+  type Bucketing,
   type IdFilter,
   type MetricAggregateRecord,
   type MetricDefinitionRecord,
@@ -122,17 +121,11 @@ export async function publishMetrics(uow: UnitOfWork<MetricRepositories>, actor:
   });
 }
 
-/** How an aggregation buckets values: its period, and the day its weeks start on. */
-export interface Bucketing {
-  period: AggregationPeriod;
-  weekStart: DayOfWeek;
-}
-
 /** One bucket per period of the window (widened to whole periods) that holds values, oldest first. */
 export async function aggregateMetrics(uow: UnitOfWork<MetricRepositories>, actor: Actor, query: ValueQuery, bucketing: Bucketing, aggregation: NumericAggregation): Promise<{ definition: MetricDefinitionRecord; records: MetricAggregateRecord[] }> {
   const repository = uow.repositories().metrics;
   const definition = await definitionOf(repository, actor, query.name);
-  return { definition, records: await repository.aggregate({ ...query, metricId: definition.metricId }, bucketing.period, aggregation, bucketing.weekStart) };
+  return { definition, records: await repository.aggregate({ ...query, metricId: definition.metricId }, bucketing, aggregation) };
 }
 
 /** A page of a metric's selected values, in publish order. */

@@ -11,6 +11,26 @@ export const DAYS_OF_WEEK = ["monday", "tuesday", "wednesday", "thursday", "frid
 /** One of DAYS_OF_WEEK. */
 export type DayOfWeek = (typeof DAYS_OF_WEEK)[number];
 
+/**
+ * How an aggregation buckets values: its period, the day its weeks start on, and the IANA zone
+ * whose midnights bound its periods (`UTC`, the default, reads the per-day partials).
+ */
+export interface Bucketing {
+  period: AggregationPeriod;
+  weekStart: DayOfWeek;
+  timeZone: string;
+}
+
+/** Reads `time_zone`: an IANA zone name (a 400 naming the field otherwise). */
+export function checkTimeZone(timeZone: string): string {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone });
+  } catch {
+    throw invalidArgument("time_zone", "must be an IANA time zone name, such as 'UTC' or 'America/Los_Angeles'");
+  }
+  return timeZone;
+}
+
 /** What an aggregation computes per bucket (the spec's NumericAggregation). */
 export const NUMERIC_AGGREGATIONS = ["sum", "mean", "max", "min", "count"] as const;
 /** One of NUMERIC_AGGREGATIONS. */
@@ -120,7 +140,7 @@ export interface MetricRepository {
   /** Records the values (replacing each metric's earlier value for the session) and returns them as stored. */
   publish(context: PublishContext, values: readonly NewMetricValue[]): Promise<MetricValueRecord[]>;
   /** One bucket per period holding values, oldest first: one SQL statement. */
-  aggregate(selection: MetricValueSelection, period: AggregationPeriod, aggregation: NumericAggregation, weekStart: DayOfWeek): Promise<MetricAggregateRecord[]>;
+  aggregate(selection: MetricValueSelection, bucketing: Bucketing, aggregation: NumericAggregation): Promise<MetricAggregateRecord[]>;
   /** A page of the selected values in publish order, after key `cursor`. */
   queryValues(selection: MetricValueSelection, range: { limit: number; cursor: number | undefined }): Promise<{ rows: MetricValueRecord[]; keys: number[]; hasMore: boolean }>;
   /** The session's values by metric name, at most `limit`. */

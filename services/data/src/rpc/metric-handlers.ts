@@ -21,6 +21,7 @@ import {
   AGGREGATION_PERIODS,
   checkChoice,
   checkIdFilter,
+  checkTimeZone,
   checkWindow,
   DAYS_OF_WEEK,
   MAX_METRIC_RESULTS,
@@ -66,9 +67,10 @@ export function createMetricHandlers({ uow }: { uow: UnitOfWork<MetricRepositori
       refuseUnserved(req, AGGREGATE_DEFAULTS);
       const period = checkChoice(req.period, AGGREGATION_PERIODS, "period");
       const weekStart = req.weekStart === undefined ? "monday" : checkChoice(req.weekStart, DAYS_OF_WEEK, "week_start");
+      const timeZone = req.timeZone === undefined ? "UTC" : checkTimeZone(req.timeZone);
       const aggregation = checkChoice(req.aggregation, NUMERIC_AGGREGATIONS, "aggregation");
       const query = valueQueryOf(req, checkWindow(req.startTimeNs, req.endTimeNs));
-      const { definition, records } = await aggregateMetrics(uow, readerOf(callerOf(ctx)), query, { period, weekStart }, aggregation);
+      const { definition, records } = await aggregateMetrics(uow, readerOf(callerOf(ctx)), query, { period, weekStart, timeZone }, aggregation);
       return {
         aggregation,
         records: records.map((r) => ({
@@ -144,7 +146,6 @@ const AGGREGATE_DEFAULTS: readonly UnservedField<Parameters<MetricHandlers["aggr
   ["condition", "condition", isAbsent],
   ["groupBy", "group_by", isEmptyText],
   ["widenToWholePeriods", "widen_to_whole_periods", (value) => value !== false],
-  ["timeZone", "time_zone", (value) => value === undefined || value === "UTC"],
 ];
 const QUERY_DEFAULTS: readonly UnservedField<Parameters<MetricHandlers["queryMetricValues"]>[0]>[] = [
   ["names", "names", (value) => (value as string[]).length === 0],

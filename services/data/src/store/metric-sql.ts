@@ -1,5 +1,5 @@
 import { rawSql, sql, textArrayLiteral, type SqlFragment } from "@hangar/shared";
-import { DAYS_OF_WEEK, type AggregationPeriod, type DayOfWeek, type MetricValueSelection, type NumericAggregation } from "../domain/metrics";
+import { DAYS_OF_WEEK, type AggregationPeriod, type Bucketing, type DayOfWeek, type MetricValueSelection, type NumericAggregation } from "../domain/metrics";
 
 // PostgreSQL's date_trunc unit and the length of one bucket, per period (date_trunc's weeks are ISO
 // weeks, from Monday; `periodStart` shifts them to another first day).
@@ -21,12 +21,15 @@ const COMBINE: Record<NumericAggregation, string> = {
 };
 
 /**
- * The one statement of an aggregation. The window widens to whole periods (`bounds`, in UTC
- * days); per-day partial results come from `metric_daily` (migration 0017) when the selection
- * filters by device at most, else from the values themselves, and are combined per period. Weekly
- * periods start on `weekStart`. Columns: `start_ns`, `end_ns`, `total`, `value`, oldest period first.
+ * The one statement of an aggregation. The window widens to whole periods. In UTC (`bounds`, in
+ * UTC days) the per-day partial results come from `metric_daily` (migration 0017) when the
+ * selection filters by device at most, else from the values themselves, and are combined per
+ * period. In another zone (`zonedAggregateSql`) the values are read. Weekly periods start on
+ * `weekStart`. Columns: `start_ns`, `end_ns`, `total`, `value`, oldest period first.
  */
-export function aggregateSql(selection: MetricValueSelection, period: AggregationPeriod, aggregation: NumericAggregation, weekStart: DayOfWeek = "monday"): SqlFragment {
+export function aggregateSql(selection: MetricValueSelection, bucketing: Bucketing, aggregation: NumericAggregation): SqlFragment {
+  if (bucketing.timeZone !== "UTC") return zonedAggregateSql(selection, bucketing, aggregation);
+  const { period, weekStart } = bucketing;
   const { length } = PERIODS[period];
   const start = (day: SqlFragment) => periodStart(period, weekStart, sql`timestamp 'epoch' + ${day} * interval '1 day'`);
   const window = selection.window!;
@@ -45,7 +48,38 @@ export function aggregateSql(selection: MetricValueSelection, period: Aggregatio
     from buckets order by bucket`;
 }
 
-/** The start of the period holding a UTC timestamp: date_trunc's, with weeks shifted to start on `weekStart`. */
+/**
+ * An aggregation whose periods run from midnight to midnight in `timeZone`: a period is then not a
+ * union of UTC days (and lasts an hour more or less across a clock change), so the values are read
+ * and placed by their wall-clock time there, to the second. Same columns as aggregateSql.
+ */
+function zonedAggregateSql(selection: MetricValueSelection, { period, weekStart, timeZone }: Bucketing, aggregation: NumericAggregation): SqlFragment {
+  const { length } = PERIODS[period];
+  const zone = sql`${timeZone}::text`;
+  const wallClock = (ns: SqlFragment) => sql`(to_timestamp(floor(${ns}::numeric / 1000000000)::double precision) at time zone ${zone})`;
+  const start = (ns: SqlFragment) => periodStart(period, weekStart, wallClock(ns));
+  const instantNs = (local: SqlFragment) => sql`(extract(epoch from (${local}) at time zone ${zone}) * 1000000000)`;
+  const time = rawSql(selection.timeFilter === "start_time" ? "v.session_start_ns" : "v.session_end_ns");
+  const window = selection.window!;
+  return sql`
+    with bounds as (
+      select ${instantNs(start(sql`${window.startNs.toString()}::bigint`))} as lo_ns,
+             ${instantNs(sql`${start(sql`${(window.endNs - 1n).toString()}::bigint`)} + ${length}::interval`)} as hi_ns
+    ),
+    partials as (
+      select ${start(time)} as bucket, 1 as total, v.value as sum, v.value as min, v.value as max
+      from metric_values v, bounds b
+      where ${selectionCondition({ ...selection, window: undefined })} and ${time} >= b.lo_ns and ${time} < b.hi_ns
+    ),
+    buckets as (
+      select p.bucket, sum(p.total) as total, ${rawSql(COMBINE[aggregation])} as value
+      from partials p group by 1
+    )
+    select ${instantNs(rawSql("bucket"))}::bigint as start_ns, ${instantNs(sql`bucket + ${length}::interval`)}::bigint as end_ns, total, value
+    from buckets order by bucket`;
+}
+
+/** The start of the period holding a timestamp: date_trunc's, with weeks shifted to start on `weekStart`. */
 function periodStart(period: AggregationPeriod, weekStart: DayOfWeek, timestamp: SqlFragment): SqlFragment {
   const { unit } = PERIODS[period];
   const shift = DAYS_OF_WEEK.indexOf(weekStart);

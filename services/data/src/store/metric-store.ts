@@ -1,8 +1,7 @@
 import { newId, rawSql, sql, textArrayLiteral, timestampFromRow, type EntityManager, type SqlFragment } from "@hangar/shared";
 import type { ListedPage } from "../domain/devices";
 import type {
-  AggregationPeriod,
-  DayOfWeek,
+  Bucketing,
   MetricAggregateRecord,
   MetricDefinitionRecord,
   MetricRepository,
@@ -104,8 +103,8 @@ export class MetricStore implements MetricRepository {
     return rows.map(valueFromRow);
   }
 
-  async aggregate(selection: MetricValueSelection, period: AggregationPeriod, aggregation: NumericAggregation, weekStart: DayOfWeek): Promise<MetricAggregateRecord[]> {
-    const rows = await this.run(aggregateSql(selection, period, aggregation, weekStart));
+  async aggregate(selection: MetricValueSelection, bucketing: Bucketing, aggregation: NumericAggregation): Promise<MetricAggregateRecord[]> {
+    const rows = await this.run(aggregateSql(selection, bucketing, aggregation));
     return rows.map((row) => ({ startNs: BigInt(row.start_ns as string), endNs: BigInt(row.end_ns as string), total: BigInt(row.total as string), value: Number(row.value) }));
   }
 

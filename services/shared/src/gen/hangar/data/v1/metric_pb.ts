@@ -583,8 +583,9 @@ export type AggregateMetricsRequest = Message<"hangar.data.v1.AggregateMetricsRe
 
   /**
    * SDK 0.62 sends the fields below. `week_start` (`monday`, the default, to `sunday`) starts the
-   * weekly periods on that day. Of the others only the defaults are served so far (null, null, true,
-   * `UTC`); any other value is a 400 naming the field rather than an answer that ignores it.
+   * weekly periods on that day; `time_zone` (an IANA name, default `UTC`) is the zone whose
+   * midnights bound the periods. Of the others only the defaults are served so far (null, null,
+   * true); any other value is a 400 naming the field rather than an answer that ignores it.
    *
    * @generated from field: google.protobuf.Value condition = 10;
    */
