@@ -374,7 +374,8 @@ describe("aggregate_metrics and query_metric_values", () => {
       ["week_start", "sun"],
     ];
     for (const [field, value] of refused) expectBadRequest(await aggregate(alice.client, { ...base, [field]: value }), field);
-    expectBadRequest(await aggregate(alice.client, { ...base, time_zone: "Mars/Olympus_Mons" }), "time_zone");
+    // An offset is a zone to Node but one PostgreSQL reads with the opposite sign: refused, as an unknown name is.
+    for (const timeZone of ["Mars/Olympus_Mons", "+01:00"]) expectBadRequest(await aggregate(alice.client, { ...base, time_zone: timeZone }), "time_zone");
     const queried = async (body: Record<string, unknown>) => ok(await query(alice.client, { name, ...body })).items.map((v: any) => v.value);
     expect(await queried({ names: [], sort_by: null, descending: false, condition: null, group_by: null })).toEqual(await queried({}));
     const refusedInQuery: [string, unknown][] = [
