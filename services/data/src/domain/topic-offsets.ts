@@ -1,0 +1,67 @@
+import { invalidArgument, notFound, type UnitOfWork } from "@hangar/shared";
+import type { Actor } from "./actor";
+import type { DataRepositories } from "./repositories";
+import type { FileTopicRepositories, FileTopicsHooks } from "./file-topic-use-cases";
+import type { FileExtent, TimelineExtentRow } from "./file-topics";
+import { findSession } from "./session-use-cases";
+import type { SessionFileEntry } from "./sessions";
+import { MAX_TIME_NS } from "./time-values";
+import { findTopic } from "./topic-use-cases";
+
+/**
+ * set_topic_unix_offset and clear_topic_unix_offset (sdk-0.62-routes.md rows 47-48): anchors
+ * the parts of one topic that one session holds (an extent on one of its files, inside the slice
+ * and window it holds there) at `offset`, Unix nanoseconds above 0, or with null returns them to
+ * an offset of 0. The data is shared, not copied: every session holding those parts reads the
+ * anchor. Parts already at the offset are left alone and not returned. A session or topic not of
+ * the caller's org, or a session holding none of the topic's data, is a 404; an offset that would
+ * move data before the epoch or past 2^63 - 1 is a 400. One transaction, the session row locked
+ * (a concurrent add of files waits); sessions holding the files follow through the file topic hooks.
+ */
+export async function setTopicUnixOffset(
+  uow: UnitOfWork<FileTopicRepositories & Pick<DataRepositories, "datasets">>,
+  actor: Actor,
+  topicId: string,
+  sessionId: string,
+  offset: bigint | null,
+  hooks: FileTopicsHooks,
+): Promise<TimelineExtentRow[]> {
+  if (offset !== null && offset <= 0n) throw invalidArgument("unix_epoch_offset_ns", "must be a time after the Unix epoch (above 0); to return to 0, clear the offset");
+  const target = offset ?? 0n;
+  return uow.transaction(async (r) => {
+    const session = await findSession(r, actor, sessionId, true);
+    const topic = await findTopic(r, actor, { topicId });
+    const extents = await r.timelines.extentsOfFile(topic.orgId, topic.associationId);
+    const links = new Map((await r.sessions.files(session.sessionId)).map((f) => [f.fileId, f]));
+    const held = extents.filter((x) => x.topicId === topic.topicId && heldBy(links.get(x.fileId), x));
+    if (held.length === 0) throw notFound("data of the topic in session", sessionId);
+    const changed = held.filter((x) => x.unixEpochOffsetNs !== target);
+    changed.forEach((x) => checkShift(x, target));
+    const now = new Date();
+    const rows = changed.map((x) => ({ ...extentRow(x), unixEpochOffsetNs: target, modified: now, modifiedBy: actor.subject }));
+    if (rows.length === 0) return rows;
+    await r.timelines.setOffsets(rows);
+    await r.timelines.recomputeTopicBounds([topic.topicId]);
+    await hooks.fileTopicsChanged(r, { orgId: topic.orgId, fileId: topic.associationId, before: extents });
+    return rows;
+  });
+}
+
+/** Whether the session's link to the file holds the extent: inside its slice and overlapping its window (Unix time). */
+function heldBy(link: SessionFileEntry | undefined, x: FileExtent): boolean {
+  if (!link) return false;
+  const inSlice = link.dataRange === null || x.dataRange === null || (x.dataRange[0] < link.dataRange[1] && link.dataRange[0] < x.dataRange[1]);
+  if (!inSlice || link.window === null || x.minTimestamp === null || x.maxTimestamp === null) return inSlice;
+  const anchor = link.unixEpochOffsetNs ?? 0n;
+  return x.minTimestamp + x.unixEpochOffsetNs <= link.window[1] + anchor && x.maxTimestamp + x.unixEpochOffsetNs >= link.window[0] + anchor;
+}
+
+function checkShift(x: FileExtent, offset: bigint): void {
+  if ((x.minTimestamp ?? 0n) + offset < 0n) throw invalidArgument("unix_epoch_offset_ns", "would move the topic's data before the Unix epoch");
+  if ((x.maxTimestamp ?? 0n) + offset > MAX_TIME_NS) throw invalidArgument("unix_epoch_offset_ns", "would move the topic's data past 2^63 - 1 ns");
+}
+
+function extentRow(x: FileExtent): TimelineExtentRow {
+  const { topicId: _t, topicName: _n, sourceName: _s, sourceKind: _k, ...row } = x;
+  return row;
+}
