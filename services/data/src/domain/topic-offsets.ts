@@ -26,6 +26,7 @@ export async function setTopicUnixOffset(
   offset: bigint | null,
   hooks: FileTopicsHooks,
 ): Promise<TimelineExtentRow[]> {
+  if (!sessionId) throw invalidArgument("session_id", "is required: the session whose data is anchored");
   if (offset !== null && offset <= 0n) throw invalidArgument("unix_epoch_offset_ns", "must be a time after the Unix epoch (above 0); to return to 0, clear the offset");
   const target = offset ?? 0n;
   return uow.transaction(async (r) => {
