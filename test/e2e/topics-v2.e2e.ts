@@ -351,8 +351,18 @@ describe("POST|DELETE /v2/topics/id/{topic_id}/unix-offset", () => {
     const topicId = await register(fileId, 100, 200);
     const sessionId = await newSession([{ file_id: fileId }]);
     const path = `/v2/topics/id/${topicId}/unix-offset`;
-    expectError(await bob.client.post(path, { session_id: sessionId, unix_epoch_offset_ns: 5 }), 404, `session '${sessionId}' not found`);
-    expectError(await bob.client.delete(`${path}?session_id=${sessionId}`), 404, `session '${sessionId}' not found`);
+    expectError(await bob.client.post(path, { session_id: sessionId, unix_epoch_offset_ns: 5 }), 404, `topic '${topicId}' not found`);
+    expectError(await bob.client.delete(`${path}?session_id=${sessionId}`), 404, `topic '${topicId}' not found`);
+    const bobTopic = await (async () => {
+      const bobDataset = await createDataset(bob.client, "bob-topics");
+      const { fileId: bobFile } = await uploadOne(bob.client, bobDataset);
+      const res = await bob.client.post(`/v1/files/id/${bobFile}/topics`, {
+        topics: [{ topic_name: "/imu", topic_schema: { fields: FIELDS }, timeline_sources: [{ kind: "mcap_log_time", min_file_timestamp_ns: 1, max_file_timestamp_ns: 2 }] }],
+      });
+      return res.body.data.responses[0].data.topic_id as string;
+    })();
+    // Bob's own topic with Alice's session: the session is not Bob's.
+    expectError(await bob.client.post(`/v2/topics/id/${bobTopic}/unix-offset`, { session_id: sessionId, unix_epoch_offset_ns: 5 }), 404, `session '${sessionId}' not found`);
     const empty = await newSession([{ file_id: (await uploadOne()).fileId }]);
     expectError(await alice.client.post(path, { session_id: empty, unix_epoch_offset_ns: 5 }), 404, `data of the topic in session '${empty}' not found`);
     expectError(await alice.client.post(path, { session_id: "se_none", unix_epoch_offset_ns: 5 }), 404, "session 'se_none' not found");

@@ -26,12 +26,12 @@ export async function setTopicUnixOffset(
   offset: bigint | null,
   hooks: FileTopicsHooks,
 ): Promise<TimelineExtentRow[]> {
-  if (!sessionId) throw invalidArgument("session_id", "is required: the session whose data is anchored");
   if (offset !== null && offset <= 0n) throw invalidArgument("unix_epoch_offset_ns", "must be a time after the Unix epoch (above 0); to return to 0, clear the offset");
   const target = offset ?? 0n;
   return uow.transaction(async (r) => {
-    const session = await findSession(r, actor, sessionId, true);
     const topic = await findTopic(r, actor, { topicId });
+    if (!sessionId) throw invalidArgument("session_id", "is required: the session whose data is anchored");
+    const session = await findSession(r, actor, sessionId, true);
     const extents = await r.timelines.extentsOfFile(topic.orgId, topic.associationId);
     const links = new Map((await r.sessions.files(session.sessionId)).map((f) => [f.fileId, f]));
     const held = extents.filter((x) => x.topicId === topic.topicId && heldBy(links.get(x.fileId), x));
