@@ -237,12 +237,13 @@ async function fileDevices(r: ReadPlanRepositories, orgId: string, files: readon
   return devices;
 }
 
-function sliceHolds(link: SessionFileEntry, x: FileExtent): boolean {
+/** Whether the slice a session holds of a file covers the extent's slice (no slice on either side: all of it). */
+export function sliceHolds(link: SessionFileEntry, x: FileExtent): boolean {
   return link.dataRange === null || x.dataRange === null || (x.dataRange[0] < link.dataRange[1] && link.dataRange[0] < x.dataRange[1]);
 }
 
 /** The window a session holds of a file, in Unix time (file time plus the link's anchor); null when it holds all of it. */
-function linkWindow(link: SessionFileEntry): Window | null {
+export function linkWindow(link: SessionFileEntry): Window | null {
   if (link.window === null) return null;
   const anchor = link.unixEpochOffsetNs ?? 0n;
   return { start: link.window[0] + anchor, end: link.window[1] + anchor };

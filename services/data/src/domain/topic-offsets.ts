@@ -1,11 +1,11 @@
 import { invalidArgument, notFound, type UnitOfWork } from "@hangar/shared";
 import type { Actor } from "./actor";
 import type { DataRepositories } from "./repositories";
-import type { FileTopicRepositories, FileTopicsHooks } from "./file-topic-use-cases";
+import { checkShift, stripSelectors, type FileTopicRepositories, type FileTopicsHooks } from "./file-topic-use-cases";
 import type { FileExtent, TimelineExtentRow } from "./file-topics";
+import { linkWindow, sliceHolds } from "./read-plans";
 import { findSession } from "./session-use-cases";
 import type { SessionFileEntry } from "./sessions";
-import { MAX_TIME_NS } from "./time-values";
 import { findTopic } from "./topic-use-cases";
 
 /**
@@ -37,9 +37,9 @@ export async function setTopicUnixOffset(
     const held = extents.filter((x) => x.topicId === topic.topicId && heldBy(links.get(x.fileId), x));
     if (held.length === 0) throw notFound("data of the topic in session", sessionId);
     const changed = held.filter((x) => x.unixEpochOffsetNs !== target);
-    changed.forEach((x) => checkShift(x, target));
+    changed.forEach((x) => checkShift(x, target, "unix_epoch_offset_ns"));
     const now = new Date();
-    const rows = changed.map((x) => ({ ...extentRow(x), unixEpochOffsetNs: target, modified: now, modifiedBy: actor.subject }));
+    const rows = changed.map((x) => ({ ...stripSelectors(x), unixEpochOffsetNs: target, modified: now, modifiedBy: actor.subject }));
     if (rows.length === 0) return rows;
     await r.timelines.setOffsets(rows);
     await r.timelines.recomputeTopicBounds([topic.topicId]);
@@ -50,19 +50,8 @@ export async function setTopicUnixOffset(
 
 /** Whether the session's link to the file holds the extent: inside its slice and overlapping its window (Unix time). */
 function heldBy(link: SessionFileEntry | undefined, x: FileExtent): boolean {
-  if (!link) return false;
-  const inSlice = link.dataRange === null || x.dataRange === null || (x.dataRange[0] < link.dataRange[1] && link.dataRange[0] < x.dataRange[1]);
-  if (!inSlice || link.window === null || x.minTimestamp === null || x.maxTimestamp === null) return inSlice;
-  const anchor = link.unixEpochOffsetNs ?? 0n;
-  return x.minTimestamp + x.unixEpochOffsetNs <= link.window[1] + anchor && x.maxTimestamp + x.unixEpochOffsetNs >= link.window[0] + anchor;
-}
-
-function checkShift(x: FileExtent, offset: bigint): void {
-  if ((x.minTimestamp ?? 0n) + offset < 0n) throw invalidArgument("unix_epoch_offset_ns", "would move the topic's data before the Unix epoch");
-  if ((x.maxTimestamp ?? 0n) + offset > MAX_TIME_NS) throw invalidArgument("unix_epoch_offset_ns", "would move the topic's data past 2^63 - 1 ns");
-}
-
-function extentRow(x: FileExtent): TimelineExtentRow {
-  const { topicId: _t, topicName: _n, sourceName: _s, sourceKind: _k, ...row } = x;
-  return row;
+  if (!link || !sliceHolds(link, x)) return false;
+  const window = linkWindow(link);
+  if (window === null || x.minTimestamp === null || x.maxTimestamp === null) return true;
+  return x.minTimestamp + x.unixEpochOffsetNs <= window.end && x.maxTimestamp + x.unixEpochOffsetNs >= window.start;
 }
