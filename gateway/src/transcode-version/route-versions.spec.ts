@@ -93,9 +93,8 @@ describe("reroute", () => {
 
   test("the read plan: callers before 2026-10-05 reach the RPC whose partitions carry `extent`", () => {
     const plan = routeOf("ResolveReadPlan");
-    expect(routes.filter((r) => r.template.template === plan.template.template)).toEqual([plan]);
     expect(routeForVersion(plan, versionOf("2026-10-02")).method.name).toBe("ResolveExtentReadPlan");
-    expect(routeForVersion(plan, versionOf("2026-10-05"))).toBe(plan);
+    expect(routeForVersion(plan, versionOf("2026-10-05")).method.name).toBe("ResolveReadPlan");
   });
 
   test("without a twin on the same binding nothing is folded", () => {
