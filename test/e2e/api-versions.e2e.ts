@@ -158,6 +158,67 @@ describe("2026-10-05: adding files to and removing them from a session answer ba
   });
 });
 
+describe("2026-10-05: read-plan partitions carry `window` (older versions get `extent`)", () => {
+  /** A file with `/imu` over [100, 200] of its time anchored at 1,000, over `dataRange` when given; the topic id and file id. */
+  const topicOnFile = async (dataRange?: [number, number]) => {
+    const ds = await createDataset(alice.client);
+    await uploadFiles(alice.client, ds, { "run.mcap": "bytes" });
+    const fileId = (await alice.client.get(`/v1/files/record/path/run.mcap/association/${ds}`)).body.data.file_id as string;
+    const declare = (range?: [number, number]) => ({
+      topic_name: "/imu",
+      topic_schema: { fields: [{ name: "x", data_type: "float64", canonical_data_type: "number" }] },
+      timeline_sources: [{ kind: "mcap_log_time", min_file_timestamp_ns: 100, max_file_timestamp_ns: 200 }],
+      representations: [{ file_id: fileId, storage_format: "mcap" }],
+      anchor_ns: 1_000,
+      ...(range ? { data_range: range } : {}),
+    });
+    const topics = dataRange ? [declare(dataRange), declare([dataRange[1], dataRange[1] + 10])] : [declare()];
+    const res = await alice.client.post(`/v1/files/id/${fileId}/topics`, { topics });
+    return { topicId: res.body.data.responses[0].data.topic_id as string, fileId };
+  };
+  const readPlan = (topicId: string, body: object, version: string) =>
+    alice.client.post(`/v2/topics/id/${topicId}/read-plan`, { start_time: 0, end_time: 5_000, ...body }, version === "no header" ? {} : at(version));
+
+  test.each([["2026-10-05"], ["no header"]])("at %s: each partition has its window, data_range and fs_node_id", async (version) => {
+    const { topicId, fileId } = await topicOnFile();
+    const res = await readPlan(topicId, {}, version);
+    expect(res.status).toBe(200);
+    expect(res.body.data.partitions).toEqual([expect.objectContaining({ window: { start: 0, end: 5_000 }, data_range: null, fs_node_id: fileId })]);
+    expect(res.body.data.partitions[0].extent).toBeUndefined();
+  });
+
+  test.each([["2026-10-02"], ["2026-05-20"]])("at %s (before): each partition has its extent (its data in Unix time) and no window", async (version) => {
+    const { topicId } = await topicOnFile();
+    const res = await readPlan(topicId, {}, version);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ plan_version: 1, topic_id: topicId, window: { start: 0, end: 5_000 }, projection: { all: true } });
+    expect(res.body.data.partitions).toEqual([
+      {
+        topic_part_id: expect.stringMatching(/^tpp_/),
+        time_offset_ns: 1_000,
+        extent: { start: 1_100, end: 1_200 },
+        timestamp: { kind: "message_log_time", field: null, unit: null },
+        scan_tasks: [expect.objectContaining({ format: "mcap", topic_name: "/imu" })],
+      },
+    ]);
+  });
+
+  test("before 2026-10-05 a read needing a partition window (a session holding part of a file) or of a file packing several parts is a 400; 2026-10-05 answers both", async () => {
+    const { topicId, fileId } = await topicOnFile();
+    const session = (await alice.client.post("/v1/sessions", { name: unique("versions") })).body.data.session_id;
+    await alice.client.post(`/v1/sessions/id/${session}/files`, { files: [{ file_id: fileId, anchor_ns: 1_000, min_file_timestamp_ns: 150, max_file_timestamp_ns: 180 }] });
+    const partly = await readPlan(topicId, { session_id: session }, "2026-10-02");
+    expect(partly.status).toBe(400);
+    expect(partly.body.error.message).toMatch(/covers part of file .* only; read it with API version 2026-10-05 or later/);
+    expect((await readPlan(topicId, { session_id: session }, "2026-10-05")).body.data.partitions[0].window).toEqual({ start: 1_150, end: 1_180 });
+    const packed = await topicOnFile([0, 10]);
+    const several = await readPlan(packed.topicId, {}, "2026-10-02");
+    expect(several.status).toBe(400);
+    expect(several.body.error.message).toMatch(/holds several parts of the topic; read it with API version 2026-10-05 or later/);
+    expect((await readPlan(packed.topicId, {}, "2026-10-05")).body.data.partitions).toHaveLength(2);
+  });
+});
+
 describe("create_link (PUT .../link)", () => {
   const link = (client: ApiClient, association: string, body: object) => client.put(`/v1/files/association/id/${q(association)}/link`, body);
   const fileIn = async (client: ApiClient, files: Record<string, string>) => {

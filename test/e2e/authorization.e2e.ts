@@ -123,6 +123,11 @@ async function createFixtures(): Promise<void> {
   add("message_path_id", topic.message_paths[0].message_path_id, () => seen(c.get(`/v1/topics/message-path/id/${topic.message_paths[0].message_path_id}`)));
   add("storage_format", "mcap", () => seen(c.get(`/v1/topics/id/${topic.topic_id}/message-path/representations`)));
   add("fs_node_id", file.file_id, () => topicsOf(`file:${file.file_id}`));
+  const fileTopic = ok(await c.get(`/v1/topics/association/${encodeURIComponent(`file:${file.file_id}`)}/name/${encodeURIComponent("/file-authz")}`), "file topic");
+  add("schema_id", `sc_${fileTopic.schema_checksum}`, async () => [
+    await seen(c.get(`/v2/topics/schema/id/sc_${fileTopic.schema_checksum}`)),
+    await seen(c.get(`/v2/topics/schema/id/sc_${fileTopic.schema_checksum}/fields`)),
+  ]);
   // --- sessions and events ---
   const session = ok(await c.post("/v1/sessions", { name: "authz-session", device_ids: [device.device_id] }), "session");
   ok(await c.post(`/v1/sessions/id/${session.session_id}/files`, { files: [{ file_id: file.file_id }] }), "session files");
@@ -232,6 +237,8 @@ const BODIES: Record<string, (fixture: (key: string) => string) => unknown> = {
   "DELETE /v1/sessions/id/{session_id}/files": (f) => ({ file_ids: [f("file_id")] }),
   "POST /v1/sessions/id/{session_id}/ingestion/skip": (f) => ({ file_ids: [f("file_id")] }),
   "POST /v1/sessions/id/{session_id}/unix-offset": () => ({ unix_epoch_offset_ns: 1 }),
+  "POST /v2/topics/id/{topic_id}/read-plan": () => ({ start_time: 0, end_time: 10 }),
+  "POST /v2/topics/id/{topic_id}/unix-offset": (f) => ({ session_id: f("session_id"), unix_epoch_offset_ns: 5 }),
   "PUT /v1/actions/{name}/accessibility": () => ({ accessibility: "action_hub" }),
   "POST /v1/actions/{name}/invoke": (f) => ({ data_source_id: f("dataset_id"), data_source_type: "Dataset", input_data: ["**/*.bag"], invocation_source: "Manual" }),
   "PUT /v1/actions/invocations/{invocation_id}/container-info": () => ({ image_digest: "sha256:0000" }),

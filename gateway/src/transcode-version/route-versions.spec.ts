@@ -15,6 +15,10 @@ import { applyDatedChanges, checkRequest, projectResponse, routeForVersion, rpcN
 import { DATED_CHANGES, type DatedChange } from "./version-table";
 
 const { routes } = buildRouteTable([DataService]);
+/** The reroute rows: a table without them has twin bindings, which clash. */
+const REROUTES = DATED_CHANGES.filter((c) => c.change === "reroute");
+/** A route table holding `changes` (and the reroute rows, so twins fold). */
+const tableWith = (services: Parameters<typeof buildRouteTable>[0], changes: DatedChange[]) => buildRouteTable(services, [...new Set([...REROUTES, ...changes])]);
 const routeOf = (rpc: string, httpMethod?: string): Route => routes.find((r) => r.method.name === rpc && (!httpMethod || r.httpMethod === httpMethod))!;
 const file = (fsType: string, fileId: string) => create(FileSchema, { fileId, fsType });
 
@@ -41,7 +45,8 @@ describe("readApiVersion", () => {
 describe("the dated-change table", () => {
   test("every row touches some route (a misspelt RPC or record would touch none); untouched routes carry nothing", () => {
     for (const change of DATED_CHANGES) {
-      const touched = buildRouteTable([DataService, ComputeService], [change]).routes.filter((r) => r.versions).map(rpcName);
+      const touchedBy = (r: Route) => (change.change === "reroute" ? r.versions?.reroute !== undefined : (r.versions?.projections.length ?? 0) > 0 || r.versions?.requests !== undefined);
+      const touched = tableWith([DataService, ComputeService], [change]).routes.filter(touchedBy).map(rpcName);
       expect({ change: change.summary, touched: touched.length > 0 }).toEqual({ change: change.summary, touched: true });
     }
     expect(routeOf("GetDataset").versions).toBeUndefined();
@@ -86,6 +91,12 @@ describe("reroute", () => {
     expect(routeForVersion(newer, LATEST_API_VERSION)).toBe(newer);
   });
 
+  test("the read plan: callers before 2026-10-05 reach the RPC whose partitions carry `extent`", () => {
+    const plan = routeOf("ResolveReadPlan");
+    expect(routeForVersion(plan, versionOf("2026-10-02")).method.name).toBe("ResolveExtentReadPlan");
+    expect(routeForVersion(plan, versionOf("2026-10-05")).method.name).toBe("ResolveReadPlan");
+  });
+
   test("without a twin on the same binding nothing is folded", () => {
     const served = applyDatedChanges([shared("GetDataset"), routeOf("DeleteDataset")], [change]);
     expect(served).toHaveLength(2);
@@ -125,7 +136,7 @@ describe("request: dated request fields", () => {
 describe("unwrap of a repeated field", () => {
   test("older callers get the bare list a paged response holds", () => {
     const change: DatedChange = { since: "2026-08-10", summary: "test", change: "unwrap", rpc: "hangar.data.v1.DataService.QueryDatasetFiles", field: "items" };
-    const [route] = buildRouteTable([DataService], [change]).routes.filter((r) => r.method.name === "QueryDatasetFiles");
+    const [route] = tableWith([DataService], [change]).routes.filter((r) => r.method.name === "QueryDatasetFiles");
     const page = create(QueryDatasetFilesResponseSchema, { items: [file("file", "fl_1")], nextToken: "t" });
     expect(JSON.parse(projectResponse(route!, versionOf("2026-07-05"), page)!)).toEqual([expect.objectContaining({ file_id: "fl_1" })]);
     expect(projectResponse(route!, versionOf("2026-08-10"), page)).toBeUndefined();
@@ -133,6 +144,6 @@ describe("unwrap of a repeated field", () => {
 
   test("a field that is neither a message nor a list fails at start-up", () => {
     const change: DatedChange = { since: "2026-08-10", summary: "test", change: "unwrap", rpc: "hangar.data.v1.DataService.QueryDatasetFiles", field: "next_token" };
-    expect(() => buildRouteTable([DataService], [change])).toThrow("is neither");
+    expect(() => tableWith([DataService], [change])).toThrow("is neither");
   });
 });

@@ -26,9 +26,8 @@ export type DatedChange = { since: ApiVersionDate; summary: string } & (
 /**
  * The one table of dated changes (sdk-0.62-routes.md, "Global changes"), for the areas this server
  * implements. Every version translation the gateway does is a row here: handlers never see the
- * caller's version. Dated changes of areas not built yet (threads 2026-09-30, read plans and metrics
- * 2026-10-05, Views 2026-10-06) get their row with their
- * area.
+ * caller's version. Dated changes of areas not built yet (threads 2026-09-30, metrics 2026-10-05,
+ * Views 2026-10-06) get their row with their area.
  */
 export const DATED_CHANGES: readonly DatedChange[] = [
   {
@@ -67,6 +66,14 @@ export const DATED_CHANGES: readonly DatedChange[] = [
     change: "unwrap",
     rpc: "hangar.data.v1.DataService.RemoveSessionFiles",
     field: "session",
+  },
+  {
+    since: "2026-10-05",
+    summary:
+      "read-plan partitions carry `window` (and `data_range`, `fs_node_id`); older clients reach the RPC whose partitions carry `extent`, which refuses (400) a plan that needs a partition window or packs several parts into one file",
+    change: "reroute",
+    rpc: "hangar.data.v1.DataService.ResolveReadPlan",
+    olderRpc: "hangar.data.v1.DataService.ResolveExtentReadPlan",
   },
   {
     since: "2026-08-10",

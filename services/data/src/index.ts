@@ -22,6 +22,7 @@ import { createImportHandlers } from "./rpc/import-handlers";
 import { createMoveHandlers } from "./rpc/move-handlers";
 import { createTopicHandlers } from "./rpc/topic-handlers";
 import { createFileTopicHandlers } from "./rpc/file-topic-handlers";
+import { createTopicReadHandlers } from "./rpc/topic-read-handlers";
 import { createDatasetSummaryHandlers } from "./rpc/dataset-summary-handlers";
 import { createTagHandlers } from "./rpc/tag-handlers";
 import { SESSION_BOUNDS_HOOKS } from "./domain/session-bounds";
@@ -97,6 +98,7 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         // --- topics ---
         ...createTopicHandlers(uow),
         ...createFileTopicHandlers({ uow, hooks: SESSION_BOUNDS_HOOKS }),
+        ...createTopicReadHandlers({ uow, hooks: SESSION_BOUNDS_HOOKS }),
         ...createSessionHandlers({ uow }),
         ...createRobotEventHandlers({ uow }),
         // --- collections ---

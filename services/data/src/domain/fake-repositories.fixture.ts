@@ -70,7 +70,7 @@ export function fakeRepositories() {
   const tree = {
     moveAssociation: async (from: string, to: { associationId: string }) => (calls.push(`move ${from} ${to.associationId}`), { clash: null }),
   } as Partial<TreeRepository> as TreeRepository;
-  const repositories: Omit<DataRepositories, "exports" | "uploads" | "fileSearch" | "owners" | "comments" | "topics" | "timelines" | "sessions" | "robotEvents" | "eventTargets" | "collections" | "datasetSummaries" | "savedQueries" | "queryResults" | "metrics" | "tags"> = {
+  const repositories: Omit<DataRepositories, "exports" | "uploads" | "fileSearch" | "owners" | "comments" | "topics" | "timelines" | "topicReads" | "sessions" | "robotEvents" | "eventTargets" | "collections" | "datasetSummaries" | "savedQueries" | "queryResults" | "metrics" | "tags"> = {
     files,
     tree,
     datasets: datasetRepository,

@@ -158,12 +158,14 @@ function reaches(e: TimelineOffsetInput, x: FileExtent): boolean {
   );
 }
 
-function checkShift(x: FileExtent, offset: bigint, field: string): void {
+/** Refuses an offset that would move the extent's data before the epoch or past 2**63 - 1 ns (a 400 naming `field`). */
+export function checkShift(x: FileExtent, offset: bigint, field: string): void {
   if ((x.maxTimestamp ?? 0n) + offset > MAX_TIME_NS) throw invalidArgument(field, "would move data past 2**63 - 1 ns");
   if ((x.minTimestamp ?? 0n) + offset < 0n) throw invalidArgument(field, "would move data before the Unix epoch");
 }
 
-function stripSelectors(x: FileExtent): TimelineExtentRow {
+/** The extent row of a file extent, without what selectors match on. */
+export function stripSelectors(x: FileExtent): TimelineExtentRow {
   const { topicId: _t, topicName: _n, sourceName: _s, sourceKind: _k, ...row } = x;
   return row;
 }

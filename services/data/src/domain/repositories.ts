@@ -10,6 +10,7 @@ import type { ExportRepository } from "./exports";
 import type { FileRepository, FileSearchRepository, TreeRepository, UploadRepository } from "./file-repositories";
 import type { TimelineRepository } from "./file-topics";
 import type { TopicRepository } from "./topics";
+import type { TopicReadRepository } from "./topic-reads";
 import type { EventTargetRepository, RobotEventRepository } from "./robot-events";
 import type { SessionRepository } from "./sessions";
 import type { QueryResultsRepository, SavedQueryRepository } from "./saved-queries";
@@ -48,6 +49,7 @@ export interface DataRepositories {
   // --- topics ---
   topics: TopicRepository;
   timelines: TimelineRepository;
+  topicReads: TopicReadRepository;
   // --- sessions and events ---
   sessions: SessionRepository;
   /** The API's events (`events` above is the outbox). */

@@ -85,7 +85,7 @@ function representationOf(r: RepresentationDeclaration): DeclaredRepresentation 
 }
 
 
-function extentToProto(x: TimelineExtentRow): MessageInitShape<typeof TimelineExtentSchema> {
+export function extentToProto(x: TimelineExtentRow): MessageInitShape<typeof TimelineExtentSchema> {
   return {
     timelineExtentId: x.timelineExtentId,
     timelineSourceId: x.timelineSourceId,

@@ -13,6 +13,7 @@ import { FileSearchStore } from "./file-search-store";
 import { FileStore } from "./file-store";
 import { TimelineStore } from "./timeline-store";
 import { TopicStore } from "./topic-store";
+import { TopicReadStore } from "./topic-read-store";
 import { EventTargetStore, RobotEventStore } from "./robot-event-store";
 import { SessionStore } from "./session-store";
 import { RecordOwnerStore } from "./record-owner-store";
@@ -43,6 +44,7 @@ export function bindDataRepositories(em: EntityManager): DataRepositories {
     // --- topics ---
     topics: new TopicStore(em),
     timelines: new TimelineStore(em),
+    topicReads: new TopicReadStore(em),
     sessions: new SessionStore(em),
     robotEvents: new RobotEventStore(em),
     eventTargets: new EventTargetStore(em),

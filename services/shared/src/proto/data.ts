@@ -13,3 +13,4 @@ export * from "../gen/hangar/data/v1/collection_pb";
 export * from "../gen/hangar/data/v1/robot_data_pb";
 export * from "../gen/hangar/data/v1/query_pb";
 export * from "../gen/hangar/data/v1/metric_pb";
+export * from "../gen/hangar/data/v1/topic_read_pb";
