@@ -22,9 +22,12 @@ import {
   type UnitOfWork,
 } from "@hangar/shared";
 import type { Actor, OrgActor } from "./actor";
+import type { CollectionRecord } from "./collections";
 import type { DatasetRecord } from "./datasets";
+import type { DeviceRecord } from "./devices";
 import type { FsNodeRow } from "./file-records";
 import type { RobotEventWithAssociations } from "./robot-events";
+import type { SessionRecord } from "./sessions";
 import type { MessagePathRow, RepresentationRow, TopicView } from "./topics";
 import { TARGETS, targetOf, termCondition, type QueryTargetName } from "./query-targets";
 
@@ -69,8 +72,11 @@ export interface SavedQueryRepository {
 
 /** One result of a saved query, by target. */
 export type QueryResultRow =
+  | { target: "collections"; collection: CollectionRecord }
   | { target: "datasets"; dataset: DatasetRecord }
+  | { target: "devices"; device: DeviceRecord }
   | { target: "files"; file: FsNodeRow }
+  | { target: "sessions"; session: SessionRecord }
   | { target: "topics"; topic: TopicView }
   | { target: "topic_message_paths"; path: MessagePathRow; representations: RepresentationRow[] }
   | { target: "events"; event: RobotEventWithAssociations };

@@ -7,9 +7,12 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import type { ModelProvider } from "../domain/prompt-to-query";
 import { getQuery, queryCount, queryResults, submitQuery, type QueryResultRow, type QuerySubmission, type SavedQueryRecord, type SavedQueryRepositories } from "../domain/saved-queries";
 import { readerOf, writerOf } from "./actors";
+import { collectionToProto } from "./collection-mappers";
+import { deviceToProto } from "./device-mappers";
 import { fileToProto } from "./file-mappers";
 import { datasetToProto } from "../domain/dataset-proto";
 import { robotEventToProto } from "./robot-event-handlers";
+import { sessionToProto } from "./session-mappers";
 import { messagePathToProto, topicToProto } from "./topic-mappers";
 
 type QueryHandlers = Pick<
@@ -76,10 +79,18 @@ function queryToProto(r: SavedQueryRecord): MessageInitShape<typeof QuerySchema>
 function resultToProto(row: QueryResultRow, recordOnly: boolean): MessageInitShape<typeof QueryResultSchema> {
   const bare = <T extends { metadata?: unknown }>(record: T): T => (recordOnly ? { ...record, metadata: {}, ...("customFields" in record ? { customFields: {} } : {}) } : record);
   switch (row.target) {
+    case "collections":
+      // A collection found by a query is its summary (`summary_only`, as query_collections answers);
+      // it has custom fields but no metadata.
+      return { record: { case: "collection", value: { ...collectionToProto(row.collection, { mode: "summary_only" }), ...(recordOnly ? { customFields: {} } : {}) } } };
     case "datasets":
       return { record: { case: "dataset", value: bare(datasetToProto(row.dataset)) } };
+    case "devices":
+      return { record: { case: "device", value: bare(deviceToProto(row.device)) } };
     case "files":
       return { record: { case: "file", value: bare(fileToProto(row.file)) } };
+    case "sessions":
+      return { record: { case: "session", value: bare(sessionToProto(row.session)) } };
     case "topics":
       return { record: { case: "topic", value: bare(topicToProto(row.topic)) } };
     case "topic_message_paths":

@@ -2,11 +2,13 @@ import { keysetPageRows, keysetPageSql, rawSql, sql, type EntityManager, type Ke
 import { viewsOf } from "../domain/topic-use-cases";
 import type { QueryResultRow, QueryResultsRepository } from "../domain/saved-queries";
 import type { QueryTargetName } from "../domain/query-targets";
+import { Collection } from "./collection-entities";
+import { deviceFromRow } from "./device-entities";
 import { Dataset } from "./entities";
 import { fsNodeFromRow } from "./file-entities";
 import { liveAssociationProbe } from "./deleted-associations";
 import { RobotEventStore } from "./robot-event-store";
-import { RobotEvent } from "./session-entities";
+import { RobotEvent, Session } from "./session-entities";
 import { pathFromRow, TopicStore, topicFromRow } from "./topic-store";
 
 // The file and dataset of a topic (a topic belongs to a dataset or to one of its files), joined on
@@ -16,12 +18,15 @@ const TOPIC_OWNERS = `left join fs_nodes f on f.node_id = t.association_id
 
 /** Per target: the rows searched (aliases as query-targets.ts's catalogs use them) and the org and liveness filter. */
 const SOURCES: Readonly<Record<QueryTargetName, { select: string; from: string; scope: (orgId: string) => SqlFragment }>> = {
+  collections: { select: "c.*", from: "collections c", scope: (orgId) => sql`c.org_id = ${orgId}` },
   datasets: { select: "d.*", from: "datasets d", scope: (orgId) => sql`d.org_id = ${orgId}` },
+  devices: { select: "dv.*", from: "devices dv", scope: (orgId) => sql`dv.org_id = ${orgId}` },
   files: {
     select: "f.*",
     from: "fs_nodes f left join datasets d on d.dataset_id = f.association_id and d.org_id = f.org_id",
     scope: (orgId) => sql`f.org_id = ${orgId} and f.status = 'available' and f.fs_type = 'file' and ${liveAssociationProbe("f")}`,
   },
+  sessions: { select: "s.*", from: "sessions s", scope: (orgId) => sql`s.org_id = ${orgId}` },
   topics: { select: "t.*", from: `topics t ${TOPIC_OWNERS}`, scope: (orgId) => sql`t.org_id = ${orgId}` },
   topic_message_paths: { select: "mp.*", from: `message_paths mp join topics t on t.topic_id = mp.topic_id ${TOPIC_OWNERS}`, scope: (orgId) => sql`mp.org_id = ${orgId}` },
   events: { select: "e.*", from: "robot_events e", scope: (orgId) => sql`e.org_id = ${orgId}` },
@@ -57,10 +62,16 @@ export class QueryResultsStore implements QueryResultsRepository {
 
   private async hydrate(target: QueryTargetName, rows: Record<string, unknown>[]): Promise<QueryResultRow[]> {
     switch (target) {
+      case "collections":
+        return rows.map((row) => ({ target, collection: this.em.map(Collection, row) }));
       case "datasets":
         return rows.map((row) => ({ target, dataset: this.em.map(Dataset, row) }));
+      case "devices":
+        return rows.map((row) => ({ target, device: deviceFromRow(row) }));
       case "files":
         return rows.map((row) => ({ target, file: fsNodeFromRow(row) }));
+      case "sessions":
+        return rows.map((row) => ({ target, session: this.em.map(Session, row) }));
       case "topics":
         return (await viewsOf(new TopicStore(this.em), rows.map(topicFromRow))).map((topic) => ({ target, topic }));
       case "topic_message_paths":
