@@ -29,7 +29,9 @@ export interface QueryTarget {
   readonly tieBreaker: string;
   /**
    * What a free-text term matches, joined by OR: text fields that contain it (CONTAINS, case-insensitive,
-   * served by trigram indexes), list fields that hold it (tags), and the id that equals it.
+   * served by trigram indexes) and the id that equals it. Tags are left to `tags CONTAINS`: the
+   * planner has no estimate for a tag it has not sampled (0.5% of the table), which would make it
+   * walk the whole org in date order for a term that matches a handful of records.
    */
   readonly termFields: readonly string[];
   readonly termId: string;
@@ -272,20 +274,20 @@ function fileCatalogOwn(field: string): ColumnRef | JsonRef | undefined {
 
 /** The targets this service searches. */
 export const TARGETS: Readonly<Record<QueryTargetName, QueryTarget>> = {
-  collections: { catalog: collectionCatalog, tieBreaker: `"c"."collection_id"`, termFields: ["name", "description", "tags"], termId: "collection_id" },
-  datasets: { catalog: datasetTarget, tieBreaker: `"d"."dataset_id"`, termFields: ["name", "description", "tags"], termId: "dataset_id" },
-  devices: { catalog: deviceTarget, tieBreaker: `"dv"."universal_device_id"`, termFields: ["device_id", "tags"], termId: "universal_device_id" },
+  collections: { catalog: collectionCatalog, tieBreaker: `"c"."collection_id"`, termFields: ["name", "description"], termId: "collection_id" },
+  datasets: { catalog: datasetTarget, tieBreaker: `"d"."dataset_id"`, termFields: ["name", "description"], termId: "dataset_id" },
+  devices: { catalog: deviceTarget, tieBreaker: `"dv"."universal_device_id"`, termFields: ["device_id"], termId: "universal_device_id" },
   files: {
     catalog: fileTarget,
     tieBreaker: `"f"."node_id"`,
-    termFields: ["relative_path", "description", "tags"],
+    termFields: ["relative_path", "description"],
     termId: "file_id",
     where: (condition, field) => fileWhere(condition, field, fileTarget),
   },
-  sessions: { catalog: sessionTarget, tieBreaker: `"s"."session_id"`, termFields: ["name", "description", "tags"], termId: "session_id" },
+  sessions: { catalog: sessionTarget, tieBreaker: `"s"."session_id"`, termFields: ["name", "description"], termId: "session_id" },
   topics: { catalog: topicTarget, tieBreaker: `"t"."topic_id"`, termFields: ["topic_name", "schema_name"], termId: "topic_id" },
   topic_message_paths: { catalog: messagePathTarget, tieBreaker: `"mp"."message_path_id"`, termFields: ["message_path", "data_type"], termId: "message_path_id" },
-  events: { catalog: eventTarget, tieBreaker: `"e"."event_id"`, termFields: ["name", "description", "tags"], termId: "event_id" },
+  events: { catalog: eventTarget, tieBreaker: `"e"."event_id"`, termFields: ["name", "description"], termId: "event_id" },
 };
 
 /** Reads a request's `target`: a searchable one, else a 400 naming the field. */
@@ -296,7 +298,7 @@ export function targetOf(value: string): QueryTargetName {
 
 /**
  * The condition a free-text term means for a target (none for an empty term): any of its term
- * fields contains it (text case-insensitively, tags as a member), or it is the record's id.
+ * text fields contains it, ignoring case, or it is the record's id.
  */
 export function termCondition(target: QueryTargetName, term: string): QueryNode | undefined {
   const trimmed = term.trim();
