@@ -276,6 +276,64 @@ describe("term queries", () => {
   });
 });
 
+describe("get_query_value_counts", () => {
+  const submitCounting = (target: string, valueCounts: Record<string, unknown>, condition?: Record<string, unknown>) =>
+    alice.client.post("/v1/query/submit/structured", { query: condition ? { condition } : {}, target, value_counts: valueCounts });
+  const runs = { field: "name", comparator: "LIKE", value: "run-%" };
+  const valueCounts = async (queryId: string) => ok(await alice.client.get(`/v1/query/id/${queryId}/value-counts`));
+
+  test("counts a metadata value over the matches, most common first, with first and last times", async () => {
+    const record = ok(await submitCounting("datasets", { field: "metadata.weather", time_field: "created" }, runs));
+    const counts = await valueCounts(record.query_id);
+    expect(counts).toEqual({
+      field: "metadata.weather",
+      matched: 3,
+      without_value: 0,
+      distinct_values: 2,
+      values: [
+        { value: "rain", count: 2, first_time: expect.stringMatching(/^\d{4}-/), last_time: expect.stringMatching(/^\d{4}-/) },
+        { value: "sun", count: 1, first_time: expect.any(String), last_time: expect.any(String) },
+      ],
+    });
+    expect(Date.parse(counts.values[0].first_time)).toBeLessThan(Date.parse(counts.values[0].last_time));
+  });
+
+  test("a list field counts each member; limit keeps the most common, equal counts in ascending order", async () => {
+    const record = ok(await submitCounting("datasets", { field: "tags", limit: 1 }, runs));
+    expect(await valueCounts(record.query_id)).toEqual({
+      field: "tags",
+      matched: 3,
+      without_value: 1,
+      distinct_values: 2,
+      values: [{ value: "indoor", count: 1, first_time: null, last_time: null }],
+    });
+  });
+
+  test("custom.<name> counts a custom field; the counts follow later writes", async () => {
+    const record = ok(await submitCounting("collections", { field: "custom.owner" }));
+    expect(await valueCounts(record.query_id)).toMatchObject({ field: "custom.owner", matched: 2, without_value: 1, distinct_values: 1, values: [{ value: "ops", count: 1 }] });
+    ok(await alice.client.post("/v1/collections/create", { name: "later", custom_fields: { owner: "ops" } }));
+    expect((await valueCounts(record.query_id)).values).toEqual([{ value: "ops", count: 2, first_time: null, last_time: null }]);
+  });
+
+  test("bad value_counts are 400s naming the field", async () => {
+    expectBadRequest(await submitCounting("topics", { field: "topic_name" }), "value_counts");
+    expectBadRequest(await submitCounting("datasets", { field: "name", limit: 0 }), "value_counts.limit");
+    expectBadRequest(await submitCounting("datasets", { field: "name", limit: 1001 }), "value_counts.limit");
+    expectBadRequest(await submitCounting("datasets", { field: "nope" }), "value_counts.field");
+    expectBadRequest(await submitCounting("datasets", { field: "topic.topic_name" }), "value_counts.field");
+    expectBadRequest(await submitCounting("datasets", { field: "name", time_field: "name" }), "value_counts.time_field");
+    expectBadRequest(await submitCounting("datasets", {}), "value_counts.field");
+    const plain = ok(await alice.client.post("/v1/query/submit/structured", { query: {}, target: "datasets" }));
+    expectBadRequest(await alice.client.get(`/v1/query/id/${plain.query_id}/value-counts`), "value_counts");
+  });
+
+  test("another org's caller gets a 404", async () => {
+    const record = ok(await submitCounting("datasets", { field: "name" }));
+    expect((await bob.client.get(`/v1/query/id/${record.query_id}/value-counts`)).status).toBe(404);
+  });
+});
+
 describe("prompt_to_query", () => {
   test("the built-in provider translates a simple prompt into a query that runs", async () => {
     const translated = ok(await alice.client.post("/v1/query/prompt", { prompt: "datasets tagged outdoor with a /lidar topic where weather is rain" }));

@@ -30,6 +30,7 @@ import type { RobotEventWithAssociations } from "./robot-events";
 import type { SessionRecord } from "./sessions";
 import type { MessagePathRow, RepresentationRow, TopicView } from "./topics";
 import { TARGETS, targetOf, termCondition, type QueryTargetName } from "./query-targets";
+import { checkValueCounts, compileCountedField, type CountedField, type ValueCountsResult, type ValueCountsSpec } from "./value-counts";
 
 /** A saved query's lifecycle: `scheduled` until evaluated, then `results_available` or `failed`. */
 export type SavedQueryStatus = "scheduled" | "results_available" | "failed";
@@ -56,6 +57,8 @@ export interface SavedQueryRecord {
   status: SavedQueryStatus;
   failureReason: string | null;
   resultCount: number;
+  /** What get_query_value_counts counts, when the submission asked for it. */
+  valueCounts: ValueCountsSpec | null;
   submitted: Date;
   submittedBy: string;
   modified: Date;
@@ -85,6 +88,8 @@ export type QueryResultRow =
 export interface QueryResultsRepository {
   page(target: QueryTargetName, orgId: string, search: KeysetSearch): Promise<KeysetPageRows<QueryResultRow>>;
   count(target: QueryTargetName, orgId: string, where: SqlFragment): Promise<number>;
+  /** How many matches hold each value of a field, the most common `limit` values first. */
+  valueCounts(target: QueryTargetName, orgId: string, where: SqlFragment, counted: CountedField, limit: number): Promise<ValueCountsResult>;
 }
 
 /** The repositories saved queries use. */
@@ -98,6 +103,8 @@ export interface QuerySubmission {
   target: string;
   contentMode?: string | undefined;
   question: { text: string | undefined } | { spec: QuerySpecInput } | { term: string | undefined };
+  /** A field whose values to count over the matches (spec queries). */
+  valueCounts?: { field: string; limit?: bigint | undefined; timeField?: string | undefined } | undefined;
 }
 
 /**
@@ -112,6 +119,7 @@ export async function submitQuery(uow: UnitOfWork<SavedQueryRepositories>, actor
   // Compiled here first so that errors name the request's own field (`query`, `query.condition`).
   compileWhere(query.condition as QueryNode | undefined, TARGETS[target].catalog, "spec" in submission.question ? "query.condition" : "query");
   planOf(target, query, "", undefined);
+  const valueCounts = submission.valueCounts ? checkValueCounts(target, TARGETS[target], submission.valueCounts) : null;
   const now = new Date();
   const record: SavedQueryRecord = {
     queryId: newId("qr"),
@@ -123,6 +131,7 @@ export async function submitQuery(uow: UnitOfWork<SavedQueryRepositories>, actor
     status: "scheduled",
     failureReason: null,
     resultCount: 0,
+    valueCounts,
     submitted: now,
     submittedBy: actor.subject,
     modified: now,
@@ -156,6 +165,19 @@ export async function queryResults(
 export async function queryCount(uow: UnitOfWork<SavedQueryRepositories>, actor: Actor, queryId: string): Promise<number> {
   const record = await getQuery(uow, actor, queryId);
   return uow.repositories().queryResults.count(record.target, record.orgId, planOf(record.target, record.query, queryId, undefined).where);
+}
+
+/**
+ * The values of the field a query was submitted to count, over its matches now (eventually
+ * consistent, like its results); a query submitted without `value_counts` is a 400 naming it.
+ */
+export async function queryValueCounts(uow: UnitOfWork<SavedQueryRepositories>, actor: Actor, queryId: string): Promise<{ spec: ValueCountsSpec; counts: ValueCountsResult }> {
+  const record = await getQuery(uow, actor, queryId);
+  const spec = record.valueCounts;
+  if (!spec) throw invalidArgument("value_counts", `query ${quoteValue(queryId)} was submitted without value_counts`);
+  const where = planOf(record.target, record.query, queryId, undefined).where;
+  const counts = await uow.repositories().queryResults.valueCounts(record.target, record.orgId, where, compileCountedField(TARGETS[record.target], spec), spec.limit);
+  return { spec, counts };
 }
 
 async function evaluate(uow: UnitOfWork<SavedQueryRepositories>, record: SavedQueryRecord): Promise<SavedQueryRecord> {

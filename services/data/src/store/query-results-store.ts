@@ -1,6 +1,7 @@
 import { keysetPageRows, keysetPageSql, rawSql, sql, type EntityManager, type KeysetPageRows, type KeysetSearch, type SqlFragment } from "@hangar/shared";
 import { viewsOf } from "../domain/topic-use-cases";
 import type { QueryResultRow, QueryResultsRepository } from "../domain/saved-queries";
+import type { CountedField, ValueCountsResult } from "../domain/value-counts";
 import type { QueryTargetName } from "../domain/query-targets";
 import { Collection } from "./collection-entities";
 import { deviceFromRow } from "./device-entities";
@@ -58,6 +59,34 @@ export class QueryResultsStore implements QueryResultsRepository {
     const source = SOURCES[target];
     const rows = await this.execute(sql`select count(*)::text as n from ${rawSql(source.from)} where ${source.scope(orgId)} and (${where})`);
     return Number(rows[0]?.["n"] ?? 0);
+  }
+
+  /**
+   * One statement: the matches' values (a list field's elements, through a lateral unnest that
+   * keeps a record with an empty list as one NULL), then the counts and the top `limit` values,
+   * most common first and ties in ascending order, each with its earliest and latest time.
+   */
+  async valueCounts(target: QueryTargetName, orgId: string, where: SqlFragment, counted: CountedField, limit: number): Promise<ValueCountsResult> {
+    const source = SOURCES[target];
+    const elements = counted.list
+      ? sql` cross join lateral unnest(case when cardinality(${counted.list}) > 0 then ${counted.list} else array[null]::text[] end) as vc(element)`
+      : rawSql("");
+    const rows = await this.execute(sql`with m as materialized (
+        select ${counted.key} as id, ${counted.value} as v, ${counted.time ?? rawSql("null::int")} as t
+        from ${rawSql(source.from)}${elements} where ${source.scope(orgId)} and (${where}))
+      select (select count(distinct id) from m)::text as matched,
+        (select count(distinct id) from m where v is null)::text as without_value,
+        (select count(distinct v) from m)::text as distinct_values,
+        (select coalesce(jsonb_agg(jsonb_build_object('value', v, 'count', n, 'first_time', to_jsonb(f), 'last_time', to_jsonb(l)) order by n desc, v asc), '[]'::jsonb)
+           from (select v, count(distinct id) as n, min(t) as f, max(t) as l from m where v is not null group by v order by n desc, v asc limit ${limit}) g) as vals`);
+    const row = rows[0]!;
+    const values = row["vals"] as { value: unknown; count: number; first_time: unknown; last_time: unknown }[];
+    return {
+      matched: Number(row["matched"]),
+      withoutValue: Number(row["without_value"]),
+      distinctValues: Number(row["distinct_values"]),
+      values: values.map((v) => ({ value: v.value, count: v.count, firstTime: v.first_time, lastTime: v.last_time })),
+    };
   }
 
   private async hydrate(target: QueryTargetName, rows: Record<string, unknown>[]): Promise<QueryResultRow[]> {

@@ -4,6 +4,7 @@ import { Migration } from "@mikro-orm/migrations";
  * Case-insensitive search (a term query, CONTAINS on text: `ILIKE '%term%'`) through trigram GIN
  * indexes on the text fields a term is looked for in, per query target; and the newest-first
  * walks of the targets that had no `(org_id, created)` index (devices, sessions).
+ * Saved queries keep the field they count (submit_spec_query's `value_counts`).
  * `fs_nodes.relative_path` has its trigram index since 0003. Each index leaves out the rows
  * without a value (ILIKE implies NOT NULL, so the planner still uses it), which keeps indexes of
  * mostly-empty columns such as descriptions small and cheap to plan with. As there, a server without pg_trgm
@@ -30,6 +31,7 @@ export class Migration0018TermSearch extends Migration {
   override async up(): Promise<void> {
     const rows = TRIGRAM_INDEXES.map(([table, column, where]) => `(${[table, column, where].map((v) => `'${v.replace(/'/g, "''")}'`).join(", ")})`).join(",\n          ");
     this.addSql(`
+      alter table saved_queries add column value_counts jsonb;
       create index devices_org_created_idx on devices (org_id, created desc, universal_device_id desc);
       create index sessions_org_created_idx on sessions (org_id, created desc, session_id desc);
       create index sessions_tags_idx on sessions using gin (tags);
