@@ -27,7 +27,7 @@ const TRIGRAM_INDEXES: ReadonlyArray<readonly [table: string, column: string, wh
   ["sessions", "description", ""],
 ];
 
-export class Migration0018TermSearch extends Migration {
+export class Migration0019TermSearch extends Migration {
   override async up(): Promise<void> {
     const rows = TRIGRAM_INDEXES.map(([table, column, where]) => `(${[table, column, where].map((v) => `'${v.replace(/'/g, "''")}'`).join(", ")})`).join(",\n          ");
     this.addSql(`
