@@ -15,7 +15,7 @@ import {
 } from "@hangar/shared";
 import { collectionCatalog } from "./collection-search";
 import { datasetCatalog } from "./dataset-search";
-import { fileCatalog, fileWhere } from "./file-search";
+import { fileCatalog } from "./file-search";
 
 /** What a saved query may search: every `target` value of overview.md. */
 export const SEARCHABLE_TARGETS = ["collections", "datasets", "devices", "files", "sessions", "topics", "topic_message_paths", "events"] as const;
@@ -35,8 +35,6 @@ export interface QueryTarget {
    */
   readonly termFields: readonly string[];
   readonly termId: string;
-  /** Compiles a condition when the target does more than the shared engine (see fileWhere). */
-  readonly where?: (condition: QueryNode | undefined, field: string) => SqlFragment;
 }
 
 // The message path's own fields, over `message_paths mp`.
@@ -277,13 +275,7 @@ export const TARGETS: Readonly<Record<QueryTargetName, QueryTarget>> = {
   collections: { catalog: collectionCatalog, tieBreaker: `"c"."collection_id"`, termFields: ["name", "description"], termId: "collection_id" },
   datasets: { catalog: datasetTarget, tieBreaker: `"d"."dataset_id"`, termFields: ["name", "description"], termId: "dataset_id" },
   devices: { catalog: deviceTarget, tieBreaker: `"dv"."universal_device_id"`, termFields: ["device_id"], termId: "universal_device_id" },
-  files: {
-    catalog: fileTarget,
-    tieBreaker: `"f"."node_id"`,
-    termFields: ["relative_path", "description"],
-    termId: "file_id",
-    where: (condition, field) => fileWhere(condition, field, fileTarget),
-  },
+  files: { catalog: fileTarget, tieBreaker: `"f"."node_id"`, termFields: ["relative_path", "description"], termId: "file_id" },
   sessions: { catalog: sessionTarget, tieBreaker: `"s"."session_id"`, termFields: ["name", "description"], termId: "session_id" },
   topics: { catalog: topicTarget, tieBreaker: `"t"."topic_id"`, termFields: ["topic_name", "schema_name"], termId: "topic_id" },
   topic_message_paths: { catalog: messagePathTarget, tieBreaker: `"mp"."message_path_id"`, termFields: ["message_path", "data_type"], termId: "message_path_id" },

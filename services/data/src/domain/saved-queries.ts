@@ -29,6 +29,7 @@ import type { FsNodeRow } from "./file-records";
 import type { RobotEventWithAssociations } from "./robot-events";
 import type { SessionRecord } from "./sessions";
 import type { MessagePathRow, RepresentationRow, TopicView } from "./topics";
+import { containmentWhere } from "./file-search";
 import { TARGETS, targetOf, termCondition, type QueryTargetName } from "./query-targets";
 import { checkValueCounts, compileCountedField, type CountedField, type ValueCountsResult, type ValueCountsSpec } from "./value-counts";
 
@@ -230,7 +231,7 @@ function withCondition(spec: StoredSpec, condition: QueryNode | undefined): Stor
  * Exported for bench/search.mjs, which runs the page's SQL directly beside the gateway's answer.
  */
 export function planOf(target: QueryTargetName, spec: StoredSpec, scope: string, after: string | undefined, limit?: bigint): SearchPlan {
-  const { catalog, tieBreaker, where } = TARGETS[target];
+  const { catalog, tieBreaker } = TARGETS[target];
   const input: QuerySpecInput = {
     condition: spec.condition === undefined ? undefined : fromJson(ValueSchema, spec.condition as JsonObject),
     limit: limit ?? (spec.limit === undefined ? undefined : BigInt(spec.limit)),
@@ -238,5 +239,7 @@ export function planOf(target: QueryTargetName, spec: StoredSpec, scope: string,
     sortBy: spec.sort_by,
     sortDirection: spec.sort_direction,
   };
-  return planSearch(input, { catalog, tieBreaker, scope: `query:${scope}`, tokenField: "next_page_token", ...(where ? { where } : {}) });
+  // Metadata equalities as jsonb containment, which the GIN indexes on metadata serve.
+  const where = (condition: QueryNode | undefined, field: string) => containmentWhere(condition, field, catalog);
+  return planSearch(input, { catalog, tieBreaker, scope: `query:${scope}`, tokenField: "next_page_token", where });
 }
