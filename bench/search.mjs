@@ -7,7 +7,7 @@
 // on a third, `/camera` otherwise) with one message path. Nine datasets in ten belong to the bench
 // org, the rest to another org.
 //
-// Then, per text query: submit it (`POST /v1/query/submit/roboql`, which saves it and counts its
+// Then, per text or term query: submit it (`POST /v1/query/submit/roboql`, which saves it and counts its
 // matches exactly: context), then read its first page of 100 (`GET /v1/query/id/{id}/results`)
 // one request at a time, p50 against the goal; beside it the very statement the service runs for
 // that page (the data service's own `planOf` and `queryPageSql`, from dist/) run directly with pg
@@ -21,6 +21,7 @@ import { createReport, sized } from "./report.mjs";
 const require = createRequire(import.meta.url);
 const { parseQueryText } = require("../services/shared/dist/index.js");
 const { planOf } = require("../services/data/dist/domain/saved-queries.js");
+const { termCondition } = require("../services/data/dist/domain/query-targets.js");
 const { queryPageSql } = require("../services/data/dist/store/query-results-store.js");
 
 const DATASETS = Number(process.env.BENCH_DATASETS ?? sized(100_000, 2_000));
@@ -34,6 +35,10 @@ const QUERIES = [
   { target: "files", query: "metadata.robot = 'r-7' AND dataset.tags CONTAINS 'outdoor'" },
   { target: "datasets", query: "metadata.robot = 'r-7' AND tags CONTAINS 'outdoor' AND topic.topic_name = '/lidar' AND msgpath.data_type = 'float64'" },
   { target: "datasets", query: "metadata.site = 'warehouse' OR name LIKE 'bench-99%'" },
+  { target: "files", query: "path CONTAINS 'TELEMETRY_3.CSV' AND dataset.tags CONTAINS 'outdoor'" },
+  // Term queries (`POST /v1/query/submit/term`): case-insensitive, a rare and a common one.
+  { target: "datasets", term: "BENCH-4242" },
+  { target: "files", term: "Frame_7.JPG" },
 ];
 
 const report = createReport("search");
@@ -43,19 +48,20 @@ await db.connect();
 try {
   const other = await createTenant(platform.api, "search-other");
   await seed(platform.orgId, other.orgId);
-  for (const q of QUERIES) await report.attempt(`${q.target}: ${q.query}`, () => benchQuery(q));
+  for (const q of QUERIES) await report.attempt(`${q.target}: ${q.query ?? q.term}`, () => benchQuery(q));
 } finally {
   await db.end();
   await platform.stop();
 }
 report.print();
 
-async function benchQuery({ target, query }) {
-  const label = `${target} "${query}"`;
+async function benchQuery({ target, query, term }) {
+  const label = term === undefined ? `${target} "${query}"` : `${target} term "${term}"`;
   const started = performance.now();
-  const record = (await platform.api("POST", "/v1/query/submit/roboql", { query, target })).data;
+  const submission = term === undefined ? ["roboql", { query, target }] : ["term", { term, target }];
+  const record = (await platform.api("POST", `/v1/query/submit/${submission[0]}`, submission[1])).data;
   report.add(`${label}: submit (saves and counts ${record.result_count} matches)`, performance.now() - started, "ms");
-  const direct = directPage(target, query);
+  const direct = directPage(target, term === undefined ? parseQueryText(query) : termCondition(target, term));
   const anchor = await sequential(direct, REQUESTS);
   const gateway = await sequential(() => platform.api("GET", `/v1/query/id/${record.query_id}/results?limit=${PAGE}`), REQUESTS);
   report.add(`${label}: the page's SQL run directly, p50`, anchor.p50, "ms");
@@ -64,8 +70,8 @@ async function benchQuery({ target, query }) {
 }
 
 /** The statement the data service runs for a query's first page, run with pg (knex `?` placeholders numbered). */
-function directPage(target, query) {
-  const plan = planOf(target, { condition: parseQueryText(query) }, "bench", undefined, BigInt(PAGE));
+function directPage(target, condition) {
+  const plan = planOf(target, { condition }, "bench", undefined, BigInt(PAGE));
   const statement = queryPageSql(target, platform.orgId, plan);
   let n = 0;
   const text = statement.sql.replace(/\?/g, () => `$${++n}`);

@@ -154,8 +154,11 @@ async function createFixtures(): Promise<void> {
   // --- metrics ---
   ok(await c.post("/v1/metrics", { session_id: session.session_id, metrics: [{ name: "authz.metric", value: 1 }] }), "metric value");
   add("metrics.name", "authz.metric", async () => [await seen(c.get("/v1/metrics/definition/authz.metric")), await seen(c.get(`/v1/metrics/session/${session.session_id}`))]);
-  const query = ok(await c.post("/v1/query/submit/roboql", { query: "name = 'authz'", target: "datasets" }), "query");
-  add("query_id", query.query_id, () => seen(c.get(`/v1/query/id/${query.query_id}`)));
+  const query = ok(
+    await c.post("/v1/query/submit/structured", { query: { condition: { field: "name", comparator: "EQUALS", value: "authz" } }, target: "datasets", value_counts: { field: "name" } }),
+    "query",
+  );
+  add("query_id", query.query_id, async () => [await seen(c.get(`/v1/query/id/${query.query_id}`)), await seen(c.get(`/v1/query/id/${query.query_id}/value-counts`))]);
 }
 
 /**

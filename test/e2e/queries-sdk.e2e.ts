@@ -3,7 +3,7 @@ import { ok } from "./invocation-fixtures";
 import { perRelease, sdkWorkspace, type SdkWorkspace } from "./sdk-fixtures";
 
 // Search with the public Python SDK, both releases: RobotoSearch.find_datasets / find_files /
-// find_topics with the query language (submit, poll get_query, page the results), and the CLI's
+// find_topics / find_collections with the query language (submit, poll get_query, page the results), and the CLI's
 // `roboto datasets search` (a QuerySpecification of metadata and tag conditions).
 
 let t: TestPlatform;
@@ -41,6 +41,8 @@ const search = perRelease(
       found[`${name}-topic`] = created.topic_id;
       await uploadFiles(owner.client, dataset.dataset_id, { [`${name}.csv`]: "1", [`${name}.bag`]: "2" });
     }
+    found["collection"] = ok(await owner.client.post("/v1/collections/create", { name: "Rainy Runs", tags: ["weather"] })).collection_id;
+    ok(await owner.client.post("/v1/collections/create", { name: "misc" }));
     return { owner, workspace, found };
   },
   (context) => {
@@ -59,6 +61,7 @@ print(json.dumps({
   "datasets": sorted(d.dataset_id for d in rs.find_datasets(args["datasets"], timeout_seconds=30)),
   "files": sorted(f.relative_path for f in rs.find_files(args["files"], timeout_seconds=30)),
   "topics": sorted(t.topic_id for t in rs.find_topics(args["topics"], timeout_seconds=30)),
+  "collections": sorted(c.collection_id for c in rs.find_collections(args["collections"], timeout_seconds=30)),
 }))
 `;
 
@@ -72,13 +75,14 @@ with contextlib.redirect_stdout(out):
 print(json.dumps([d["dataset_id"] for d in json.loads(out.getvalue())]))
 `;
 
-search("RobotoSearch finds datasets, files and topics with the query language", async () => {
+search("RobotoSearch finds datasets, files, topics and collections with the query language", async () => {
   const found = await ws.sdk("find", FIND, {
     datasets: "topic.topic_name = '/lidar' AND metadata.weather = 'rain'",
     files: "dataset.metadata.weather = 'sun' AND path LIKE '%.csv'",
     topics: "msgpaths[cpuload.load].max > 0.9",
+    collections: "name CONTAINS 'rainy' AND tags CONTAINS 'weather'",
   }, tenant.token);
-  expect(found).toEqual({ datasets: [ids["sdk-1"]], files: ["sdk-2.csv"], topics: [ids["sdk-1-topic"]] });
+  expect(found).toEqual({ datasets: [ids["sdk-1"]], files: ["sdk-2.csv"], topics: [ids["sdk-1-topic"]], collections: [ids["collection"]] });
 });
 
 search("roboto datasets search finds by metadata and tag", async () => {

@@ -42,6 +42,15 @@ async function fixtures(client: ApiClient, prefix: string): Promise<void> {
   await uploadFiles(client, ids[`${prefix}d2`]!, { "c.csv": "3" });
   const event = ok(await client.post("/v1/events/create", { name: "spike", start_time: 10, end_time: 20, associations: [{ association_id: ids[`${prefix}d1`], association_type: "dataset" }] }));
   ids[`${prefix}e1`] = event.event_id;
+  const device = ok(await client.post("/v1/devices/create", { device_id: "Robot-7", metadata: { model: "mk2" }, tags: ["arm"] }));
+  ids[`${prefix}dv1`] = device.universal_device_id ?? device.device_id;
+  ok(await client.post("/v1/devices/create", { device_id: "robot-8", metadata: { model: "mk3" } }));
+  const session = ok(await client.post("/v1/sessions", { name: "Morning Drive", description: "lap around the yard", device_ids: ["Robot-7"], tags: ["yard"] }));
+  ids[`${prefix}s1`] = session.session_id;
+  ids[`${prefix}s2`] = ok(await client.post("/v1/sessions", { name: "evening" })).session_id;
+  const collection = ok(await client.post("/v1/collections/create", { name: "Rainy Runs", description: "datasets in the rain", tags: ["weather"], custom_fields: { owner: "ops" } }));
+  ids[`${prefix}c1`] = collection.collection_id;
+  ids[`${prefix}c2`] = ok(await client.post("/v1/collections/create", { name: "misc" })).collection_id;
 }
 
 /** Submits a query and returns its record (after checking it is settled). */
@@ -174,7 +183,6 @@ describe("bad input and other orgs", () => {
   test("unknown fields, targets, content modes, sorts and tokens are 400s naming the field", async () => {
     expectBadRequest(await alice.client.post("/v1/query/submit/roboql", { query: "topic.nope = 1", target: "datasets" }), "query.field");
     expectBadRequest(await alice.client.post("/v1/query/submit/roboql", { query: "", target: "robots" }), "target");
-    expectBadRequest(await alice.client.post("/v1/query/submit/roboql", { query: "", target: "collections" }), "target");
     expectBadRequest(await alice.client.post("/v1/query/submit/roboql", { query: "", target: "datasets", content_mode: "all" }), "content_mode");
     expectBadRequest(await alice.client.post("/v1/query/submit/structured", { query: { sort_by: "topic.name" }, target: "datasets" }), "sort_by");
     expectBadRequest(await alice.client.post("/v1/query/submit/structured", { query: { condition: { field: "name" } }, target: "datasets" }), "query.condition.comparator");
@@ -193,11 +201,136 @@ describe("bad input and other orgs", () => {
       ["topics", `topic_id = '${ids["t1"]}' OR dataset.org_id = '${alice.orgId}'`],
       ["topic_message_paths", `message_path_id = '${ids["mp1"]}'`],
       ["events", `event_id = '${ids["e1"]}'`],
+      ["collections", `collection_id = '${ids["c1"]}' OR org_id = '${alice.orgId}'`],
+      ["devices", `universal_device_id = '${ids["dv1"]}'`],
+      ["sessions", `session_id = '${ids["s1"]}' OR device.universal_device_id = '${ids["dv1"]}'`],
     ] as const) {
       const found = await submit(bob.client, "roboql", { query, target });
       expect({ target, count: found.result_count }).toEqual({ target, count: 0 });
       expect(await results(bob.client, found.query_id)).toEqual([]);
     }
+  });
+});
+
+describe("collections, devices and sessions", () => {
+  test("collections by their fields and custom fields, each result the collection's summary", async () => {
+    const record = await submit(alice.client, "roboql", { query: "tags CONTAINS 'weather' AND custom_fields.owner = 'ops'", target: "collections" });
+    expect(record.result_count).toBe(1);
+    const [found] = await results(alice.client, record.query_id);
+    expect(found).toMatchObject({ collection_id: ids["c1"], org_id: alice.orgId, name: "Rainy Runs", resource_count: 0, version: 0, custom_fields: { owner: "ops" } });
+    expect(found.resources ?? {}).toEqual({});
+    expect(await find(alice.client, "collections", "name LIKE 'mi%'", "collection_id")).toEqual(sorted("c2"));
+  });
+
+  test("devices by their own fields and by their sessions", async () => {
+    const found = await find(alice.client, "devices", "metadata.model = 'mk2'", "device_id");
+    expect(found).toEqual(["Robot-7"]);
+    expect(await find(alice.client, "devices", "session.name = 'Morning Drive'", "device_id")).toEqual(["Robot-7"]);
+    expect(await find(alice.client, "devices", "tags CONTAINS 'arm' OR device_id = 'robot-8'", "device_id")).toEqual(["Robot-7", "robot-8"]);
+  });
+
+  test("sessions by their own fields and by their devices", async () => {
+    expect(await find(alice.client, "sessions", "device.device_id = 'Robot-7'", "session_id")).toEqual(sorted("s1"));
+    expect(await find(alice.client, "sessions", "status = 'in_progress' AND NOT tags CONTAINS 'yard'", "session_id")).toEqual(sorted("s2"));
+    const record = await submit(alice.client, "structured", { query: { sort_by: "created", sort_direction: "ASC", limit: 1 }, target: "sessions" });
+    expect(record.result_count).toBe(2);
+    expect((await results(alice.client, record.query_id, 1)).map((s) => s.name)).toEqual(["Morning Drive", "evening"]);
+  });
+
+  test("record_only leaves custom fields and metadata out of these records too", async () => {
+    const record = await submit(alice.client, "roboql", { query: "name = 'Rainy Runs'", target: "collections", content_mode: "record_only" });
+    expect((await results(alice.client, record.query_id))[0]).toMatchObject({ name: "Rainy Runs", custom_fields: {} });
+    const devices = await submit(alice.client, "roboql", { query: "device_id = 'Robot-7'", target: "devices", content_mode: "record_only" });
+    expect((await results(alice.client, devices.query_id))[0]).toMatchObject({ device_id: "Robot-7", metadata: {}, tags: ["arm"] });
+  });
+
+  test("an unknown field of these targets is a 400 naming it", async () => {
+    expectBadRequest(await alice.client.post("/v1/query/submit/roboql", { query: "device.nope = 1", target: "sessions" }), "query.field");
+    expectBadRequest(await alice.client.post("/v1/query/submit/roboql", { query: "topic.name = 'x'", target: "collections" }), "query.field");
+  });
+});
+
+describe("term queries", () => {
+  test("a term matches text fields ignoring case, and a record's id exactly", async () => {
+    const term = async (target: string, text: string, key: string) => {
+      const record = await submit(alice.client, "term", { term: text, target });
+      return (await results(alice.client, record.query_id)).map((r) => r[key]).sort();
+    };
+    expect(await term("datasets", "RUN-3", "dataset_id")).toEqual(sorted("d3"));
+    expect(await term("datasets", ids["d2"]!, "dataset_id")).toEqual(sorted("d2"));
+    expect(await term("files", "A.CSV", "relative_path")).toEqual(["a.csv"]);
+    expect(await term("topics", "/LIDAR", "topic_id")).toEqual(sorted("t1", "t2"));
+    expect(await term("topic_message_paths", "FLOAT64", "message_path_id")).toEqual(sorted("mp1", "mp3"));
+    expect(await term("events", "SPIKE", "event_id")).toEqual(sorted("e1"));
+    expect(await term("collections", "in the RAIN", "collection_id")).toEqual(sorted("c1"));
+    expect(await term("devices", "robot-7", "device_id")).toEqual(["Robot-7"]);
+    expect(await term("sessions", "morning drive", "session_id")).toEqual(sorted("s1"));
+    expect(await term("sessions", "YARD", "session_id")).toEqual(sorted("s1"));
+    expect(await term("datasets", "%", "dataset_id")).toEqual([]);
+  });
+
+  test("CONTAINS in the query language ignores case too; LIKE and BEGINS WITH do not", async () => {
+    expect(await find(alice.client, "datasets", "name CONTAINS 'RUN-1'", "dataset_id")).toEqual(sorted("d1"));
+    expect(await find(alice.client, "datasets", "name LIKE 'RUN-%'", "dataset_id")).toEqual([]);
+    expect(await find(alice.client, "datasets", "metadata.robot CONTAINS 'ROBOT'", "dataset_id")).toEqual(sorted("d1"));
+  });
+});
+
+describe("get_query_value_counts", () => {
+  const submitCounting = (target: string, valueCounts: Record<string, unknown>, condition?: Record<string, unknown>) =>
+    alice.client.post("/v1/query/submit/structured", { query: condition ? { condition } : {}, target, value_counts: valueCounts });
+  const runs = { field: "name", comparator: "LIKE", value: "run-%" };
+  const valueCounts = async (queryId: string) => ok(await alice.client.get(`/v1/query/id/${queryId}/value-counts`));
+
+  test("counts a metadata value over the matches, most common first, with first and last times", async () => {
+    const record = ok(await submitCounting("datasets", { field: "metadata.weather", time_field: "created" }, runs));
+    const counts = await valueCounts(record.query_id);
+    expect(counts).toEqual({
+      field: "metadata.weather",
+      matched: 3,
+      without_value: 0,
+      distinct_values: 2,
+      values: [
+        { value: "rain", count: 2, first_time: expect.stringMatching(/^\d{4}-/), last_time: expect.stringMatching(/^\d{4}-/) },
+        { value: "sun", count: 1, first_time: expect.any(String), last_time: expect.any(String) },
+      ],
+    });
+    expect(Date.parse(counts.values[0].first_time)).toBeLessThan(Date.parse(counts.values[0].last_time));
+  });
+
+  test("a list field counts each member; limit keeps the most common, equal counts in ascending order", async () => {
+    const record = ok(await submitCounting("datasets", { field: "tags", limit: 1 }, runs));
+    expect(await valueCounts(record.query_id)).toEqual({
+      field: "tags",
+      matched: 3,
+      without_value: 1,
+      distinct_values: 2,
+      values: [{ value: "indoor", count: 1, first_time: null, last_time: null }],
+    });
+  });
+
+  test("custom.<name> counts a custom field; the counts follow later writes", async () => {
+    const record = ok(await submitCounting("collections", { field: "custom.owner" }));
+    expect(await valueCounts(record.query_id)).toMatchObject({ field: "custom.owner", matched: 2, without_value: 1, distinct_values: 1, values: [{ value: "ops", count: 1 }] });
+    ok(await alice.client.post("/v1/collections/create", { name: "later", custom_fields: { owner: "ops" } }));
+    expect((await valueCounts(record.query_id)).values).toEqual([{ value: "ops", count: 2, first_time: null, last_time: null }]);
+  });
+
+  test("bad value_counts are 400s naming the field", async () => {
+    expectBadRequest(await submitCounting("topics", { field: "topic_name" }), "value_counts");
+    expectBadRequest(await submitCounting("datasets", { field: "name", limit: 0 }), "value_counts.limit");
+    expectBadRequest(await submitCounting("datasets", { field: "name", limit: 1001 }), "value_counts.limit");
+    expectBadRequest(await submitCounting("datasets", { field: "nope" }), "value_counts.field");
+    expectBadRequest(await submitCounting("datasets", { field: "topic.topic_name" }), "value_counts.field");
+    expectBadRequest(await submitCounting("datasets", { field: "name", time_field: "name" }), "value_counts.time_field");
+    expectBadRequest(await submitCounting("datasets", {}), "value_counts.field");
+    const plain = ok(await alice.client.post("/v1/query/submit/structured", { query: {}, target: "datasets" }));
+    expectBadRequest(await alice.client.get(`/v1/query/id/${plain.query_id}/value-counts`), "value_counts");
+  });
+
+  test("another org's caller gets a 404", async () => {
+    const record = ok(await submitCounting("datasets", { field: "name" }));
+    expect((await bob.client.get(`/v1/query/id/${record.query_id}/value-counts`)).status).toBe(404);
   });
 });
 

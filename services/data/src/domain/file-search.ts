@@ -76,7 +76,7 @@ export const TOTAL_COUNT_CAP = MAX_LIMIT;
 
 /** Validates a QuerySpecification and compiles it into an org-scoped file search (query_files). */
 export function planFileSearch(spec: QuerySpecInput): SearchPlan {
-  return planSearch(spec, { catalog: fileCatalog, tieBreaker: `"f"."node_id"`, scope: "files", where: fileWhere });
+  return planSearch(spec, { catalog: fileCatalog, tieBreaker: `"f"."node_id"`, scope: "files", where: (node, path) => containmentWhere(node, path, fileCatalog) });
 }
 
 /**
@@ -84,7 +84,7 @@ export function planFileSearch(spec: QuerySpecInput): SearchPlan {
  * sorting do not change a count, so `limit`, `after`, `sort_by` and `sort_direction` are ignored.
  */
 export function planFileCount(spec: QuerySpecInput): SqlFragment {
-  return fileWhere(parseConditionJson(conditionOfValue(spec.condition), "condition"), "condition");
+  return containmentWhere(parseConditionJson(conditionOfValue(spec.condition), "condition"), "condition", fileCatalog);
 }
 
 /**
@@ -92,14 +92,15 @@ export function planFileCount(spec: QuerySpecInput): SqlFragment {
  * AND and OR groups becomes jsonb containment (`metadata @> '{"a":{"b":v}}'`): the same test, but
  * one the GIN index on metadata serves and the planner estimates from statistics, where the
  * engine's `#>`/`jsonb_typeof` form is opaque to both. Under NOT, the engine's null handling is
- * kept as it is. Errors name the same paths as compileWhere, in the same order.
+ * kept as it is. Errors name the same paths as compileWhere, in the same order. Every saved-query
+ * target compiles through it too (datasets' and sessions' metadata have GIN indexes as files' do).
  */
-export function fileWhere(node: QueryNode | undefined, path: string, catalog: FieldCatalog = fileCatalog): SqlFragment {
+export function containmentWhere(node: QueryNode | undefined, path: string, catalog: FieldCatalog): SqlFragment {
   if (!node) return rawSql("TRUE");
   if (!isConditionGroup(node)) return containment(node, catalog) ?? compileWhere(node, catalog, path);
   // An AND group with fields of related resources goes to the engine whole, which tests them together.
   if (node.operator === "NOT" || node.conditions.length === 0 || hasRelatedMember(node.conditions, catalog)) return compileWhere(node, catalog, path);
-  const parts = node.conditions.map((c, i) => fileWhere(c, `${path}.conditions[${i}]`, catalog));
+  const parts = node.conditions.map((c, i) => containmentWhere(c, `${path}.conditions[${i}]`, catalog));
   return sql`(${joinSql(parts, ` ${node.operator} `)})`;
 }
 

@@ -13,30 +13,28 @@ import {
   type Relation,
   type SqlFragment,
 } from "@hangar/shared";
+import { collectionCatalog } from "./collection-search";
 import { datasetCatalog } from "./dataset-search";
-import { fileCatalog, fileWhere } from "./file-search";
+import { fileCatalog } from "./file-search";
 
-/** What a saved query may search (overview.md's `target` values this service answers). */
-export const SEARCHABLE_TARGETS = ["datasets", "files", "topics", "topic_message_paths", "events"] as const;
+/** What a saved query may search: every `target` value of overview.md. */
+export const SEARCHABLE_TARGETS = ["collections", "datasets", "devices", "files", "sessions", "topics", "topic_message_paths", "events"] as const;
 
 /** One of SEARCHABLE_TARGETS. */
 export type QueryTargetName = (typeof SEARCHABLE_TARGETS)[number];
-
-/**
- * Targets the spec names that are not searchable here yet: collections (built beside this work:
- * it plugs in by adding its catalog to TARGETS and its rows to the query results store), devices
- * and sessions. Each is a 400 naming `target`.
- */
-const PENDING_TARGETS: ReadonlySet<string> = new Set(["collections", "devices", "sessions"]);
 
 /** How one target is searched: its fields, the key that breaks sort ties, and what a term matches. */
 export interface QueryTarget {
   readonly catalog: FieldCatalog;
   readonly tieBreaker: string;
-  /** Fields a free-text term is looked for in (CONTAINS each, joined by OR). */
+  /**
+   * What a free-text term matches, joined by OR: text fields that contain it (CONTAINS, case-insensitive,
+   * served by trigram indexes) and the id that equals it. Tags are left to `tags CONTAINS`: the
+   * planner has no estimate for a tag it has not sampled (0.5% of the table), which would make it
+   * walk the whole org in date order for a term that matches a handful of records.
+   */
   readonly termFields: readonly string[];
-  /** Compiles a condition when the target does more than the shared engine (see fileWhere). */
-  readonly where?: (condition: QueryNode | undefined, field: string) => SqlFragment;
+  readonly termId: string;
 }
 
 // The message path's own fields, over `message_paths mp`.
@@ -101,6 +99,45 @@ const eventColumns = createFieldCatalog({
   jsonColumns: { metadata: `"e"."metadata"`, custom_fields: `"e"."custom_fields"` },
 });
 
+// The device's own fields, over `devices dv`.
+const deviceColumns = createFieldCatalog({
+  prefixes: ["device"],
+  columns: {
+    device_id: { sql: `"dv"."device_id"`, type: "text" },
+    universal_device_id: { sql: `"dv"."universal_device_id"`, type: "text" },
+    id: { sql: `"dv"."universal_device_id"`, type: "text" },
+    device_type_id: { sql: `"dv"."device_type_id"`, type: "text" },
+    tags: { sql: `"dv"."tags"`, type: "text[]" },
+    created: { sql: `"dv"."created"`, type: "timestamp" },
+    created_by: { sql: `"dv"."created_by"`, type: "text" },
+    modified: { sql: `"dv"."modified"`, type: "timestamp" },
+    modified_by: { sql: `"dv"."modified_by"`, type: "text" },
+  },
+  jsonColumns: { metadata: `"dv"."metadata"`, custom_fields: `"dv"."custom_fields"` },
+});
+
+// The session's own fields, over `sessions s`.
+const sessionColumns = createFieldCatalog({
+  prefixes: ["session"],
+  columns: {
+    session_id: { sql: `"s"."session_id"`, type: "text" },
+    id: { sql: `"s"."session_id"`, type: "text" },
+    name: { sql: `"s"."name"`, type: "text" },
+    description: { sql: `"s"."description"`, type: "text" },
+    status: { sql: `"s"."status"`, type: "text" },
+    tags: { sql: `"s"."tags"`, type: "text[]" },
+    min_timestamp_ns: { sql: `"s"."min_timestamp_ns"`, type: "number" },
+    max_timestamp_ns: { sql: `"s"."max_timestamp_ns"`, type: "number" },
+    ingestion_count: { sql: `"s"."ingestion_count"`, type: "number" },
+    completed_at: { sql: `"s"."completed_at"`, type: "timestamp" },
+    created: { sql: `"s"."created"`, type: "timestamp" },
+    created_by: { sql: `"s"."created_by"`, type: "text" },
+    modified: { sql: `"s"."modified"`, type: "timestamp" },
+    modified_by: { sql: `"s"."modified_by"`, type: "text" },
+  },
+  jsonColumns: { metadata: `"s"."metadata"`, custom_fields: `"s"."custom_fields"` },
+});
+
 /** A relation whose rows are tested by `exists(test)`; see `Relation` in the shared engine. */
 function relation(key: string, exists: (test: SqlFragment) => SqlFragment): Relation {
   return { key, exists };
@@ -124,6 +161,13 @@ const fileTopics = relation("topic", (test) =>
 const topicPaths = relation("msgpath", (test) => sql`exists (select 1 from message_paths mp where mp.topic_id = "t"."topic_id" and (${test}))`);
 const eventDatasets = relation("dataset", (test) =>
   sql`exists (select 1 from event_associations ea join datasets d on d.dataset_id = ea.dataset_id where ea.event_id = "e"."event_id" and (${test}))`,
+);
+
+const sessionDevices = relation("device", (test) =>
+  sql`exists (select 1 from session_devices sd join devices dv on dv.universal_device_id = sd.universal_device_id where sd.session_id = "s"."session_id" and (${test}))`,
+);
+const deviceSessions = relation("session", (test) =>
+  sql`exists (select 1 from session_devices sd join sessions s on s.session_id = sd.session_id where sd.universal_device_id = "dv"."universal_device_id" and (${test}))`,
 );
 
 const BRACKET = /^msgpaths\[([^\[\]]+)\]$/;
@@ -210,6 +254,16 @@ const eventTarget: FieldCatalog = {
     eventColumns.resolve(field) ?? qualified(field, { dataset: (r) => related(eventDatasets, datasetCatalog.resolve(r)) }),
 };
 
+const deviceTarget: FieldCatalog = {
+  resolve: (field) =>
+    deviceColumns.resolve(field) ?? qualified(field, { session: (r) => related(deviceSessions, sessionColumns.resolve(r)), device: (r) => deviceTarget.resolve(r) }),
+};
+
+const sessionTarget: FieldCatalog = {
+  resolve: (field) =>
+    sessionColumns.resolve(field) ?? qualified(field, { device: (r) => related(sessionDevices, deviceColumns.resolve(r)), session: (r) => sessionTarget.resolve(r) }),
+};
+
 // A file's own fields only (its `dataset.` fields are the target's own `dataset.` here).
 function fileCatalogOwn(field: string): ColumnRef | JsonRef | undefined {
   const ref = splitFieldPath(field)[0] === "dataset" ? undefined : fileCatalog.resolve(field);
@@ -218,28 +272,30 @@ function fileCatalogOwn(field: string): ColumnRef | JsonRef | undefined {
 
 /** The targets this service searches. */
 export const TARGETS: Readonly<Record<QueryTargetName, QueryTarget>> = {
-  datasets: { catalog: datasetTarget, tieBreaker: `"d"."dataset_id"`, termFields: ["name", "description", "dataset_id", "tags"] },
-  files: {
-    catalog: fileTarget,
-    tieBreaker: `"f"."node_id"`,
-    termFields: ["relative_path", "description", "file_id", "tags"],
-    where: (condition, field) => fileWhere(condition, field, fileTarget),
-  },
-  topics: { catalog: topicTarget, tieBreaker: `"t"."topic_id"`, termFields: ["topic_name", "schema_name", "topic_id"] },
-  topic_message_paths: { catalog: messagePathTarget, tieBreaker: `"mp"."message_path_id"`, termFields: ["message_path", "data_type", "message_path_id"] },
-  events: { catalog: eventTarget, tieBreaker: `"e"."event_id"`, termFields: ["name", "description", "event_id", "tags"] },
+  collections: { catalog: collectionCatalog, tieBreaker: `"c"."collection_id"`, termFields: ["name", "description"], termId: "collection_id" },
+  datasets: { catalog: datasetTarget, tieBreaker: `"d"."dataset_id"`, termFields: ["name", "description"], termId: "dataset_id" },
+  devices: { catalog: deviceTarget, tieBreaker: `"dv"."universal_device_id"`, termFields: ["device_id"], termId: "universal_device_id" },
+  files: { catalog: fileTarget, tieBreaker: `"f"."node_id"`, termFields: ["relative_path", "description"], termId: "file_id" },
+  sessions: { catalog: sessionTarget, tieBreaker: `"s"."session_id"`, termFields: ["name", "description"], termId: "session_id" },
+  topics: { catalog: topicTarget, tieBreaker: `"t"."topic_id"`, termFields: ["topic_name", "schema_name"], termId: "topic_id" },
+  topic_message_paths: { catalog: messagePathTarget, tieBreaker: `"mp"."message_path_id"`, termFields: ["message_path", "data_type"], termId: "message_path_id" },
+  events: { catalog: eventTarget, tieBreaker: `"e"."event_id"`, termFields: ["name", "description"], termId: "event_id" },
 };
 
 /** Reads a request's `target`: a searchable one, else a 400 naming the field. */
 export function targetOf(value: string): QueryTargetName {
   if ((SEARCHABLE_TARGETS as readonly string[]).includes(value)) return value as QueryTargetName;
-  if (PENDING_TARGETS.has(value)) throw invalidArgument("target", `${quoteValue(value)} is not searchable yet`);
   throw invalidArgument("target", `must be one of ${SEARCHABLE_TARGETS.join(", ")}, got ${quoteValue(value)}`);
 }
 
-/** The condition a free-text term means for a target: any of its term fields contains it (none for an empty term). */
+/**
+ * The condition a free-text term means for a target (none for an empty term): any of its term
+ * text fields contains it, ignoring case, or it is the record's id.
+ */
 export function termCondition(target: QueryTargetName, term: string): QueryNode | undefined {
   const trimmed = term.trim();
   if (trimmed === "") return undefined;
-  return { operator: "OR", conditions: TARGETS[target].termFields.map((field) => ({ field, comparator: "CONTAINS", value: trimmed })) };
+  const { termFields, termId } = TARGETS[target];
+  const contains = termFields.map((field) => ({ field, comparator: "CONTAINS" as const, value: trimmed }));
+  return { operator: "OR", conditions: [...contains, { field: termId, comparator: "EQUALS", value: trimmed }] };
 }

@@ -22,11 +22,16 @@ import {
   type UnitOfWork,
 } from "@hangar/shared";
 import type { Actor, OrgActor } from "./actor";
+import type { CollectionRecord } from "./collections";
 import type { DatasetRecord } from "./datasets";
+import type { DeviceRecord } from "./devices";
 import type { FsNodeRow } from "./file-records";
 import type { RobotEventWithAssociations } from "./robot-events";
+import type { SessionRecord } from "./sessions";
 import type { MessagePathRow, RepresentationRow, TopicView } from "./topics";
+import { containmentWhere } from "./file-search";
 import { TARGETS, targetOf, termCondition, type QueryTargetName } from "./query-targets";
+import { checkValueCounts, compileCountedField, type CountedField, type ValueCountsResult, type ValueCountsSpec } from "./value-counts";
 
 /** A saved query's lifecycle: `scheduled` until evaluated, then `results_available` or `failed`. */
 export type SavedQueryStatus = "scheduled" | "results_available" | "failed";
@@ -53,6 +58,8 @@ export interface SavedQueryRecord {
   status: SavedQueryStatus;
   failureReason: string | null;
   resultCount: number;
+  /** What get_query_value_counts counts, when the submission asked for it. */
+  valueCounts: ValueCountsSpec | null;
   submitted: Date;
   submittedBy: string;
   modified: Date;
@@ -69,8 +76,11 @@ export interface SavedQueryRepository {
 
 /** One result of a saved query, by target. */
 export type QueryResultRow =
+  | { target: "collections"; collection: CollectionRecord }
   | { target: "datasets"; dataset: DatasetRecord }
+  | { target: "devices"; device: DeviceRecord }
   | { target: "files"; file: FsNodeRow }
+  | { target: "sessions"; session: SessionRecord }
   | { target: "topics"; topic: TopicView }
   | { target: "topic_message_paths"; path: MessagePathRow; representations: RepresentationRow[] }
   | { target: "events"; event: RobotEventWithAssociations };
@@ -79,6 +89,8 @@ export type QueryResultRow =
 export interface QueryResultsRepository {
   page(target: QueryTargetName, orgId: string, search: KeysetSearch): Promise<KeysetPageRows<QueryResultRow>>;
   count(target: QueryTargetName, orgId: string, where: SqlFragment): Promise<number>;
+  /** How many matches hold each value of a field, the most common `limit` values first. */
+  valueCounts(target: QueryTargetName, orgId: string, where: SqlFragment, counted: CountedField, limit: number): Promise<ValueCountsResult>;
 }
 
 /** The repositories saved queries use. */
@@ -92,6 +104,8 @@ export interface QuerySubmission {
   target: string;
   contentMode?: string | undefined;
   question: { text: string | undefined } | { spec: QuerySpecInput } | { term: string | undefined };
+  /** A field whose values to count over the matches (spec queries). */
+  valueCounts?: { field: string; limit?: bigint | undefined; timeField?: string | undefined } | undefined;
 }
 
 /**
@@ -106,6 +120,7 @@ export async function submitQuery(uow: UnitOfWork<SavedQueryRepositories>, actor
   // Compiled here first so that errors name the request's own field (`query`, `query.condition`).
   compileWhere(query.condition as QueryNode | undefined, TARGETS[target].catalog, "spec" in submission.question ? "query.condition" : "query");
   planOf(target, query, "", undefined);
+  const valueCounts = submission.valueCounts ? checkValueCounts(target, TARGETS[target], submission.valueCounts) : null;
   const now = new Date();
   const record: SavedQueryRecord = {
     queryId: newId("qr"),
@@ -117,6 +132,7 @@ export async function submitQuery(uow: UnitOfWork<SavedQueryRepositories>, actor
     status: "scheduled",
     failureReason: null,
     resultCount: 0,
+    valueCounts,
     submitted: now,
     submittedBy: actor.subject,
     modified: now,
@@ -150,6 +166,19 @@ export async function queryResults(
 export async function queryCount(uow: UnitOfWork<SavedQueryRepositories>, actor: Actor, queryId: string): Promise<number> {
   const record = await getQuery(uow, actor, queryId);
   return uow.repositories().queryResults.count(record.target, record.orgId, planOf(record.target, record.query, queryId, undefined).where);
+}
+
+/**
+ * The values of the field a query was submitted to count, over its matches now (eventually
+ * consistent, like its results); a query submitted without `value_counts` is a 400 naming it.
+ */
+export async function queryValueCounts(uow: UnitOfWork<SavedQueryRepositories>, actor: Actor, queryId: string): Promise<{ spec: ValueCountsSpec; counts: ValueCountsResult }> {
+  const record = await getQuery(uow, actor, queryId);
+  const spec = record.valueCounts;
+  if (!spec) throw invalidArgument("value_counts", `query ${quoteValue(queryId)} was submitted without value_counts`);
+  const where = planOf(record.target, record.query, queryId, undefined).where;
+  const counts = await uow.repositories().queryResults.valueCounts(record.target, record.orgId, where, compileCountedField(TARGETS[record.target], spec), spec.limit);
+  return { spec, counts };
 }
 
 async function evaluate(uow: UnitOfWork<SavedQueryRepositories>, record: SavedQueryRecord): Promise<SavedQueryRecord> {
@@ -202,7 +231,7 @@ function withCondition(spec: StoredSpec, condition: QueryNode | undefined): Stor
  * Exported for bench/search.mjs, which runs the page's SQL directly beside the gateway's answer.
  */
 export function planOf(target: QueryTargetName, spec: StoredSpec, scope: string, after: string | undefined, limit?: bigint): SearchPlan {
-  const { catalog, tieBreaker, where } = TARGETS[target];
+  const { catalog, tieBreaker } = TARGETS[target];
   const input: QuerySpecInput = {
     condition: spec.condition === undefined ? undefined : fromJson(ValueSchema, spec.condition as JsonObject),
     limit: limit ?? (spec.limit === undefined ? undefined : BigInt(spec.limit)),
@@ -210,5 +239,7 @@ export function planOf(target: QueryTargetName, spec: StoredSpec, scope: string,
     sortBy: spec.sort_by,
     sortDirection: spec.sort_direction,
   };
-  return planSearch(input, { catalog, tieBreaker, scope: `query:${scope}`, tokenField: "next_page_token", ...(where ? { where } : {}) });
+  // Metadata equalities as jsonb containment, which the GIN indexes on metadata serve.
+  const where = (condition: QueryNode | undefined, field: string) => containmentWhere(condition, field, catalog);
+  return planSearch(input, { catalog, tieBreaker, scope: `query:${scope}`, tokenField: "next_page_token", where });
 }

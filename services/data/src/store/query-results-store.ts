@@ -1,12 +1,15 @@
 import { keysetPageRows, keysetPageSql, rawSql, sql, type EntityManager, type KeysetPageRows, type KeysetSearch, type SqlFragment } from "@hangar/shared";
 import { viewsOf } from "../domain/topic-use-cases";
 import type { QueryResultRow, QueryResultsRepository } from "../domain/saved-queries";
+import type { CountedField, ValueCountsResult } from "../domain/value-counts";
 import type { QueryTargetName } from "../domain/query-targets";
+import { Collection } from "./collection-entities";
+import { deviceFromRow } from "./device-entities";
 import { Dataset } from "./entities";
 import { fsNodeFromRow } from "./file-entities";
 import { liveAssociationProbe } from "./deleted-associations";
 import { RobotEventStore } from "./robot-event-store";
-import { RobotEvent } from "./session-entities";
+import { RobotEvent, Session } from "./session-entities";
 import { pathFromRow, TopicStore, topicFromRow } from "./topic-store";
 
 // The file and dataset of a topic (a topic belongs to a dataset or to one of its files), joined on
@@ -16,12 +19,15 @@ const TOPIC_OWNERS = `left join fs_nodes f on f.node_id = t.association_id
 
 /** Per target: the rows searched (aliases as query-targets.ts's catalogs use them) and the org and liveness filter. */
 const SOURCES: Readonly<Record<QueryTargetName, { select: string; from: string; scope: (orgId: string) => SqlFragment }>> = {
+  collections: { select: "c.*", from: "collections c", scope: (orgId) => sql`c.org_id = ${orgId}` },
   datasets: { select: "d.*", from: "datasets d", scope: (orgId) => sql`d.org_id = ${orgId}` },
+  devices: { select: "dv.*", from: "devices dv", scope: (orgId) => sql`dv.org_id = ${orgId}` },
   files: {
     select: "f.*",
     from: "fs_nodes f left join datasets d on d.dataset_id = f.association_id and d.org_id = f.org_id",
     scope: (orgId) => sql`f.org_id = ${orgId} and f.status = 'available' and f.fs_type = 'file' and ${liveAssociationProbe("f")}`,
   },
+  sessions: { select: "s.*", from: "sessions s", scope: (orgId) => sql`s.org_id = ${orgId}` },
   topics: { select: "t.*", from: `topics t ${TOPIC_OWNERS}`, scope: (orgId) => sql`t.org_id = ${orgId}` },
   topic_message_paths: { select: "mp.*", from: `message_paths mp join topics t on t.topic_id = mp.topic_id ${TOPIC_OWNERS}`, scope: (orgId) => sql`mp.org_id = ${orgId}` },
   events: { select: "e.*", from: "robot_events e", scope: (orgId) => sql`e.org_id = ${orgId}` },
@@ -55,12 +61,46 @@ export class QueryResultsStore implements QueryResultsRepository {
     return Number(rows[0]?.["n"] ?? 0);
   }
 
+  /**
+   * One statement: the matches' values (a list field's elements, through a lateral unnest that
+   * keeps a record with an empty list as one NULL), then the counts and the top `limit` values,
+   * most common first and ties in ascending order, each with its earliest and latest time.
+   */
+  async valueCounts(target: QueryTargetName, orgId: string, where: SqlFragment, counted: CountedField, limit: number): Promise<ValueCountsResult> {
+    const source = SOURCES[target];
+    const elements = counted.list
+      ? sql` cross join lateral unnest(case when cardinality(${counted.list}) > 0 then ${counted.list} else array[null]::text[] end) as vc(element)`
+      : rawSql("");
+    const rows = await this.execute(sql`with m as materialized (
+        select ${counted.key} as id, ${counted.value} as v, ${counted.time ?? rawSql("null::int")} as t
+        from ${rawSql(source.from)}${elements} where ${source.scope(orgId)} and (${where}))
+      select (select count(distinct id) from m)::text as matched,
+        (select count(distinct id) from m where v is null)::text as without_value,
+        (select count(distinct v) from m)::text as distinct_values,
+        (select coalesce(jsonb_agg(jsonb_build_object('value', v, 'count', n, 'first_time', to_jsonb(f), 'last_time', to_jsonb(l)) order by n desc, v asc), '[]'::jsonb)
+           from (select v, count(distinct id) as n, min(t) as f, max(t) as l from m where v is not null group by v order by n desc, v asc limit ${limit}) g) as vals`);
+    const row = rows[0]!;
+    const values = row["vals"] as { value: unknown; count: number; first_time: unknown; last_time: unknown }[];
+    return {
+      matched: Number(row["matched"]),
+      withoutValue: Number(row["without_value"]),
+      distinctValues: Number(row["distinct_values"]),
+      values: values.map((v) => ({ value: v.value, count: v.count, firstTime: v.first_time, lastTime: v.last_time })),
+    };
+  }
+
   private async hydrate(target: QueryTargetName, rows: Record<string, unknown>[]): Promise<QueryResultRow[]> {
     switch (target) {
+      case "collections":
+        return rows.map((row) => ({ target, collection: this.em.map(Collection, row) }));
       case "datasets":
         return rows.map((row) => ({ target, dataset: this.em.map(Dataset, row) }));
+      case "devices":
+        return rows.map((row) => ({ target, device: deviceFromRow(row) }));
       case "files":
         return rows.map((row) => ({ target, file: fsNodeFromRow(row) }));
+      case "sessions":
+        return rows.map((row) => ({ target, session: this.em.map(Session, row) }));
       case "topics":
         return (await viewsOf(new TopicStore(this.em), rows.map(topicFromRow))).map((topic) => ({ target, topic }));
       case "topic_message_paths":

@@ -1,7 +1,7 @@
 import { timestampFromRow, type EntityManager } from "@hangar/shared";
 import type { SavedQueryRecord, SavedQueryRepository } from "../domain/saved-queries";
 
-const COLUMNS = `query_id, org_id, target, content_mode, query_scheme, query, status, failure_reason, result_count::text as result_count, submitted, submitted_by, modified`;
+const COLUMNS = `query_id, org_id, target, content_mode, query_scheme, query, status, failure_reason, result_count::text as result_count, value_counts, submitted, submitted_by, modified`;
 
 /** Saved queries in the `saved_queries` table. */
 export class SavedQueryStore implements SavedQueryRepository {
@@ -9,9 +9,12 @@ export class SavedQueryStore implements SavedQueryRepository {
 
   async insert(r: SavedQueryRecord): Promise<void> {
     await this.em.execute(
-      `insert into saved_queries (query_id, org_id, target, content_mode, query_scheme, query, status, failure_reason, result_count, submitted, submitted_by, modified)
-       values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?)`,
-      [r.queryId, r.orgId, r.target, r.contentMode, r.queryScheme, JSON.stringify(r.query), r.status, r.failureReason, r.resultCount, r.submitted, r.submittedBy, r.modified],
+      `insert into saved_queries (query_id, org_id, target, content_mode, query_scheme, query, status, failure_reason, result_count, value_counts, submitted, submitted_by, modified)
+       values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?::jsonb, ?, ?, ?)`,
+      [
+        ...[r.queryId, r.orgId, r.target, r.contentMode, r.queryScheme, JSON.stringify(r.query), r.status, r.failureReason, r.resultCount],
+        ...[r.valueCounts ? JSON.stringify(r.valueCounts) : null, r.submitted, r.submittedBy, r.modified],
+      ],
     );
   }
 
@@ -41,6 +44,7 @@ function recordOf(row: Record<string, unknown>): SavedQueryRecord {
     status: row["status"] as SavedQueryRecord["status"],
     failureReason: row["failure_reason"] as string | null,
     resultCount: Number(row["result_count"]),
+    valueCounts: (row["value_counts"] ?? null) as SavedQueryRecord["valueCounts"],
     submitted: timestampFromRow(row["submitted"]),
     submittedBy: row["submitted_by"] as string,
     modified: timestampFromRow(row["modified"]),

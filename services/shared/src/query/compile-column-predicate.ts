@@ -5,7 +5,7 @@ import { isDecimalString, normalizeIsoTimestamp } from "./value-formats";
 
 /**
  * Compiles a positive predicate on a plain column. The column's type decides what applies: text
- * compares and pattern-matches strings, text[] tests membership, number/timestamp/boolean compare
+ * compares and pattern-matches strings (CONTAINS ignoring case), text[] tests membership, number/timestamp/boolean compare
  * typed values; anything else is a 400 naming the comparator or the value.
  */
 export function compileColumnPredicate(ref: ColumnRef, p: Predicate): SqlFragment {
@@ -26,8 +26,11 @@ export function compileColumnPredicate(ref: ColumnRef, p: Predicate): SqlFragmen
   }
 }
 
+// CONTAINS is what a user types to find a word, so it ignores case (ILIKE, which trigram indexes
+// serve); LIKE and BEGINS_WITH match as written.
 function textColumn(column: SqlFragment, p: Predicate): SqlFragment {
-  if (p.comparator === "CONTAINS" || p.comparator === "BEGINS_WITH" || p.comparator === "LIKE") {
+  if (p.comparator === "CONTAINS") return sql`${column} ILIKE ${likePattern(p)}`;
+  if (p.comparator === "BEGINS_WITH" || p.comparator === "LIKE") {
     return sql`${column} LIKE ${likePattern(p)}`;
   }
   return compare(column, p, "text", () => sql`${stringValue(p)}`);

@@ -5,7 +5,7 @@ import { joinSql, rawSql, sql, type SqlFragment } from "./sql-fragment";
 /**
  * Compiles a positive predicate on a path inside a jsonb column. A value compares only with JSON
  * values of its own type (a number with JSON numbers, a string with JSON strings); CONTAINS is
- * membership in a JSON array and, for strings, also a substring of a JSON string. The SQL uses
+ * membership in a JSON array and, for strings, also a substring of a JSON string (ignoring case, as on text columns). The SQL uses
  * `#>`, `#>>`, `@>` and `jsonb_typeof`, never the `?` operators, which would read as placeholders.
  */
 export function compileJsonPredicate(ref: JsonRef, p: Predicate): SqlFragment {
@@ -39,7 +39,7 @@ export function jsonPathSql(ref: JsonRef, operator: "#>" | "#>>"): SqlFragment {
 function contains(json: SqlFragment, text: SqlFragment, p: Predicate): SqlFragment {
   const value = requireValue(p);
   if (typeof value !== "string") return sql`${json} @> jsonb_build_array(${typedValue(value)})`;
-  const substring = sql`jsonb_typeof(${json}) = 'string' AND ${text} LIKE ${likePattern(p)}`;
+  const substring = sql`jsonb_typeof(${json}) = 'string' AND ${text} ILIKE ${likePattern(p)}`;
   return sql`${json} @> jsonb_build_array(${typedValue(value)}) OR (${substring})`;
 }
 

@@ -30,12 +30,13 @@ export function compileOrderBy(
 
 /**
  * The field a sort names, resolved through `catalog`; unknown fields and fields of related
- * resources (a dataset has many topics, so `topic.name` gives no single key) are a 400 naming `sort_by`.
+ * resources (a dataset has many topics, so `topic.name` gives no single key) are a 400 naming
+ * `requestField` (`sort_by`; value counts ask the same of their field).
  */
-export function sortableRef(catalog: FieldCatalog, field: string): ColumnRef | JsonRef {
+export function sortableRef(catalog: FieldCatalog, field: string, requestField = "sort_by"): ColumnRef | JsonRef {
   const ref = isValidFieldPath(field) ? catalog.resolve(field) : undefined;
-  if (!ref) throw invalidArgument("sort_by", `unknown field ${quoteValue(field)}`);
-  if (ref.kind === "related") throw invalidArgument("sort_by", `cannot sort on ${quoteValue(field)}, a field of a related resource`);
+  if (!ref) throw invalidArgument(requestField, `unknown field ${quoteValue(field)}`);
+  if (ref.kind === "related") throw invalidArgument(requestField, `cannot use ${quoteValue(field)}, a field of a related resource`);
   return ref;
 }
 

@@ -27,6 +27,7 @@ export {
   type JsonRef,
 } from "./field-catalog";
 export { compileWhere } from "./compile-where";
+export { jsonPathSql } from "./compile-json-predicate";
 export { DEFAULT_SORT_BY, compileOrderBy, resolveSortDirection, sortableRef } from "./compile-order-by";
 export { joinSql, rawSql, sql, type SqlFragment } from "./sql-fragment";
 export { DEFAULT_LIMIT, MAX_LIMIT, resolveLimit } from "./resolve-limit";

@@ -17,6 +17,7 @@ import { Migration0016Collections } from "./0016-collections";
 import { Migration0017Metrics } from "./0017-metrics";
 import { Migration0018MetricUnits } from "./0018-metric-units";
 import { Migration0019TopicSchemas } from "./0019-topic-schemas";
+import { Migration0020TermSearch } from "./0020-term-search";
 
 /** The data schema's migrations in the order they apply. */
 export const dataMigrations: MigrationObject[] = [
@@ -38,4 +39,5 @@ export const dataMigrations: MigrationObject[] = [
   { name: "0017-metrics", class: Migration0017Metrics },
   { name: "0018-metric-units", class: Migration0018MetricUnits },
   { name: "0019-topic-schemas", class: Migration0019TopicSchemas },
+  { name: "0020-term-search", class: Migration0020TermSearch },
 ];

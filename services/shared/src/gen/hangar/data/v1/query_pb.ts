@@ -5,18 +5,24 @@
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_field_behavior } from "../../../google/api/field_behavior_pb";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { Timestamp, Value } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { QuerySpecification } from "../../common/v1/common_pb";
 import { file_hangar_common_v1_common } from "../../common/v1/common_pb";
 import { file_hangar_common_v1_json_form } from "../../common/v1/json_form_pb";
 import { file_hangar_common_v1_limits } from "../../common/v1/limits_pb";
+import type { Collection } from "./collection_pb";
+import { file_hangar_data_v1_collection } from "./collection_pb";
 import type { Dataset } from "./dataset_pb";
 import { file_hangar_data_v1_dataset } from "./dataset_pb";
+import type { Device } from "./device_pb";
+import { file_hangar_data_v1_device } from "./device_pb";
 import type { File } from "./file_pb";
 import { file_hangar_data_v1_file } from "./file_pb";
 import type { RobotEvent } from "./robot_event_pb";
 import { file_hangar_data_v1_robot_event } from "./robot_event_pb";
+import type { Session } from "./session_pb";
+import { file_hangar_data_v1_session } from "./session_pb";
 import type { MessagePath, Topic } from "./topic_pb";
 import { file_hangar_data_v1_topic } from "./topic_pb";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
@@ -25,7 +31,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file hangar/data/v1/query.proto.
  */
 export const file_hangar_data_v1_query: GenFile = /*@__PURE__*/
-  fileDesc("ChpoYW5nYXIvZGF0YS92MS9xdWVyeS5wcm90bxIOaGFuZ2FyLmRhdGEudjEiTAoMUXVlcnlDb250ZXh0EhQKDHF1ZXJ5X3NjaGVtZRgBIAEoCRImCgVxdWVyeRgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiyQIKBVF1ZXJ5EhAKCHF1ZXJ5X2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIvCglxdWVyeV9jdHgYAyABKAsyHC5oYW5nYXIuZGF0YS52MS5RdWVyeUNvbnRleHQSFAoMcmVzdWx0X2NvdW50GAQgASgDEg4KBnN0YXR1cxgFIAEoCRItCglzdWJtaXR0ZWQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDHN1Ym1pdHRlZF9ieRgHIAEoCRIsCghtb2RpZmllZBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGdGFyZ2V0GAkgASgJEhQKDGNvbnRlbnRfbW9kZRgKIAEoCRIbCg5mYWlsdXJlX3JlYXNvbhgLIAEoCUgAiAEBQhEKD19mYWlsdXJlX3JlYXNvbiKPAQoWU3VibWl0VGV4dFF1ZXJ5UmVxdWVzdBIcCgVxdWVyeRgBIAEoCUIIwvMYBAignAFIAIgBARIZCgZ0YXJnZXQYAiABKAlCCeBBAsLzGAIIZBIhCgxjb250ZW50X21vZGUYAyABKAlCBsLzGAIIZEgBiAEBQggKBl9xdWVyeUIPCg1fY29udGVudF9tb2RlIpwBChZTdWJtaXRTcGVjUXVlcnlSZXF1ZXN0EjMKBXF1ZXJ5GAEgASgLMiQuaGFuZ2FyLmNvbW1vbi52MS5RdWVyeVNwZWNpZmljYXRpb24SGQoGdGFyZ2V0GAIgASgJQgngQQLC8xgCCGQSIQoMY29udGVudF9tb2RlGAMgASgJQgbC8xgCCGRIAIgBAUIPCg1fY29udGVudF9tb2RlIowBChZTdWJtaXRUZXJtUXVlcnlSZXF1ZXN0EhoKBHRlcm0YASABKAlCB8LzGAMI6AdIAIgBARIZCgZ0YXJnZXQYAiABKAlCCeBBAsLzGAIIZBIhCgxjb250ZW50X21vZGUYAyABKAlCBsLzGAIIZEgBiAEBQgcKBV90ZXJtQg8KDV9jb250ZW50X21vZGUiPwoXU3VibWl0VGV4dFF1ZXJ5UmVzcG9uc2USJAoFcXVlcnkYASABKAsyFS5oYW5nYXIuZGF0YS52MS5RdWVyeSI/ChdTdWJtaXRTcGVjUXVlcnlSZXNwb25zZRIkCgVxdWVyeRgBIAEoCzIVLmhhbmdhci5kYXRhLnYxLlF1ZXJ5Ij8KF1N1Ym1pdFRlcm1RdWVyeVJlc3BvbnNlEiQKBXF1ZXJ5GAEgASgLMhUuaGFuZ2FyLmRhdGEudjEuUXVlcnkiMgoPR2V0UXVlcnlSZXF1ZXN0Eh8KCHF1ZXJ5X2lkGAEgASgJQg3gQQLC8xgGCOgHGNAPIjgKEEdldFF1ZXJ5UmVzcG9uc2USJAoFcXVlcnkYASABKAsyFS5oYW5nYXIuZGF0YS52MS5RdWVyeSKTAQoWR2V0UXVlcnlSZXN1bHRzUmVxdWVzdBIfCghxdWVyeV9pZBgBIAEoCUIN4EECwvMYBgjoBxjQDxImCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAlCCMLzGAQIgIAQSACIAQESEgoFbGltaXQYAyABKANIAYgBAUISChBfbmV4dF9wYWdlX3Rva2VuQggKBl9saW1pdCL5AQoLUXVlcnlSZXN1bHQSKgoHZGF0YXNldBgBIAEoCzIXLmhhbmdhci5kYXRhLnYxLkRhdGFzZXRIABIkCgRmaWxlGAIgASgLMhQuaGFuZ2FyLmRhdGEudjEuRmlsZUgAEiYKBXRvcGljGAMgASgLMhUuaGFuZ2FyLmRhdGEudjEuVG9waWNIABIzCgxtZXNzYWdlX3BhdGgYBCABKAsyGy5oYW5nYXIuZGF0YS52MS5NZXNzYWdlUGF0aEgAEisKBWV2ZW50GAUgASgLMhouaGFuZ2FyLmRhdGEudjEuUm9ib3RFdmVudEgAOgTI8xgBQggKBnJlY29yZCKXAQoXR2V0UXVlcnlSZXN1bHRzUmVzcG9uc2USKgoFaXRlbXMYASADKAsyGy5oYW5nYXIuZGF0YS52MS5RdWVyeVJlc3VsdBIXCgpuZXh0X3Rva2VuGAIgASgJSACIAQESGAoLdG90YWxfY291bnQYAyABKANIAYgBAUINCgtfbmV4dF90b2tlbkIOCgxfdG90YWxfY291bnQiNwoUR2V0UXVlcnlDb3VudFJlcXVlc3QSHwoIcXVlcnlfaWQYASABKAlCDeBBAsLzGAYI6AcY0A8iJgoVR2V0UXVlcnlDb3VudFJlc3BvbnNlEg0KBWNvdW50GAEgASgDIjIKFFByb21wdFRvUXVlcnlSZXF1ZXN0EhoKBnByb21wdBgBIAEoCUIK4EECwvMYAwigHyI2ChVQcm9tcHRUb1F1ZXJ5UmVzcG9uc2USDQoFcXVlcnkYASABKAkSDgoGdGFyZ2V0GAIgASgJYgZwcm90bzM", [file_google_api_field_behavior, file_google_protobuf_struct, file_google_protobuf_timestamp, file_hangar_common_v1_common, file_hangar_common_v1_json_form, file_hangar_common_v1_limits, file_hangar_data_v1_dataset, file_hangar_data_v1_file, file_hangar_data_v1_robot_event, file_hangar_data_v1_topic]);
+  fileDesc("ChpoYW5nYXIvZGF0YS92MS9xdWVyeS5wcm90bxIOaGFuZ2FyLmRhdGEudjEiTAoMUXVlcnlDb250ZXh0EhQKDHF1ZXJ5X3NjaGVtZRgBIAEoCRImCgVxdWVyeRgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiyQIKBVF1ZXJ5EhAKCHF1ZXJ5X2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIvCglxdWVyeV9jdHgYAyABKAsyHC5oYW5nYXIuZGF0YS52MS5RdWVyeUNvbnRleHQSFAoMcmVzdWx0X2NvdW50GAQgASgDEg4KBnN0YXR1cxgFIAEoCRItCglzdWJtaXR0ZWQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDHN1Ym1pdHRlZF9ieRgHIAEoCRIsCghtb2RpZmllZBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGdGFyZ2V0GAkgASgJEhQKDGNvbnRlbnRfbW9kZRgKIAEoCRIbCg5mYWlsdXJlX3JlYXNvbhgLIAEoCUgAiAEBQhEKD19mYWlsdXJlX3JlYXNvbiKPAQoWU3VibWl0VGV4dFF1ZXJ5UmVxdWVzdBIcCgVxdWVyeRgBIAEoCUIIwvMYBAignAFIAIgBARIZCgZ0YXJnZXQYAiABKAlCCeBBAsLzGAIIZBIhCgxjb250ZW50X21vZGUYAyABKAlCBsLzGAIIZEgBiAEBQggKBl9xdWVyeUIPCg1fY29udGVudF9tb2RlIukBChZTdWJtaXRTcGVjUXVlcnlSZXF1ZXN0EjMKBXF1ZXJ5GAEgASgLMiQuaGFuZ2FyLmNvbW1vbi52MS5RdWVyeVNwZWNpZmljYXRpb24SGQoGdGFyZ2V0GAIgASgJQgngQQLC8xgCCGQSIQoMY29udGVudF9tb2RlGAMgASgJQgbC8xgCCGRIAIgBARI6Cgx2YWx1ZV9jb3VudHMYBCABKAsyHy5oYW5nYXIuZGF0YS52MS5WYWx1ZUNvdW50c1NwZWNIAYgBAUIPCg1fY29udGVudF9tb2RlQg8KDV92YWx1ZV9jb3VudHMiewoPVmFsdWVDb3VudHNTcGVjEhkKBWZpZWxkGAEgASgJQgrgQQLC8xgDCOgHEhIKBWxpbWl0GAIgASgDSACIAQESIAoKdGltZV9maWVsZBgDIAEoCUIHwvMYAwjoB0gBiAEBQggKBl9saW1pdEINCgtfdGltZV9maWVsZCI9ChpHZXRRdWVyeVZhbHVlQ291bnRzUmVxdWVzdBIfCghxdWVyeV9pZBgBIAEoCUIN4EECwvMYBgjoBxjQDyKZAQoKVmFsdWVDb3VudBIlCgV2YWx1ZRgBIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRINCgVjb3VudBgCIAEoAxIqCgpmaXJzdF90aW1lGAMgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEikKCWxhc3RfdGltZRgEIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZSKJAQoLVmFsdWVDb3VudHMSDQoFZmllbGQYASABKAkSDwoHbWF0Y2hlZBgCIAEoAxIVCg13aXRob3V0X3ZhbHVlGAMgASgDEhcKD2Rpc3RpbmN0X3ZhbHVlcxgEIAEoAxIqCgZ2YWx1ZXMYBSADKAsyGi5oYW5nYXIuZGF0YS52MS5WYWx1ZUNvdW50IlAKG0dldFF1ZXJ5VmFsdWVDb3VudHNSZXNwb25zZRIxCgx2YWx1ZV9jb3VudHMYASABKAsyGy5oYW5nYXIuZGF0YS52MS5WYWx1ZUNvdW50cyKMAQoWU3VibWl0VGVybVF1ZXJ5UmVxdWVzdBIaCgR0ZXJtGAEgASgJQgfC8xgDCOgHSACIAQESGQoGdGFyZ2V0GAIgASgJQgngQQLC8xgCCGQSIQoMY29udGVudF9tb2RlGAMgASgJQgbC8xgCCGRIAYgBAUIHCgVfdGVybUIPCg1fY29udGVudF9tb2RlIj8KF1N1Ym1pdFRleHRRdWVyeVJlc3BvbnNlEiQKBXF1ZXJ5GAEgASgLMhUuaGFuZ2FyLmRhdGEudjEuUXVlcnkiPwoXU3VibWl0U3BlY1F1ZXJ5UmVzcG9uc2USJAoFcXVlcnkYASABKAsyFS5oYW5nYXIuZGF0YS52MS5RdWVyeSI/ChdTdWJtaXRUZXJtUXVlcnlSZXNwb25zZRIkCgVxdWVyeRgBIAEoCzIVLmhhbmdhci5kYXRhLnYxLlF1ZXJ5IjIKD0dldFF1ZXJ5UmVxdWVzdBIfCghxdWVyeV9pZBgBIAEoCUIN4EECwvMYBgjoBxjQDyI4ChBHZXRRdWVyeVJlc3BvbnNlEiQKBXF1ZXJ5GAEgASgLMhUuaGFuZ2FyLmRhdGEudjEuUXVlcnkikwEKFkdldFF1ZXJ5UmVzdWx0c1JlcXVlc3QSHwoIcXVlcnlfaWQYASABKAlCDeBBAsLzGAYI6AcY0A8SJgoPbmV4dF9wYWdlX3Rva2VuGAIgASgJQgjC8xgECICAEEgAiAEBEhIKBWxpbWl0GAMgASgDSAGIAQFCEgoQX25leHRfcGFnZV90b2tlbkIICgZfbGltaXQigQMKC1F1ZXJ5UmVzdWx0EioKB2RhdGFzZXQYASABKAsyFy5oYW5nYXIuZGF0YS52MS5EYXRhc2V0SAASJAoEZmlsZRgCIAEoCzIULmhhbmdhci5kYXRhLnYxLkZpbGVIABImCgV0b3BpYxgDIAEoCzIVLmhhbmdhci5kYXRhLnYxLlRvcGljSAASMwoMbWVzc2FnZV9wYXRoGAQgASgLMhsuaGFuZ2FyLmRhdGEudjEuTWVzc2FnZVBhdGhIABIrCgVldmVudBgFIAEoCzIaLmhhbmdhci5kYXRhLnYxLlJvYm90RXZlbnRIABIwCgpjb2xsZWN0aW9uGAYgASgLMhouaGFuZ2FyLmRhdGEudjEuQ29sbGVjdGlvbkgAEigKBmRldmljZRgHIAEoCzIWLmhhbmdhci5kYXRhLnYxLkRldmljZUgAEioKB3Nlc3Npb24YCCABKAsyFy5oYW5nYXIuZGF0YS52MS5TZXNzaW9uSAA6BMjzGAFCCAoGcmVjb3JkIpcBChdHZXRRdWVyeVJlc3VsdHNSZXNwb25zZRIqCgVpdGVtcxgBIAMoCzIbLmhhbmdhci5kYXRhLnYxLlF1ZXJ5UmVzdWx0EhcKCm5leHRfdG9rZW4YAiABKAlIAIgBARIYCgt0b3RhbF9jb3VudBgDIAEoA0gBiAEBQg0KC19uZXh0X3Rva2VuQg4KDF90b3RhbF9jb3VudCI3ChRHZXRRdWVyeUNvdW50UmVxdWVzdBIfCghxdWVyeV9pZBgBIAEoCUIN4EECwvMYBgjoBxjQDyImChVHZXRRdWVyeUNvdW50UmVzcG9uc2USDQoFY291bnQYASABKAMiMgoUUHJvbXB0VG9RdWVyeVJlcXVlc3QSGgoGcHJvbXB0GAEgASgJQgrgQQLC8xgDCKAfIjYKFVByb21wdFRvUXVlcnlSZXNwb25zZRINCgVxdWVyeRgBIAEoCRIOCgZ0YXJnZXQYAiABKAliBnByb3RvMw", [file_google_api_field_behavior, file_google_protobuf_struct, file_google_protobuf_timestamp, file_hangar_common_v1_common, file_hangar_common_v1_json_form, file_hangar_common_v1_limits, file_hangar_data_v1_collection, file_hangar_data_v1_dataset, file_hangar_data_v1_device, file_hangar_data_v1_file, file_hangar_data_v1_robot_event, file_hangar_data_v1_session, file_hangar_data_v1_topic]);
 
 /**
  * QueryContext is what a saved query asks: `query` is the QuerySpecification as JSON
@@ -152,7 +158,8 @@ export const SubmitTextQueryRequestSchema: GenMessage<SubmitTextQueryRequest> = 
   messageDesc(file_hangar_data_v1_query, 2);
 
 /**
- * SubmitSpecQueryRequest: a QuerySpecification.
+ * SubmitSpecQueryRequest: a QuerySpecification, and optionally a field whose values to count over
+ * the matches (read with get_query_value_counts).
  *
  * @generated from message hangar.data.v1.SubmitSpecQueryRequest
  */
@@ -171,6 +178,11 @@ export type SubmitSpecQueryRequest = Message<"hangar.data.v1.SubmitSpecQueryRequ
    * @generated from field: optional string content_mode = 3;
    */
   contentMode?: string | undefined;
+
+  /**
+   * @generated from field: optional hangar.data.v1.ValueCountsSpec value_counts = 4;
+   */
+  valueCounts?: ValueCountsSpec | undefined;
 };
 
 /**
@@ -179,6 +191,149 @@ export type SubmitSpecQueryRequest = Message<"hangar.data.v1.SubmitSpecQueryRequ
  */
 export const SubmitSpecQueryRequestSchema: GenMessage<SubmitSpecQueryRequest> = /*@__PURE__*/
   messageDesc(file_hangar_data_v1_query, 3);
+
+/**
+ * ValueCountsSpec (the 0.62 SDK's, experimental): count how many matched records hold each value of
+ * `field` (a field the target sorts on, or `custom.<name>`); at most `limit` values (1..1000, default
+ * 1000), most common first; with `time_field`, each value's earliest and latest time.
+ *
+ * @generated from message hangar.data.v1.ValueCountsSpec
+ */
+export type ValueCountsSpec = Message<"hangar.data.v1.ValueCountsSpec"> & {
+  /**
+   * @generated from field: string field = 1;
+   */
+  field: string;
+
+  /**
+   * @generated from field: optional int64 limit = 2;
+   */
+  limit?: bigint | undefined;
+
+  /**
+   * @generated from field: optional string time_field = 3;
+   */
+  timeField?: string | undefined;
+};
+
+/**
+ * Describes the message hangar.data.v1.ValueCountsSpec.
+ * Use `create(ValueCountsSpecSchema)` to create a new message.
+ */
+export const ValueCountsSpecSchema: GenMessage<ValueCountsSpec> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_query, 4);
+
+/**
+ * GetQueryValueCountsRequest names a saved query submitted with value_counts.
+ *
+ * @generated from message hangar.data.v1.GetQueryValueCountsRequest
+ */
+export type GetQueryValueCountsRequest = Message<"hangar.data.v1.GetQueryValueCountsRequest"> & {
+  /**
+   * @generated from field: string query_id = 1;
+   */
+  queryId: string;
+};
+
+/**
+ * Describes the message hangar.data.v1.GetQueryValueCountsRequest.
+ * Use `create(GetQueryValueCountsRequestSchema)` to create a new message.
+ */
+export const GetQueryValueCountsRequestSchema: GenMessage<GetQueryValueCountsRequest> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_query, 5);
+
+/**
+ * ValueCount is one value of the counted field: how many matched records hold it, and the earliest
+ * and latest time_field among them (null without a time field).
+ *
+ * @generated from message hangar.data.v1.ValueCount
+ */
+export type ValueCount = Message<"hangar.data.v1.ValueCount"> & {
+  /**
+   * @generated from field: google.protobuf.Value value = 1;
+   */
+  value?: Value | undefined;
+
+  /**
+   * @generated from field: int64 count = 2;
+   */
+  count: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Value first_time = 3;
+   */
+  firstTime?: Value | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Value last_time = 4;
+   */
+  lastTime?: Value | undefined;
+};
+
+/**
+ * Describes the message hangar.data.v1.ValueCount.
+ * Use `create(ValueCountSchema)` to create a new message.
+ */
+export const ValueCountSchema: GenMessage<ValueCount> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_query, 6);
+
+/**
+ * ValueCounts: the values of the counted field over the records the query matches now.
+ *
+ * @generated from message hangar.data.v1.ValueCounts
+ */
+export type ValueCounts = Message<"hangar.data.v1.ValueCounts"> & {
+  /**
+   * @generated from field: string field = 1;
+   */
+  field: string;
+
+  /**
+   * @generated from field: int64 matched = 2;
+   */
+  matched: bigint;
+
+  /**
+   * @generated from field: int64 without_value = 3;
+   */
+  withoutValue: bigint;
+
+  /**
+   * @generated from field: int64 distinct_values = 4;
+   */
+  distinctValues: bigint;
+
+  /**
+   * @generated from field: repeated hangar.data.v1.ValueCount values = 5;
+   */
+  values: ValueCount[];
+};
+
+/**
+ * Describes the message hangar.data.v1.ValueCounts.
+ * Use `create(ValueCountsSchema)` to create a new message.
+ */
+export const ValueCountsSchema: GenMessage<ValueCounts> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_query, 7);
+
+/**
+ * GetQueryValueCountsResponse carries the counts.
+ *
+ * @generated from message hangar.data.v1.GetQueryValueCountsResponse
+ */
+export type GetQueryValueCountsResponse = Message<"hangar.data.v1.GetQueryValueCountsResponse"> & {
+  /**
+   * @generated from field: hangar.data.v1.ValueCounts value_counts = 1;
+   */
+  valueCounts?: ValueCounts | undefined;
+};
+
+/**
+ * Describes the message hangar.data.v1.GetQueryValueCountsResponse.
+ * Use `create(GetQueryValueCountsResponseSchema)` to create a new message.
+ */
+export const GetQueryValueCountsResponseSchema: GenMessage<GetQueryValueCountsResponse> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_query, 8);
 
 /**
  * SubmitTermQueryRequest: a free-text term matched against the target's text fields (empty matches all).
@@ -207,7 +362,7 @@ export type SubmitTermQueryRequest = Message<"hangar.data.v1.SubmitTermQueryRequ
  * Use `create(SubmitTermQueryRequestSchema)` to create a new message.
  */
 export const SubmitTermQueryRequestSchema: GenMessage<SubmitTermQueryRequest> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_query, 4);
+  messageDesc(file_hangar_data_v1_query, 9);
 
 /**
  * SubmitTextQueryResponse carries the saved query.
@@ -226,7 +381,7 @@ export type SubmitTextQueryResponse = Message<"hangar.data.v1.SubmitTextQueryRes
  * Use `create(SubmitTextQueryResponseSchema)` to create a new message.
  */
 export const SubmitTextQueryResponseSchema: GenMessage<SubmitTextQueryResponse> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_query, 5);
+  messageDesc(file_hangar_data_v1_query, 10);
 
 /**
  * SubmitSpecQueryResponse carries the saved query.
@@ -245,7 +400,7 @@ export type SubmitSpecQueryResponse = Message<"hangar.data.v1.SubmitSpecQueryRes
  * Use `create(SubmitSpecQueryResponseSchema)` to create a new message.
  */
 export const SubmitSpecQueryResponseSchema: GenMessage<SubmitSpecQueryResponse> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_query, 6);
+  messageDesc(file_hangar_data_v1_query, 11);
 
 /**
  * SubmitTermQueryResponse carries the saved query.
@@ -264,7 +419,7 @@ export type SubmitTermQueryResponse = Message<"hangar.data.v1.SubmitTermQueryRes
  * Use `create(SubmitTermQueryResponseSchema)` to create a new message.
  */
 export const SubmitTermQueryResponseSchema: GenMessage<SubmitTermQueryResponse> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_query, 7);
+  messageDesc(file_hangar_data_v1_query, 12);
 
 /**
  * GetQueryRequest names a saved query.
@@ -283,7 +438,7 @@ export type GetQueryRequest = Message<"hangar.data.v1.GetQueryRequest"> & {
  * Use `create(GetQueryRequestSchema)` to create a new message.
  */
 export const GetQueryRequestSchema: GenMessage<GetQueryRequest> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_query, 8);
+  messageDesc(file_hangar_data_v1_query, 13);
 
 /**
  * GetQueryResponse carries the saved query.
@@ -302,7 +457,7 @@ export type GetQueryResponse = Message<"hangar.data.v1.GetQueryResponse"> & {
  * Use `create(GetQueryResponseSchema)` to create a new message.
  */
 export const GetQueryResponseSchema: GenMessage<GetQueryResponse> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_query, 9);
+  messageDesc(file_hangar_data_v1_query, 14);
 
 /**
  * GetQueryResultsRequest reads a page of a query's results; `next_page_token` is the previous
@@ -332,7 +487,7 @@ export type GetQueryResultsRequest = Message<"hangar.data.v1.GetQueryResultsRequ
  * Use `create(GetQueryResultsRequestSchema)` to create a new message.
  */
 export const GetQueryResultsRequestSchema: GenMessage<GetQueryResultsRequest> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_query, 10);
+  messageDesc(file_hangar_data_v1_query, 15);
 
 /**
  * QueryResult is one record of a query's results, written as the record itself.
@@ -373,6 +528,24 @@ export type QueryResult = Message<"hangar.data.v1.QueryResult"> & {
      */
     value: RobotEvent;
     case: "event";
+  } | {
+    /**
+     * @generated from field: hangar.data.v1.Collection collection = 6;
+     */
+    value: Collection;
+    case: "collection";
+  } | {
+    /**
+     * @generated from field: hangar.data.v1.Device device = 7;
+     */
+    value: Device;
+    case: "device";
+  } | {
+    /**
+     * @generated from field: hangar.data.v1.Session session = 8;
+     */
+    value: Session;
+    case: "session";
   } | { case: undefined; value?: undefined };
 };
 
@@ -381,7 +554,7 @@ export type QueryResult = Message<"hangar.data.v1.QueryResult"> & {
  * Use `create(QueryResultSchema)` to create a new message.
  */
 export const QueryResultSchema: GenMessage<QueryResult> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_query, 11);
+  messageDesc(file_hangar_data_v1_query, 16);
 
 /**
  * GetQueryResultsResponse is a page of results.
@@ -410,7 +583,7 @@ export type GetQueryResultsResponse = Message<"hangar.data.v1.GetQueryResultsRes
  * Use `create(GetQueryResultsResponseSchema)` to create a new message.
  */
 export const GetQueryResultsResponseSchema: GenMessage<GetQueryResultsResponse> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_query, 12);
+  messageDesc(file_hangar_data_v1_query, 17);
 
 /**
  * GetQueryCountRequest names a saved query.
@@ -429,7 +602,7 @@ export type GetQueryCountRequest = Message<"hangar.data.v1.GetQueryCountRequest"
  * Use `create(GetQueryCountRequestSchema)` to create a new message.
  */
 export const GetQueryCountRequestSchema: GenMessage<GetQueryCountRequest> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_query, 13);
+  messageDesc(file_hangar_data_v1_query, 18);
 
 /**
  * GetQueryCountResponse is the number of the query's results now.
@@ -448,7 +621,7 @@ export type GetQueryCountResponse = Message<"hangar.data.v1.GetQueryCountRespons
  * Use `create(GetQueryCountResponseSchema)` to create a new message.
  */
 export const GetQueryCountResponseSchema: GenMessage<GetQueryCountResponse> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_query, 14);
+  messageDesc(file_hangar_data_v1_query, 19);
 
 /**
  * PromptToQueryRequest is a question in plain words.
@@ -467,7 +640,7 @@ export type PromptToQueryRequest = Message<"hangar.data.v1.PromptToQueryRequest"
  * Use `create(PromptToQueryRequestSchema)` to create a new message.
  */
 export const PromptToQueryRequestSchema: GenMessage<PromptToQueryRequest> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_query, 15);
+  messageDesc(file_hangar_data_v1_query, 20);
 
 /**
  * PromptToQueryResponse is the question as a text query and the target it asks about.
@@ -491,5 +664,5 @@ export type PromptToQueryResponse = Message<"hangar.data.v1.PromptToQueryRespons
  * Use `create(PromptToQueryResponseSchema)` to create a new message.
  */
 export const PromptToQueryResponseSchema: GenMessage<PromptToQueryResponse> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_query, 16);
+  messageDesc(file_hangar_data_v1_query, 21);
 
