@@ -14,6 +14,14 @@ export class BufferPool {
     return this.free.get(size)?.pop() ?? Buffer.allocUnsafeSlow(size);
   }
 
+  /**
+   * A buffer of at least `size` bytes, its length rounded up to a power of two, so that reads of
+   * varying lengths (input chunks) reuse a few buffers; give it back whole, not a view of it.
+   */
+  takeAtLeast(size: number): Uint8Array {
+    return this.take(2 ** Math.ceil(Math.log2(Math.max(size, 1))));
+  }
+
   /** Returns a buffer taken from this pool, once nothing reads it any more. */
   give(buffer: Uint8Array): void {
     const list = this.free.get(buffer.byteLength) ?? [];

@@ -12,14 +12,14 @@ import { WriteBudget } from "./write-budget";
 /** Tuning of ingestMcap; the defaults suit files of any size within a 256 MB process. */
 export interface IngestOptions {
   /**
-   * Uncompressed size a derived chunk closes at (256 KiB). Every channel holds one open chunk, so
-   * this times the channel count is resident, and each chunk in flight holds a zstd context sized
-   * by it: with 1 MiB chunks and a 8 MiB budget, 20 channels took peak RSS to 265 MB, with 256 KiB
-   * and 4 MiB to 163 MB, for the same CPU time (bench/mcap-ingest.mjs's 1 GiB file).
+   * Uncompressed size a derived chunk closes at (512 KiB). Every channel holds one open chunk, so
+   * this times the channel count is resident. Each chunk costs a zstd context made for it on
+   * libuv's threads, fresh memory the kernel must zero: on bench/mcap-ingest.mjs's 1 GiB file,
+   * 256 KiB chunks cost 15 s of CPU (5 s of it in the kernel), 512 KiB and 1 MiB chunks 10 s.
    */
   chunkSize?: number;
   /**
-   * Derived bytes that may wait for compression and writing before reading pauses (4 MiB: sixteen
+   * Derived bytes that may wait for compression and writing before reading pauses (4 MiB: eight
    * chunks, enough to keep libuv's four threads busy). Each waiting chunk also holds a zstd context
    * and its output, so this bounds memory more than its size suggests.
    */
@@ -37,12 +37,13 @@ export interface IngestOptions {
  */
 export async function ingestMcap(source: McapSource, sink: DerivedFileSink, options: IngestOptions = {}): Promise<IngestManifest> {
   const budget = new WriteBudget(options.writeBudget ?? 4 * 1024 * 1024);
-  const splitter = new Splitter(sink, { chunkSize: options.chunkSize ?? 256 * 1024, budget, pool: new BufferPool() });
+  const pool = new BufferPool();
+  const splitter = new Splitter(sink, { chunkSize: options.chunkSize ?? 512 * 1024, budget, pool });
   const afterChunk = () => budget.settle();
   try {
     const index = await openIndex(source);
-    if (index) await splitIndexed(index, source, splitter, options.readAhead ?? 2, afterChunk);
-    else await splitScanned(source, splitter, afterChunk);
+    if (index) await splitIndexed(index, source, splitter, { readAhead: options.readAhead ?? 2, pool }, afterChunk);
+    else await splitScanned(source, splitter, pool, afterChunk);
     const channels = await splitter.finish();
     const total = channels.reduce((sum, { totals }) => sum + totals.messageCount, 0);
     if (index?.statistics && index.statistics.messageCount !== BigInt(total)) {
