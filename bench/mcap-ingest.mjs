@@ -7,10 +7,17 @@
 //
 // Then, in the same run, alternating, each in a fresh process so its peak RSS is its own:
 // - the anchor: bare @mcap/core, McapIndexedReader.readMessages() into one McapWriter per channel
-//   (zstd at the engine's level, -3; McapWriter's default 1 MiB chunks), no platform;
+//   (zstd at the engine's level, -7; McapWriter's default 1 MiB chunks), no platform;
 // - ingestMcap from ingest/dist into a directory sink.
 // Figures: MB/s of input, time relative to the anchor, peak RSS; best of the rounds for each (the
-// machine is shared, and the best run is the one least disturbed), with the load average.
+// machine is shared, and the best run is the one least disturbed), with the load average; CPU
+// seconds per GiB of input and MB of input per CPU second, which the machine's load moves far less.
+// Then the parts of the work, each alone on the main thread over the whole input, in CPU seconds per
+// GiB of input: zstd decompression, the input chunk CRC, framing the records by hand (the engine's
+// loop) beside @mcap/core's McapStreamReader, copying messages into per-channel chunks with
+// Buffer.copy beside set(subarray()), zstd recompression of 512 KiB derived chunks at the engine's
+// level and others (with the compression ratio each gives), and the CRC of those chunks, which the
+// engine no longer computes.
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
@@ -30,7 +37,10 @@ const INPUT = path.join(CACHE, `mcap-ingest-${CHANNELS}ch-${MESSAGES}.mcap`);
 const GOAL_MBPS = 200;
 const GOAL_RATIO = 1.25;
 const GOAL_RSS_MB = 256;
-const ENGINE_ZSTD = { params: { [constants.ZSTD_c_compressionLevel]: -3 } }; // as ingest/src/compression.ts
+const ENGINE_LEVEL = -7; // as ingest/src/compression.ts
+const ENGINE_ZSTD = { params: { [constants.ZSTD_c_compressionLevel]: ENGINE_LEVEL } };
+const OTHER_LEVELS = [1, -1, -3, -5]; // measured beside the engine's in the parts phase
+const DERIVED_CHUNK = 512 * 1024; // as ingest/src/ingest-mcap.ts
 
 if (process.argv[2] === "--phase") {
   await runPhase(process.argv[3], process.argv[4], process.argv[5]);
@@ -54,6 +64,10 @@ async function main() {
       }
     }
   });
+  let parts;
+  await report.attempt("parts", async () => {
+    parts = measureParts();
+  });
   if (best.anchor && best.ingest) {
     const anchorRate = mbps(size, best.anchor.seconds);
     report.add("anchor: bare @mcap/core read + per-topic McapWriter, MB/s", anchorRate, "MB/s");
@@ -64,7 +78,9 @@ async function main() {
     // CPU time of all the process's threads: what the work costs, whatever the machine's load.
     report.add("ingestMcap: CPU seconds (all threads)", best.ingest.cpuSeconds, "s", { anchor: { name: "anchor", value: best.anchor.cpuSeconds } });
     report.add("ingestMcap: MB of input per CPU second", mbps(size, best.ingest.cpuSeconds), "MB/s");
+    report.add("ingestMcap: CPU seconds per GiB of input", perGiB(size, best.ingest.cpuSeconds), "s", { anchor: { name: "anchor", value: perGiB(size, best.anchor.cpuSeconds) } });
   }
+  for (const [part, seconds] of Object.entries(parts ?? {})) report.add(`part alone: ${part}, CPU s per GiB of input`, perGiB(size, seconds), "s");
   report.print();
 }
 
@@ -79,6 +95,7 @@ function measure(phase) {
 }
 
 async function runPhase(phase, input, out) {
+  if (phase === "parts") return console.log(JSON.stringify(await parts(input)));
   const started = performance.now();
   if (phase === "anchor") await anchor(input, out);
   else {
@@ -164,6 +181,140 @@ async function generate(McapWriter) {
   await writer.end();
   await file.close();
   renameSync(partial, INPUT);
+}
+
+/** Runs the parts phase in a child process; returns CPU seconds per part over the whole input. */
+function measureParts() {
+  const child = spawnSync(process.execPath, [import.meta.filename, "--phase", "parts", INPUT], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  if (child.status !== 0) throw new Error(`parts exited with ${child.status ?? child.signal}`);
+  const seconds = JSON.parse(child.stdout.trim().split("\n").at(-1));
+  console.log(`parts (load ${loadAverage()}): ${JSON.stringify(seconds)}`);
+  return seconds;
+}
+
+/**
+ * Each part of the split alone, chunk after chunk through the whole input, on this thread with
+ * synchronous calls, so each part's CPU time is its own: what the engine spreads over its main
+ * thread and libuv's.
+ */
+async function parts(input) {
+  const { McapIndexedReader, McapRecordBuilder, McapStreamReader } = require("@mcap/core");
+  const { crc32 } = await import("node:zlib");
+  const handle = await open(input, "r");
+  const readable = { size: async () => BigInt((await handle.stat()).size), read: async (offset, length) => readAt(handle, offset, length) };
+  const reader = await McapIndexedReader.Initialize({ readable });
+  // The library's stream reader over bare records, told the schemas and channels first, as it requires.
+  const library = new McapStreamReader({ noMagicPrefix: true, validateCrcs: false });
+  const definitions = new McapRecordBuilder();
+  for (const schema of reader.schemasById.values()) definitions.writeSchema(schema);
+  for (const channel of reader.channelsById.values()) definitions.writeChannel(channel);
+  library.append(definitions.buffer);
+  while (library.nextRecord()) {
+    // the definitions, untimed
+  }
+  const seconds = {};
+  const timed = (part, work) => {
+    const start = process.cpuUsage();
+    const result = work();
+    const used = process.cpuUsage(start);
+    seconds[part] = (seconds[part] ?? 0) + (used.user + used.system) / 1e6;
+    return result;
+  };
+  const channels = { copy: channelChunks(), set: channelChunks() };
+  const derived = [];
+  const compressedBytes = {};
+  let derivedBytes = 0;
+  const chunks = [...reader.chunkIndexes].sort((a, b) => (a.chunkStartOffset < b.chunkStartOffset ? -1 : 1));
+  for (const index of chunks) {
+    const chunk = parseChunkRecord(await readAt(handle, index.chunkStartOffset, index.chunkLength));
+    const records = timed("zstd decompression", () => zstdDecompressSync(chunk.data, { maxOutputLength: chunk.size, chunkSize: chunk.size + 1 }));
+    timed("input chunk CRC-32", () => {
+      if (crc32(records) !== chunk.crc) throw new Error("chunk CRC mismatch");
+    });
+    timed("framing by hand", () => frameByHand(records));
+    timed("framing with @mcap/core McapStreamReader", () => {
+      library.append(records);
+      while (library.nextRecord()) {
+        // each record parsed into an object, as the library hands it out
+      }
+    });
+    timed("message copy with Buffer.copy", () => channels.copy.split(records, (from, at, length, to, into) => from.copy(to, into, at, at + length), undefined));
+    timed("message copy with set(subarray())", () => channels.set.split(records, (from, at, length, to, into) => to.set(from.subarray(at, at + length), into), derived));
+    while (derived.length > 0) {
+      const full = derived.pop();
+      const engine = timed(`zstd recompression of derived chunks, level ${ENGINE_LEVEL} (the engine's)`, () => zstdCompressSync(full, { ...ENGINE_ZSTD, chunkSize: full.byteLength + 1 }));
+      compressedBytes[ENGINE_LEVEL] = (compressedBytes[ENGINE_LEVEL] ?? 0) + engine.byteLength;
+      for (const level of OTHER_LEVELS) {
+        const compressed = timed(`zstd recompression of derived chunks, level ${level}`, () => zstdCompressSync(full, { params: { [constants.ZSTD_c_compressionLevel]: level }, chunkSize: full.byteLength + 1 }));
+        compressedBytes[level] = (compressedBytes[level] ?? 0) + compressed.byteLength;
+      }
+      derivedBytes += full.byteLength;
+      timed("derived chunk CRC-32 (no longer computed)", () => crc32(full));
+    }
+  }
+  await handle.close();
+  const ratios = Object.entries(compressedBytes).map(([level, bytes]) => `level ${level} ${(derivedBytes / bytes).toFixed(2)}x`);
+  console.error(`derived chunks: ${(derivedBytes / 1e6).toFixed(0)} MB; compression ratio ${ratios.join(", ")}`);
+  return seconds;
+}
+
+async function readAt(handle, offset, length) {
+  const buffer = Buffer.allocUnsafe(Number(length));
+  await handle.read(buffer, 0, buffer.byteLength, Number(offset));
+  return buffer;
+}
+
+/** A Chunk record's uncompressed size and CRC and its compressed records (opcode, length, times first). */
+function parseChunkRecord(bytes) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const size = Number(view.getBigUint64(25, true));
+  const crc = view.getUint32(33, true);
+  const compressionLength = view.getUint32(37, true);
+  const dataAt = 41 + compressionLength + 8;
+  return { size, crc, data: bytes.subarray(dataAt, dataAt + Number(view.getBigUint64(41 + compressionLength, true))) };
+}
+
+/** The engine's framing loop (ingest/src/splitter.ts): opcode, length and channel id per record. */
+function frameByHand(records) {
+  const view = new DataView(records.buffer, records.byteOffset, records.byteLength);
+  let channels = 0;
+  for (let at = 0; at < records.byteLength; at += 9 + view.getUint32(at + 1, true)) {
+    if (records[at] === 5) channels += records[at + 9] | (records[at + 10] << 8);
+  }
+  return channels;
+}
+
+/**
+ * One open derived chunk per channel, as the engine keeps; `split` copies each message of `records`
+ * into its channel's chunk with `copy`, pushing full chunks to `full` when given. (A function, not a
+ * class: the phases run at the top of this module, before a class declaration would be reached.)
+ */
+function channelChunks() {
+  const chunks = new Map();
+  const append = (channel, records, at, length, copy, full) => {
+    let chunk = chunks.get(channel);
+    if (!chunk || chunk.length + length > DERIVED_CHUNK) {
+      if (chunk && full) full.push(chunk.bytes.subarray(0, chunk.length));
+      chunk = { bytes: Buffer.allocUnsafe(DERIVED_CHUNK), length: 0 };
+      chunks.set(channel, chunk);
+    }
+    copy(records, at, length, chunk.bytes, chunk.length);
+    chunk.length += length;
+  };
+  return {
+    split(records, copy, full) {
+      const view = new DataView(records.buffer, records.byteOffset, records.byteLength);
+      for (let at = 0; at < records.byteLength; ) {
+        const length = 9 + view.getUint32(at + 1, true);
+        if (records[at] === 5) append(records[at + 9] | (records[at + 10] << 8), records, at, length, copy, full);
+        at += length;
+      }
+    },
+  };
+}
+
+function perGiB(bytes, seconds) {
+  return (seconds * 1024 ** 3) / bytes;
 }
 
 function mbps(bytes, seconds) {
