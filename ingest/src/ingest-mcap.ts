@@ -1,4 +1,5 @@
 import { BufferPool } from "./buffer-pool";
+import { ChunkDecompressor } from "./compression";
 import { McapIngestError } from "./ingest-error";
 import { buildManifest } from "./manifest";
 import type { IngestManifest } from "./manifest";
@@ -24,7 +25,7 @@ export interface IngestOptions {
    * and its output, so this bounds memory more than its size suggests.
    */
   writeBudget?: number;
-  /** Input chunks read and decompressed ahead of the one being split (2). */
+  /** Input chunks read ahead of the one being split (2); each is decompressed when its turn comes. */
   readAhead?: number;
 }
 
@@ -38,12 +39,13 @@ export interface IngestOptions {
 export async function ingestMcap(source: McapSource, sink: DerivedFileSink, options: IngestOptions = {}): Promise<IngestManifest> {
   const budget = new WriteBudget(options.writeBudget ?? 4 * 1024 * 1024);
   const pool = new BufferPool();
+  const decompressor = new ChunkDecompressor(pool);
   const splitter = new Splitter(sink, { chunkSize: options.chunkSize ?? 512 * 1024, budget, pool });
   const afterChunk = () => budget.settle();
   try {
     const index = await openIndex(source);
-    if (index) await splitIndexed(index, source, splitter, { readAhead: options.readAhead ?? 2, pool }, afterChunk);
-    else await splitScanned(source, splitter, pool, afterChunk);
+    if (index) await splitIndexed(index, source, splitter, { readAhead: options.readAhead ?? 2, pool, decompressor }, afterChunk);
+    else await splitScanned(source, splitter, { pool, decompressor }, afterChunk);
     const channels = await splitter.finish();
     const total = channels.reduce((sum, { totals }) => sum + totals.messageCount, 0);
     if (index?.statistics && index.statistics.messageCount !== BigInt(total)) {
@@ -56,5 +58,7 @@ export async function ingestMcap(source: McapSource, sink: DerivedFileSink, opti
     await splitter.abandon();
     await sink.abort();
     throw error instanceof McapIngestError ? error : new McapIngestError("file", undefined, error instanceof Error ? error.message : String(error), { cause: error });
+  } finally {
+    decompressor.close();
   }
 }

@@ -1,5 +1,5 @@
 import { MCAP_MAGIC } from "@mcap/core";
-import { decompressChunk } from "./compression";
+import type { ChunkDecompressor } from "./compression";
 import type { BufferPool } from "./buffer-pool";
 import { McapIngestError } from "./ingest-error";
 import { contentLengthAt, Opcode, parseChannel, parseChunkHeader, parseSchema, RecordCursor, RECORD_PREFIX } from "./records";
@@ -16,8 +16,8 @@ const RECORD_NAMES: Record<number, string> = { 1: "Header", 2: "Footer", 3: "Sch
  * split does not need (attachments, indexes, metadata) are skipped without being read. The file
  * must end with a Footer and the closing magic, else it is reported as truncated.
  */
-export async function splitScanned(source: McapSource, splitter: Splitter, pool: BufferPool, afterChunk: () => Promise<void>): Promise<void> {
-  const input = new BlockReader(source, Number(await source.size()), pool);
+export async function splitScanned(source: McapSource, splitter: Splitter, reading: { pool: BufferPool; decompressor: ChunkDecompressor }, afterChunk: () => Promise<void>): Promise<void> {
+  const input = new BlockReader(source, Number(await source.size()), reading.pool);
   await expectMagic(input, "start");
   for (;;) {
     const offset = input.offset;
@@ -37,7 +37,7 @@ export async function splitScanned(source: McapSource, splitter: Splitter, pool:
     }
     const record = await input.take(length);
     try {
-      await splitRecord(opcode, record, BigInt(offset), splitter);
+      await splitRecord(opcode, record, BigInt(offset), splitter, reading.decompressor);
     } catch (error) {
       if (error instanceof McapIngestError) throw error;
       throw new McapIngestError(name, BigInt(offset), error instanceof Error ? error.message : String(error), { cause: error });
@@ -48,7 +48,7 @@ export async function splitScanned(source: McapSource, splitter: Splitter, pool:
 
 const NEEDED = new Set<number>([Opcode.HEADER, Opcode.SCHEMA, Opcode.CHANNEL, Opcode.MESSAGE, Opcode.CHUNK]);
 
-async function splitRecord(opcode: number, record: Uint8Array, offset: bigint, splitter: Splitter): Promise<void> {
+async function splitRecord(opcode: number, record: Uint8Array, offset: bigint, splitter: Splitter, decompressor: ChunkDecompressor): Promise<void> {
   const content = record.subarray(RECORD_PREFIX);
   switch (opcode) {
     case Opcode.HEADER:
@@ -62,9 +62,11 @@ async function splitRecord(opcode: number, record: Uint8Array, offset: bigint, s
       return splitter.message(asBuffer(record), 0, record.byteLength, offset);
     default: {
       const header = parseChunkHeader(content);
-      const records = await decompressChunk(header.compression, header.records, header.uncompressedSize);
+      const decompressed = await decompressor.decompress(header.compression, header.records, header.uncompressedSize);
+      const { records } = decompressed;
       if (records.byteLength !== header.uncompressedSize) throw new Error(`decompressed to ${records.byteLength} bytes, not the ${header.uncompressedSize} it states`);
       splitter.splitChunk(records, header.uncompressedCrc, offset);
+      decompressor.release(decompressed);
     }
   }
 }
