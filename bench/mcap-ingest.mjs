@@ -13,7 +13,8 @@
 // machine is shared, and the best run is the one least disturbed), with the load average; CPU
 // seconds per GiB of input and MB of input per CPU second, which the machine's load moves far less.
 // Then the parts of the work, each alone on the main thread over the whole input, in CPU seconds per
-// GiB of input: zstd decompression, the input chunk CRC, framing the records by hand (the engine's
+// GiB of input: zstd decompression (zstdDecompressSync beside the engine's reused context and
+// buffers, their output compared), the input chunk CRC, framing the records by hand (the engine's
 // loop) beside @mcap/core's McapStreamReader, copying messages into per-channel chunks with
 // Buffer.copy beside set(subarray()), zstd recompression of 512 KiB derived chunks at the engine's
 // level and others (with the compression ratio each gives), and the CRC of those chunks, which the
@@ -39,7 +40,7 @@ const GOAL_RATIO = 1.25;
 const GOAL_RSS_MB = 256;
 const ENGINE_LEVEL = -7; // as ingest/src/compression.ts
 const ENGINE_ZSTD = { params: { [constants.ZSTD_c_compressionLevel]: ENGINE_LEVEL } };
-const OTHER_LEVELS = [1, -1, -3, -5]; // measured beside the engine's in the parts phase
+const OTHER_LEVELS = [1, -3, -5]; // measured beside the engine's in the parts phase
 const DERIVED_CHUNK = 512 * 1024; // as ingest/src/ingest-mcap.ts
 
 if (process.argv[2] === "--phase") {
@@ -213,13 +214,16 @@ async function parts(input) {
     // the definitions, untimed
   }
   const seconds = {};
-  const timed = (part, work) => {
+  const timed = async (part, work) => {
     const start = process.cpuUsage();
-    const result = work();
+    const result = await work(); // the engine's decompress() is async only for lz4's loading
     const used = process.cpuUsage(start);
     seconds[part] = (seconds[part] ?? 0) + (used.user + used.system) / 1e6;
     return result;
   };
+  const { ChunkDecompressor } = require("../ingest/dist/compression.js");
+  const { BufferPool } = require("../ingest/dist/buffer-pool.js");
+  const decompressor = new ChunkDecompressor(new BufferPool());
   const channels = { copy: channelChunks(), set: channelChunks() };
   const derived = [];
   const compressedBytes = {};
@@ -227,32 +231,36 @@ async function parts(input) {
   const chunks = [...reader.chunkIndexes].sort((a, b) => (a.chunkStartOffset < b.chunkStartOffset ? -1 : 1));
   for (const index of chunks) {
     const chunk = parseChunkRecord(await readAt(handle, index.chunkStartOffset, index.chunkLength));
-    const records = timed("zstd decompression", () => zstdDecompressSync(chunk.data, { maxOutputLength: chunk.size, chunkSize: chunk.size + 1 }));
-    timed("input chunk CRC-32", () => {
+    const records = await timed("zstd decompression, zstdDecompressSync", () => zstdDecompressSync(chunk.data, { maxOutputLength: chunk.size, chunkSize: chunk.size + 1 }));
+    const engine = await timed("zstd decompression, the engine's (one context, pooled buffers)", () => decompressor.decompress("zstd", chunk.data, chunk.size));
+    if (Buffer.compare(engine.records, records) !== 0) throw new Error("the engine's zstd decompression differs from zstdDecompressSync");
+    decompressor.release(engine);
+    await timed("input chunk CRC-32", () => {
       if (crc32(records) !== chunk.crc) throw new Error("chunk CRC mismatch");
     });
-    timed("framing by hand", () => frameByHand(records));
-    timed("framing with @mcap/core McapStreamReader", () => {
+    await timed("framing by hand", () => frameByHand(records));
+    await timed("framing with @mcap/core McapStreamReader", () => {
       library.append(records);
       while (library.nextRecord()) {
         // each record parsed into an object, as the library hands it out
       }
     });
-    timed("message copy with Buffer.copy", () => channels.copy.split(records, (from, at, length, to, into) => from.copy(to, into, at, at + length), undefined));
-    timed("message copy with set(subarray())", () => channels.set.split(records, (from, at, length, to, into) => to.set(from.subarray(at, at + length), into), derived));
+    await timed("message copy with Buffer.copy", () => channels.copy.split(records, (from, at, length, to, into) => from.copy(to, into, at, at + length), undefined));
+    await timed("message copy with set(subarray())", () => channels.set.split(records, (from, at, length, to, into) => to.set(from.subarray(at, at + length), into), derived));
     while (derived.length > 0) {
       const full = derived.pop();
-      const engine = timed(`zstd recompression of derived chunks, level ${ENGINE_LEVEL} (the engine's)`, () => zstdCompressSync(full, { ...ENGINE_ZSTD, chunkSize: full.byteLength + 1 }));
-      compressedBytes[ENGINE_LEVEL] = (compressedBytes[ENGINE_LEVEL] ?? 0) + engine.byteLength;
+      const atEngineLevel = await timed(`zstd recompression of derived chunks, level ${ENGINE_LEVEL} (the engine's)`, () => zstdCompressSync(full, { ...ENGINE_ZSTD, chunkSize: full.byteLength + 1 }));
+      compressedBytes[ENGINE_LEVEL] = (compressedBytes[ENGINE_LEVEL] ?? 0) + atEngineLevel.byteLength;
       for (const level of OTHER_LEVELS) {
-        const compressed = timed(`zstd recompression of derived chunks, level ${level}`, () => zstdCompressSync(full, { params: { [constants.ZSTD_c_compressionLevel]: level }, chunkSize: full.byteLength + 1 }));
+        const compressed = await timed(`zstd recompression of derived chunks, level ${level}`, () => zstdCompressSync(full, { params: { [constants.ZSTD_c_compressionLevel]: level }, chunkSize: full.byteLength + 1 }));
         compressedBytes[level] = (compressedBytes[level] ?? 0) + compressed.byteLength;
       }
       derivedBytes += full.byteLength;
-      timed("derived chunk CRC-32 (no longer computed)", () => crc32(full));
+      await timed("derived chunk CRC-32 (no longer computed)", () => crc32(full));
     }
   }
   await handle.close();
+  decompressor.close();
   const ratios = Object.entries(compressedBytes).map(([level, bytes]) => `level ${level} ${(derivedBytes / bytes).toFixed(2)}x`);
   console.error(`derived chunks: ${(derivedBytes / 1e6).toFixed(0)} MB; compression ratio ${ratios.join(", ")}`);
   return seconds;
