@@ -1,7 +1,8 @@
 /**
- * Reuses the derived chunks' buffers. Node frees a buffer only when V8 collects its owner, and V8
- * collects on JavaScript heap pressure, which the split barely makes (it copies bytes between
- * buffers): fresh 1 MiB buffers per chunk piled up as garbage and took peak RSS past 256 MB.
+ * Reuses the buffers of derived chunks, input chunks and decompressed records. Node frees a buffer
+ * only when V8 collects its owner, and V8 collects on JavaScript heap pressure, which the split
+ * barely makes (it copies bytes between buffers): fresh 1 MiB buffers per chunk piled up as garbage
+ * and took peak RSS past 256 MB.
  * Buffers are pooled by exact size, at most `perSize` of each.
  */
 export class BufferPool {
