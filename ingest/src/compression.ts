@@ -71,11 +71,12 @@ interface ZlibStreamInternals {
 
 /**
  * zstd decompression into the caller's buffer through one context. Node's public zstd calls make a
- * context and an output buffer per call: on the 1 GiB bench file that was 1.7 GB of buffers only
- * V8's garbage collector frees (the larger part of the process's GC work and of its RSS swings),
- * and a context's memory per chunk. The stream's handle does what zstdDecompressSync does inside,
- * but into our buffer (Node 24's zlib internals, `_handle.writeSync` and `_writeState`, as
- * zlib.js's own processChunkSync uses them; Node is pinned by the workspace's `node` dependency).
+ * context and an output buffer per call: on the 1 GiB bench file that was 1.7 GB of buffers that
+ * only V8's garbage collector frees, and a context's memory per chunk; through one context into a
+ * pooled buffer, decompression costs a quarter less CPU (bench/mcap-ingest.mjs, parts phase). The stream's handle does what zstdDecompressSync does inside,
+ * but into our buffer (zlib.js's internals, `_handle.writeSync` and `_writeState`, as its own
+ * processChunkSync uses them in Node 24; should a later Node change them, every zstd spec here
+ * fails rather than anything silently misreading).
  * It runs on the calling thread: the main thread, while libuv's threads compress derived chunks.
  */
 class ZstdIntoBuffer {
