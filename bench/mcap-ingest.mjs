@@ -7,13 +7,21 @@
 //
 // Then, in the same run, alternating, each in a fresh process so its peak RSS is its own:
 // - the anchor: bare @mcap/core, McapIndexedReader.readMessages() into one McapWriter per channel
-//   (zstd at the engine's level, -3; McapWriter's default 1 MiB chunks), no platform;
+//   (zstd at the engine's level, -7; McapWriter's default 1 MiB chunks), no platform;
 // - ingestMcap from ingest/dist into a directory sink.
 // Figures: MB/s of input, time relative to the anchor, peak RSS; best of the rounds for each (the
-// machine is shared, and the best run is the one least disturbed), with the load average.
+// machine is shared, and the best run is the one least disturbed), with the load average; CPU
+// seconds per GiB of input and MB of input per CPU second, which the machine's load moves far less.
+// Then the parts of the work, each alone on the main thread over the whole input, in CPU seconds per
+// GiB of input: zstd decompression (zstdDecompressSync beside the engine's reused context and
+// buffers, their output compared), the input chunk CRC, framing the records by hand (the engine's
+// loop) beside @mcap/core's McapStreamReader, copying messages into per-channel chunks with
+// Buffer.copy beside set(subarray()), zstd recompression of 512 KiB derived chunks at the engine's
+// level and others (with the compression ratio each gives), and the CRC of those chunks, which the
+// engine no longer computes.
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -30,7 +38,10 @@ const INPUT = path.join(CACHE, `mcap-ingest-${CHANNELS}ch-${MESSAGES}.mcap`);
 const GOAL_MBPS = 200;
 const GOAL_RATIO = 1.25;
 const GOAL_RSS_MB = 256;
-const ENGINE_ZSTD = { params: { [constants.ZSTD_c_compressionLevel]: -3 } }; // as ingest/src/compression.ts
+const ENGINE_LEVEL = -7; // as ingest/src/compression.ts
+const ENGINE_ZSTD = { params: { [constants.ZSTD_c_compressionLevel]: ENGINE_LEVEL } };
+const OTHER_LEVELS = [1, -3, -5]; // measured beside the engine's in the parts phase
+const DERIVED_CHUNK = 512 * 1024; // as ingest/src/ingest-mcap.ts
 
 if (process.argv[2] === "--phase") {
   await runPhase(process.argv[3], process.argv[4], process.argv[5]);
@@ -49,10 +60,15 @@ async function main() {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const phase of ["anchor", "ingest"]) {
         const figures = measure(phase);
-        console.log(`round ${round} ${phase}: ${figures.seconds.toFixed(2)} s (${figures.cpuSeconds.toFixed(2)} s of CPU), ${mbps(size, figures.seconds).toFixed(0)} MB/s, peak RSS ${figures.rssMb.toFixed(0)} MB (load ${loadAverage()})`);
+        const threads = Object.entries(figures.threads).map(([kind, seconds]) => `${kind} ${seconds.toFixed(1)}`).join(", ");
+        console.log(`round ${round} ${phase}: ${figures.seconds.toFixed(2)} s (${figures.cpuSeconds.toFixed(2)} s of CPU: ${threads}), ${mbps(size, figures.seconds).toFixed(0)} MB/s, peak RSS ${figures.rssMb.toFixed(0)} MB (load ${loadAverage()})`);
         if (!best[phase] || figures.seconds < best[phase].seconds) best[phase] = figures;
       }
     }
+  });
+  let parts;
+  await report.attempt("parts", async () => {
+    parts = measureParts();
   });
   if (best.anchor && best.ingest) {
     const anchorRate = mbps(size, best.anchor.seconds);
@@ -64,7 +80,13 @@ async function main() {
     // CPU time of all the process's threads: what the work costs, whatever the machine's load.
     report.add("ingestMcap: CPU seconds (all threads)", best.ingest.cpuSeconds, "s", { anchor: { name: "anchor", value: best.anchor.cpuSeconds } });
     report.add("ingestMcap: MB of input per CPU second", mbps(size, best.ingest.cpuSeconds), "MB/s");
+    report.add("ingestMcap: CPU seconds per GiB of input", perGiB(size, best.ingest.cpuSeconds), "s", { anchor: { name: "anchor", value: perGiB(size, best.anchor.cpuSeconds) } });
+    // On two idle cores the run takes at least the main thread's CPU time and half the total.
+    const idleFloor = Math.max(best.ingest.threads.main, best.ingest.cpuSeconds / 2);
+    report.add("ingestMcap: main thread CPU seconds per GiB of input", perGiB(size, best.ingest.threads.main), "s");
+    report.add("ingestMcap: MB/s on two idle cores at best (input / max(main thread CPU, all CPU / 2))", mbps(size, idleFloor), "MB/s", { goal: { min: GOAL_MBPS } });
   }
+  for (const [part, seconds] of Object.entries(parts ?? {})) report.add(`part alone: ${part}, CPU s per GiB of input`, perGiB(size, seconds), "s");
   report.print();
 }
 
@@ -79,6 +101,7 @@ function measure(phase) {
 }
 
 async function runPhase(phase, input, out) {
+  if (phase === "parts") return console.log(JSON.stringify(await parts(input)));
   const started = performance.now();
   if (phase === "anchor") await anchor(input, out);
   else {
@@ -89,7 +112,25 @@ async function runPhase(phase, input, out) {
   }
   const seconds = (performance.now() - started) / 1000;
   const { userCPUTime, systemCPUTime, maxRSS } = process.resourceUsage();
-  console.log(JSON.stringify({ seconds, cpuSeconds: (userCPUTime + systemCPUTime) / 1e6, rssMb: maxRSS / 1024 }));
+  console.log(JSON.stringify({ seconds, cpuSeconds: (userCPUTime + systemCPUTime) / 1e6, rssMb: maxRSS / 1024, threads: cpuByThread() }));
+}
+
+/**
+ * CPU seconds of this process's threads so far, by kind: `main` (the JavaScript thread), `libuv`
+ * (the thread pool: zlib, file I/O) and `v8` (GC and compiler helpers). The main thread's share
+ * bounds the wall time on idle cores: its work is sequential, whatever the other threads do.
+ */
+function cpuByThread() {
+  const ticksPerSecond = 100; // Linux's USER_HZ, the unit of /proc/<pid>/task/<tid>/stat times
+  const seconds = { main: 0, libuv: 0, v8: 0, other: 0 };
+  for (const tid of readdirSync("/proc/self/task")) {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+    const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const [utime, stime] = stat.slice(stat.lastIndexOf(")") + 2).split(" ").slice(11, 13).map(Number);
+    const kind = Number(tid) === process.pid ? "main" : name.startsWith("libuv") ? "libuv" : name.startsWith("V8") ? "v8" : "other";
+    seconds[kind] += (utime + stime) / ticksPerSecond;
+  }
+  return seconds;
 }
 
 /** The bare anchor: what a developer writes with @mcap/core alone to split a file by channel. */
@@ -164,6 +205,147 @@ async function generate(McapWriter) {
   await writer.end();
   await file.close();
   renameSync(partial, INPUT);
+}
+
+/** Runs the parts phase in a child process; returns CPU seconds per part over the whole input. */
+function measureParts() {
+  const child = spawnSync(process.execPath, [import.meta.filename, "--phase", "parts", INPUT], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  if (child.status !== 0) throw new Error(`parts exited with ${child.status ?? child.signal}`);
+  const seconds = JSON.parse(child.stdout.trim().split("\n").at(-1));
+  console.log(`parts (load ${loadAverage()}): ${JSON.stringify(seconds)}`);
+  return seconds;
+}
+
+/**
+ * Each part of the split alone, chunk after chunk through the whole input, on this thread with
+ * synchronous calls, so each part's CPU time is its own: what the engine spreads over its main
+ * thread and libuv's.
+ */
+async function parts(input) {
+  const { McapIndexedReader, McapRecordBuilder, McapStreamReader } = require("@mcap/core");
+  const { crc32 } = await import("node:zlib");
+  const handle = await open(input, "r");
+  const readable = { size: async () => BigInt((await handle.stat()).size), read: async (offset, length) => readAt(handle, offset, length) };
+  const reader = await McapIndexedReader.Initialize({ readable });
+  // The library's stream reader over bare records, told the schemas and channels first, as it requires.
+  const library = new McapStreamReader({ noMagicPrefix: true, validateCrcs: false });
+  const definitions = new McapRecordBuilder();
+  for (const schema of reader.schemasById.values()) definitions.writeSchema(schema);
+  for (const channel of reader.channelsById.values()) definitions.writeChannel(channel);
+  library.append(definitions.buffer);
+  while (library.nextRecord()) {
+    // the definitions, untimed
+  }
+  const seconds = {};
+  const timed = async (part, work) => {
+    const start = process.cpuUsage();
+    const result = await work(); // the engine's decompress() is async only for lz4's loading
+    const used = process.cpuUsage(start);
+    seconds[part] = (seconds[part] ?? 0) + (used.user + used.system) / 1e6;
+    return result;
+  };
+  const { ChunkDecompressor } = require("../ingest/dist/compression.js");
+  const { BufferPool } = require("../ingest/dist/buffer-pool.js");
+  const decompressor = new ChunkDecompressor(new BufferPool());
+  const channels = { copy: channelChunks(), set: channelChunks() };
+  const derived = [];
+  const compressedBytes = {};
+  let derivedBytes = 0;
+  const chunks = [...reader.chunkIndexes].sort((a, b) => (a.chunkStartOffset < b.chunkStartOffset ? -1 : 1));
+  for (const index of chunks) {
+    const chunk = parseChunkRecord(await readAt(handle, index.chunkStartOffset, index.chunkLength));
+    const records = await timed("zstd decompression, zstdDecompressSync", () => zstdDecompressSync(chunk.data, { maxOutputLength: chunk.size, chunkSize: chunk.size + 1 }));
+    const engine = await timed("zstd decompression, the engine's (one context, pooled buffers)", () => decompressor.decompress("zstd", chunk.data, chunk.size));
+    if (Buffer.compare(engine.records, records) !== 0) throw new Error("the engine's zstd decompression differs from zstdDecompressSync");
+    decompressor.release(engine);
+    await timed("input chunk CRC-32", () => {
+      if (crc32(records) !== chunk.crc) throw new Error("chunk CRC mismatch");
+    });
+    await timed("framing by hand", () => frameByHand(records));
+    await timed("framing with @mcap/core McapStreamReader", () => {
+      library.append(records);
+      while (library.nextRecord()) {
+        // each record parsed into an object, as the library hands it out
+      }
+    });
+    await timed("message copy with Buffer.copy", () => channels.copy.split(records, (from, at, length, to, into) => from.copy(to, into, at, at + length), undefined));
+    await timed("message copy with set(subarray())", () => channels.set.split(records, (from, at, length, to, into) => to.set(from.subarray(at, at + length), into), derived));
+    while (derived.length > 0) {
+      const full = derived.pop();
+      const atEngineLevel = await timed(`zstd recompression of derived chunks, level ${ENGINE_LEVEL} (the engine's)`, () => zstdCompressSync(full, { ...ENGINE_ZSTD, chunkSize: full.byteLength + 1 }));
+      compressedBytes[ENGINE_LEVEL] = (compressedBytes[ENGINE_LEVEL] ?? 0) + atEngineLevel.byteLength;
+      for (const level of OTHER_LEVELS) {
+        const compressed = await timed(`zstd recompression of derived chunks, level ${level}`, () => zstdCompressSync(full, { params: { [constants.ZSTD_c_compressionLevel]: level }, chunkSize: full.byteLength + 1 }));
+        compressedBytes[level] = (compressedBytes[level] ?? 0) + compressed.byteLength;
+      }
+      derivedBytes += full.byteLength;
+      await timed("derived chunk CRC-32 (no longer computed)", () => crc32(full));
+    }
+  }
+  await handle.close();
+  decompressor.close();
+  const ratios = Object.entries(compressedBytes).map(([level, bytes]) => `level ${level} ${(derivedBytes / bytes).toFixed(2)}x`);
+  console.error(`derived chunks: ${(derivedBytes / 1e6).toFixed(0)} MB; compression ratio ${ratios.join(", ")}`);
+  return seconds;
+}
+
+async function readAt(handle, offset, length) {
+  const buffer = Buffer.allocUnsafe(Number(length));
+  await handle.read(buffer, 0, buffer.byteLength, Number(offset));
+  return buffer;
+}
+
+/** A Chunk record's uncompressed size and CRC and its compressed records (opcode, length, times first). */
+function parseChunkRecord(bytes) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const size = Number(view.getBigUint64(25, true));
+  const crc = view.getUint32(33, true);
+  const compressionLength = view.getUint32(37, true);
+  const dataAt = 41 + compressionLength + 8;
+  return { size, crc, data: bytes.subarray(dataAt, dataAt + Number(view.getBigUint64(41 + compressionLength, true))) };
+}
+
+/** The engine's framing loop (ingest/src/splitter.ts): opcode, length and channel id per record. */
+function frameByHand(records) {
+  const view = new DataView(records.buffer, records.byteOffset, records.byteLength);
+  let channels = 0;
+  for (let at = 0; at < records.byteLength; at += 9 + view.getUint32(at + 1, true)) {
+    if (records[at] === 5) channels += records[at + 9] | (records[at + 10] << 8);
+  }
+  return channels;
+}
+
+/**
+ * One open derived chunk per channel, as the engine keeps; `split` copies each message of `records`
+ * into its channel's chunk with `copy`, pushing full chunks to `full` when given. (A function, not a
+ * class: the phases run at the top of this module, before a class declaration would be reached.)
+ */
+function channelChunks() {
+  const chunks = new Map();
+  const append = (channel, records, at, length, copy, full) => {
+    let chunk = chunks.get(channel);
+    if (!chunk || chunk.length + length > DERIVED_CHUNK) {
+      if (chunk && full) full.push(chunk.bytes.subarray(0, chunk.length));
+      chunk = { bytes: Buffer.allocUnsafe(DERIVED_CHUNK), length: 0 };
+      chunks.set(channel, chunk);
+    }
+    copy(records, at, length, chunk.bytes, chunk.length);
+    chunk.length += length;
+  };
+  return {
+    split(records, copy, full) {
+      const view = new DataView(records.buffer, records.byteOffset, records.byteLength);
+      for (let at = 0; at < records.byteLength; ) {
+        const length = 9 + view.getUint32(at + 1, true);
+        if (records[at] === 5) append(records[at + 9] | (records[at + 10] << 8), records, at, length, copy, full);
+        at += length;
+      }
+    },
+  };
+}
+
+function perGiB(bytes, seconds) {
+  return (seconds * 1024 ** 3) / bytes;
 }
 
 function mbps(bytes, seconds) {

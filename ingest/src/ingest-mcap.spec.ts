@@ -202,6 +202,31 @@ describe("ingestMcap refusing a broken file", () => {
     expect(error.message).toBe(`Chunk record at offset ${firstChunk}: the CRC of its decompressed records does not match (the file is corrupt)`);
   });
 
+  /** Where a Chunk record's uncompressed size and, for a zstd chunk, its compressed records start. */
+  const UNCOMPRESSED_SIZE_AT = 9 + 8 + 8;
+  const ZSTD_RECORDS_AT = UNCOMPRESSED_SIZE_AT + 8 + 4 + 4 + "zstd".length + 8;
+
+  test.each<Layout>(["indexed", "chunked-no-summary"])("a zstd chunk that does not decompress names the chunk (%s)", async (layout) => {
+    const bytes = Uint8Array.from((await writeFixture(layout)).bytes);
+    const [firstChunk] = await chunkOffsets((await writeFixture("indexed")).bytes);
+    const recordsAt = Number(firstChunk!) + ZSTD_RECORDS_AT;
+    bytes.fill(0, recordsAt, recordsAt + 4); // the zstd frame's magic number gone
+    const error = await refusal(bytes);
+    expect(error.message).toMatch(new RegExp(`^Chunk record at offset ${firstChunk}: zstd: \\w`));
+  });
+
+  test.each([-1, 1])("a zstd chunk stating an uncompressed size off by %i names the chunk", async (delta) => {
+    const bytes = Uint8Array.from((await writeFixture("indexed")).bytes);
+    const [firstChunk] = await chunkOffsets(bytes);
+    const view = new DataView(bytes.buffer);
+    const sizeAt = Number(firstChunk!) + UNCOMPRESSED_SIZE_AT;
+    const size = Number(view.getBigUint64(sizeAt, true));
+    view.setBigUint64(sizeAt, BigInt(size + delta), true);
+    const error = await refusal(bytes);
+    const detail = delta < 0 ? `decompresses to more than the ${size - 1} bytes it states` : `decompressed to ${size} bytes, not the ${size + 1} it states`;
+    expect(error.message).toBe(`Chunk record at offset ${firstChunk}: ${detail}`);
+  });
+
   test("a summary whose statistics disagree with the chunks fails rather than losing messages", async () => {
     const bytes = Uint8Array.from((await writeFixture("indexed")).bytes);
     const reader = await McapIndexedReader.Initialize({ readable: new TempBuffer(bytes) });

@@ -1,4 +1,5 @@
 import { BufferPool } from "./buffer-pool";
+import { ChunkDecompressor } from "./compression";
 import { McapIngestError } from "./ingest-error";
 import { buildManifest } from "./manifest";
 import type { IngestManifest } from "./manifest";
@@ -12,19 +13,19 @@ import { WriteBudget } from "./write-budget";
 /** Tuning of ingestMcap; the defaults suit files of any size within a 256 MB process. */
 export interface IngestOptions {
   /**
-   * Uncompressed size a derived chunk closes at (256 KiB). Every channel holds one open chunk, so
-   * this times the channel count is resident, and each chunk in flight holds a zstd context sized
-   * by it: with 1 MiB chunks and a 8 MiB budget, 20 channels took peak RSS to 265 MB, with 256 KiB
-   * and 4 MiB to 163 MB, for the same CPU time (bench/mcap-ingest.mjs's 1 GiB file).
+   * Uncompressed size a derived chunk closes at (512 KiB). Every channel holds one open chunk, so
+   * this times the channel count is resident. Each chunk costs a zstd context made for it on
+   * libuv's threads, fresh memory the kernel must zero: on bench/mcap-ingest.mjs's 1 GiB file,
+   * 256 KiB chunks cost 15 s of CPU (5 s of it in the kernel), 512 KiB and 1 MiB chunks 10 s.
    */
   chunkSize?: number;
   /**
-   * Derived bytes that may wait for compression and writing before reading pauses (4 MiB: sixteen
+   * Derived bytes that may wait for compression and writing before reading pauses (4 MiB: eight
    * chunks, enough to keep libuv's four threads busy). Each waiting chunk also holds a zstd context
    * and its output, so this bounds memory more than its size suggests.
    */
   writeBudget?: number;
-  /** Input chunks read and decompressed ahead of the one being split (2). */
+  /** Input chunks read ahead of the one being split (2); each is decompressed when its turn comes. */
   readAhead?: number;
 }
 
@@ -37,12 +38,14 @@ export interface IngestOptions {
  */
 export async function ingestMcap(source: McapSource, sink: DerivedFileSink, options: IngestOptions = {}): Promise<IngestManifest> {
   const budget = new WriteBudget(options.writeBudget ?? 4 * 1024 * 1024);
-  const splitter = new Splitter(sink, { chunkSize: options.chunkSize ?? 256 * 1024, budget, pool: new BufferPool() });
+  const pool = new BufferPool();
+  const decompressor = new ChunkDecompressor(pool);
+  const splitter = new Splitter(sink, { chunkSize: options.chunkSize ?? 512 * 1024, budget, pool });
   const afterChunk = () => budget.settle();
   try {
     const index = await openIndex(source);
-    if (index) await splitIndexed(index, source, splitter, options.readAhead ?? 2, afterChunk);
-    else await splitScanned(source, splitter, afterChunk);
+    if (index) await splitIndexed(index, source, splitter, { readAhead: options.readAhead ?? 2, pool, decompressor }, afterChunk);
+    else await splitScanned(source, splitter, { pool, decompressor }, afterChunk);
     const channels = await splitter.finish();
     const total = channels.reduce((sum, { totals }) => sum + totals.messageCount, 0);
     if (index?.statistics && index.statistics.messageCount !== BigInt(total)) {
@@ -55,5 +58,7 @@ export async function ingestMcap(source: McapSource, sink: DerivedFileSink, opti
     await splitter.abandon();
     await sink.abort();
     throw error instanceof McapIngestError ? error : new McapIngestError("file", undefined, error instanceof Error ? error.message : String(error), { cause: error });
+  } finally {
+    decompressor.close();
   }
 }

@@ -1,8 +1,10 @@
 import { McapIndexedReader } from "@mcap/core";
 import type { ChunkIndex } from "@mcap/core";
-import { decompressChunk } from "./compression";
+import type { ChunkDecompressor, Decompressed } from "./compression";
+import type { BufferPool } from "./buffer-pool";
 import { McapIngestError } from "./ingest-error";
 import { contentLengthAt, Opcode, parseChunkHeader, RECORD_PREFIX } from "./records";
+import type { ChunkHeader } from "./records";
 import type { McapSource } from "./source";
 import type { Splitter } from "./splitter";
 
@@ -16,10 +18,18 @@ export async function openIndex(source: McapSource): Promise<McapIndexedReader |
   return reader && reader.chunkIndexes.length > 0 ? reader : undefined;
 }
 
+/** How an indexed file is read: chunks ahead, the buffers they are read into, their decompression. */
+export interface IndexedReading {
+  readAhead: number;
+  pool: BufferPool;
+  decompressor: ChunkDecompressor;
+}
+
 interface LoadedChunk {
   offset: bigint;
-  records: Uint8Array;
-  crc: number;
+  header: ChunkHeader;
+  /** The pooled buffer the chunk was read into, given back once its records are split. */
+  readBuffer: Uint8Array;
 }
 
 /**
@@ -27,7 +37,7 @@ interface LoadedChunk {
  * indexes list, in file order, reading and decompressing `readAhead` chunks ahead of the one
  * being split. The message index records and anything else between chunks are never read.
  */
-export async function splitIndexed(reader: McapIndexedReader, source: McapSource, splitter: Splitter, readAhead: number, afterChunk: () => Promise<void>): Promise<void> {
+export async function splitIndexed(reader: McapIndexedReader, source: McapSource, splitter: Splitter, reading: IndexedReading, afterChunk: () => Promise<void>): Promise<void> {
   splitter.profile = reader.header.profile;
   for (const schema of reader.schemasById.values()) splitter.addSchema(schema, undefined);
   for (const channel of reader.channelsById.values()) splitter.addChannel(channel, undefined);
@@ -35,30 +45,42 @@ export async function splitIndexed(reader: McapIndexedReader, source: McapSource
   const loads: Promise<LoadedChunk>[] = [];
   let next = 0;
   const startLoad = (): void => {
-    const load = loadChunk(source, chunks[next++]!);
+    const load = loadChunk(source, chunks[next++]!, reading.pool);
     load.catch(() => undefined); // awaited below in order; this keeps a later failure from being "unhandled" meanwhile
     loads.push(load);
   };
-  while (loads.length < readAhead && next < chunks.length) startLoad();
+  while (loads.length < reading.readAhead && next < chunks.length) startLoad();
   while (loads.length > 0) {
     const chunk = await loads.shift()!;
     if (next < chunks.length) startLoad();
-    splitter.splitChunk(chunk.records, chunk.crc, chunk.offset);
+    const decompressed = await decompress(reading.decompressor, chunk);
+    splitter.splitChunk(decompressed.records, chunk.header.uncompressedCrc, chunk.offset);
+    reading.decompressor.release(decompressed);
+    reading.pool.give(chunk.readBuffer);
     await afterChunk();
   }
 }
 
-async function loadChunk(source: McapSource, index: ChunkIndex): Promise<LoadedChunk> {
+async function loadChunk(source: McapSource, index: ChunkIndex, pool: BufferPool): Promise<LoadedChunk> {
   const offset = index.chunkStartOffset;
   try {
-    const bytes = await source.read(offset, index.chunkLength);
+    const readBuffer = pool.takeAtLeast(Number(index.chunkLength));
+    const bytes = await source.read(offset, index.chunkLength, readBuffer);
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     if (bytes[0] !== Opcode.CHUNK) throw new Error(`the chunk index points at opcode 0x${bytes[0]?.toString(16)}, not a chunk`);
     if (RECORD_PREFIX + contentLengthAt(view, 1) !== bytes.byteLength) throw new Error("the record's length differs from the chunk index's");
-    const header = parseChunkHeader(bytes.subarray(RECORD_PREFIX));
-    const records = await decompressChunk(header.compression, header.records, header.uncompressedSize);
-    if (records.byteLength !== header.uncompressedSize) throw new Error(`decompressed to ${records.byteLength} bytes, not the ${header.uncompressedSize} it states`);
-    return { offset, records, crc: header.uncompressedCrc };
+    return { offset, header: parseChunkHeader(bytes.subarray(RECORD_PREFIX)), readBuffer };
+  } catch (error) {
+    throw new McapIngestError("Chunk", offset, error instanceof Error ? error.message : String(error), { cause: error });
+  }
+}
+
+/** Decompresses a loaded chunk here, on the main thread, into a pooled buffer (see ChunkDecompressor). */
+async function decompress(decompressor: ChunkDecompressor, { offset, header }: LoadedChunk): Promise<Decompressed> {
+  try {
+    const decompressed = await decompressor.decompress(header.compression, header.records, header.uncompressedSize);
+    if (decompressed.records.byteLength !== header.uncompressedSize) throw new Error(`decompressed to ${decompressed.records.byteLength} bytes, not the ${header.uncompressedSize} it states`);
+    return decompressed;
   } catch (error) {
     throw new McapIngestError("Chunk", offset, error instanceof Error ? error.message : String(error), { cause: error });
   }

@@ -1,9 +1,10 @@
 import { MCAP_MAGIC } from "@mcap/core";
-import { decompressChunk } from "./compression";
+import type { ChunkDecompressor } from "./compression";
+import type { BufferPool } from "./buffer-pool";
 import { McapIngestError } from "./ingest-error";
 import { contentLengthAt, Opcode, parseChannel, parseChunkHeader, parseSchema, RecordCursor, RECORD_PREFIX } from "./records";
 import type { McapSource } from "./source";
-import { plain } from "./splitter";
+import { asBuffer } from "./splitter";
 import type { Splitter } from "./splitter";
 
 const BLOCK = 4 * 1024 * 1024;
@@ -15,8 +16,8 @@ const RECORD_NAMES: Record<number, string> = { 1: "Header", 2: "Footer", 3: "Sch
  * split does not need (attachments, indexes, metadata) are skipped without being read. The file
  * must end with a Footer and the closing magic, else it is reported as truncated.
  */
-export async function splitScanned(source: McapSource, splitter: Splitter, afterChunk: () => Promise<void>): Promise<void> {
-  const input = new BlockReader(source, Number(await source.size()));
+export async function splitScanned(source: McapSource, splitter: Splitter, reading: { pool: BufferPool; decompressor: ChunkDecompressor }, afterChunk: () => Promise<void>): Promise<void> {
+  const input = new BlockReader(source, Number(await source.size()), reading.pool);
   await expectMagic(input, "start");
   for (;;) {
     const offset = input.offset;
@@ -36,7 +37,7 @@ export async function splitScanned(source: McapSource, splitter: Splitter, after
     }
     const record = await input.take(length);
     try {
-      await splitRecord(opcode, record, BigInt(offset), splitter);
+      await splitRecord(opcode, record, BigInt(offset), splitter, reading.decompressor);
     } catch (error) {
       if (error instanceof McapIngestError) throw error;
       throw new McapIngestError(name, BigInt(offset), error instanceof Error ? error.message : String(error), { cause: error });
@@ -47,7 +48,7 @@ export async function splitScanned(source: McapSource, splitter: Splitter, after
 
 const NEEDED = new Set<number>([Opcode.HEADER, Opcode.SCHEMA, Opcode.CHANNEL, Opcode.MESSAGE, Opcode.CHUNK]);
 
-async function splitRecord(opcode: number, record: Uint8Array, offset: bigint, splitter: Splitter): Promise<void> {
+async function splitRecord(opcode: number, record: Uint8Array, offset: bigint, splitter: Splitter, decompressor: ChunkDecompressor): Promise<void> {
   const content = record.subarray(RECORD_PREFIX);
   switch (opcode) {
     case Opcode.HEADER:
@@ -58,12 +59,14 @@ async function splitRecord(opcode: number, record: Uint8Array, offset: bigint, s
     case Opcode.CHANNEL:
       return splitter.addChannel(parseChannel(content), offset);
     case Opcode.MESSAGE:
-      return splitter.message(plain(record), 0, record.byteLength, offset);
+      return splitter.message(asBuffer(record), 0, record.byteLength, offset);
     default: {
       const header = parseChunkHeader(content);
-      const records = await decompressChunk(header.compression, header.records, header.uncompressedSize);
+      const decompressed = await decompressor.decompress(header.compression, header.records, header.uncompressedSize);
+      const { records } = decompressed;
       if (records.byteLength !== header.uncompressedSize) throw new Error(`decompressed to ${records.byteLength} bytes, not the ${header.uncompressedSize} it states`);
       splitter.splitChunk(records, header.uncompressedCrc, offset);
+      decompressor.release(decompressed);
     }
   }
 }
@@ -77,15 +80,20 @@ async function expectMagic(input: BlockReader, where: "start" | "end"): Promise<
   if (where === "end" && input.remaining() !== 0) throw new McapIngestError(name, offset, `${input.remaining()} bytes follow the closing magic`);
 }
 
-/** Sequential reads through one reused block, so small records cost no read call each. */
+/**
+ * Sequential reads through one block, so small records cost no read call each; the block's buffer
+ * is reused while it is large enough (a record longer than it gets a larger one from the pool).
+ */
 class BlockReader {
   offset = 0;
+  private buffer: Uint8Array = new Uint8Array(0);
   private block: Uint8Array = new Uint8Array(0);
   private blockStart = 0;
 
   constructor(
     private readonly source: McapSource,
     readonly size: number,
+    private readonly pool: BufferPool,
   ) {}
 
   remaining(): number {
@@ -95,7 +103,12 @@ class BlockReader {
   async peek(length: number): Promise<Uint8Array> {
     const at = this.offset - this.blockStart;
     if (at < 0 || at + length > this.block.byteLength) {
-      this.block = await this.source.read(BigInt(this.offset), BigInt(Math.min(Math.max(length, BLOCK), this.remaining())));
+      const wanted = Math.min(Math.max(length, BLOCK), this.remaining());
+      if (wanted > this.buffer.byteLength) {
+        this.pool.give(this.buffer);
+        this.buffer = this.pool.takeAtLeast(wanted);
+      }
+      this.block = await this.source.read(BigInt(this.offset), BigInt(wanted), this.buffer);
       this.blockStart = this.offset;
     }
     const start = this.offset - this.blockStart;

@@ -92,7 +92,8 @@ export function parseSchema(content: Uint8Array): Schema {
   const id = cursor.u16();
   const name = cursor.string();
   const encoding = cursor.string();
-  const data = cursor.bytesOf(cursor.u32()).slice();
+  // A copy (Buffer's slice() would be a view): the record's buffer is reused for the next read.
+  const data = new Uint8Array(cursor.bytesOf(cursor.u32()));
   return { id, name, encoding, data };
 }
 

@@ -7,7 +7,12 @@ import type { FileHandle } from "node:fs/promises";
  */
 export interface McapSource {
   size(): Promise<bigint>;
-  read(offset: bigint, length: bigint): Promise<Uint8Array>;
+  /**
+   * The `length` bytes at `offset`. Given `into` (at least `length` bytes long), they are read into
+   * it and a view of it returned, so a caller reading chunk after chunk reuses its buffers instead
+   * of leaving one per read for the garbage collector.
+   */
+  read(offset: bigint, length: bigint, into?: Uint8Array): Promise<Uint8Array>;
   close(): Promise<void>;
 }
 
@@ -17,8 +22,8 @@ export async function openFileSource(file: string): Promise<McapSource> {
   const { size } = await handle.stat();
   return {
     size: () => Promise.resolve(BigInt(size)),
-    async read(offset, length) {
-      const buffer = Buffer.allocUnsafe(Number(length));
+    async read(offset, length, into) {
+      const buffer = into ? into.subarray(0, Number(length)) : Buffer.allocUnsafe(Number(length));
       let filled = 0;
       while (filled < buffer.byteLength) {
         const { bytesRead } = await handle.read(buffer, filled, buffer.byteLength - filled, Number(offset) + filled);

@@ -60,8 +60,8 @@ export class Splitter {
     this.channels.set(channel.id, channel);
   }
 
-  /** Copies the Message record `bytes[at, at + length)` (a plain Uint8Array, see plain()) to its channel's derived file. */
-  message(bytes: Uint8Array, at: number, length: number, offset: bigint): void {
+  /** Copies the Message record `bytes[at, at + length)` to its channel's derived file. */
+  message(bytes: Buffer, at: number, length: number, offset: bigint): void {
     if (length < RECORD_PREFIX + MESSAGE_MIN_CONTENT) throw new McapIngestError("Message", offset, "record is shorter than a message's fields");
     const channelId = bytes[at + MESSAGE_CHANNEL_ID_AT]! | (bytes[at + MESSAGE_CHANNEL_ID_AT + 1]! << 8);
     const writer = this.writers[channelId] ?? this.open(channelId, offset);
@@ -74,7 +74,7 @@ export class Splitter {
    */
   splitChunk(chunkRecords: Uint8Array, crc: number, offset: bigint): void {
     if (crc !== 0 && mcapCrc32(chunkRecords) !== crc) throw new McapIngestError("Chunk", offset, "the CRC of its decompressed records does not match (the file is corrupt)");
-    const records = plain(chunkRecords);
+    const records = asBuffer(chunkRecords);
     const view = new DataView(records.buffer, records.byteOffset, records.byteLength);
     const where = (at: number, detail: string) => new McapIngestError("Chunk", offset, `record at byte ${at} of its records: ${detail}`);
     for (let at = 0; at < records.byteLength; ) {
@@ -125,9 +125,9 @@ export class Splitter {
   }
 }
 
-/** A plain Uint8Array view of `bytes`, which may be a Buffer: its subarray per message is cheaper. */
-export function plain(bytes: Uint8Array): Uint8Array {
-  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+/** `bytes` as a Buffer (the same memory), for Buffer.copy: see ChannelWriter.append. */
+export function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** The derived file of a channel: named by channel id, as topic names are not file names. */
