@@ -15,6 +15,7 @@ import { Migration0014Robotdata } from "./0014-robotdata";
 import { Migration0015SavedQueries } from "./0015-saved-queries";
 import { Migration0016Collections } from "./0016-collections";
 import { Migration0017Metrics } from "./0017-metrics";
+import { Migration0018TopicQueryIndexes } from "./0018-topic-query-indexes";
 
 /** The data schema's migrations in the order they apply. */
 export const dataMigrations: MigrationObject[] = [
@@ -34,4 +35,5 @@ export const dataMigrations: MigrationObject[] = [
   { name: "0015-saved-queries", class: Migration0015SavedQueries },
   { name: "0016-collections", class: Migration0016Collections },
   { name: "0017-metrics", class: Migration0017Metrics },
+  { name: "0018-topic-query-indexes", class: Migration0018TopicQueryIndexes },
 ];
