@@ -1,4 +1,4 @@
-import { isInvocationToken, notFound, quoteValue, unauthenticated, verifyInvocationToken } from "@hangar/shared";
+import { invocationTokenId, isInvocationToken, notFound, quoteValue, unauthenticated, verifyInvocationToken } from "@hangar/shared";
 import type { MembershipRecord } from "./records";
 import type { AdminRepositories, AdminUnitOfWork } from "./repositories";
 import { hashSecret, isUsable } from "./tokens";
@@ -10,7 +10,7 @@ export interface Identity {
   memberships: { orgId: string; roles: string[] }[];
 }
 
-/** Who a token's secret authenticates: its user's identity, the token (none for invocation tokens) and its scopes. */
+/** Who a token's secret authenticates: its user's identity, the token (`invocation:<id>` for invocation tokens) and its scopes. */
 export interface Authentication extends Identity {
   tokenId: string;
   /** Empty means unrestricted. */
@@ -51,7 +51,7 @@ async function authenticateInvocationToken(r: AdminRepositories, secret: string,
   const claims = verifyInvocationToken(secret, internalAuthSecret);
   const membership = await r.memberships.find(claims.orgId, claims.userId);
   if (!membership) throw unauthenticated(`the invocation's user is no longer a member of org ${quoteValue(claims.orgId)}`);
-  return { userId: claims.userId, tokenId: "", isSystemAdmin: false, memberships: [orgRoles(membership)], apiScopes: [] };
+  return { userId: claims.userId, tokenId: invocationTokenId(claims.invocationId), isSystemAdmin: false, memberships: [orgRoles(membership)], apiScopes: [] };
 }
 
 function orgRoles(membership: MembershipRecord): { orgId: string; roles: string[] } {

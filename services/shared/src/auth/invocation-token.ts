@@ -31,6 +31,16 @@ export function mintInvocationToken(claims: InvocationTokenClaims, key: string):
   return `${INVOCATION_TOKEN_PREFIX}${payload}.${mac(payload, key)}`;
 }
 
+/** The token id of an invocation token's principal: what tells an action the platform runs from a person's API token. */
+export function invocationTokenId(invocationId: string): string {
+  return `invocation:${invocationId}`;
+}
+
+/** Whether a caller is an action the platform runs (authenticated by an invocation token; see invocationTokenId). */
+export function actsForInvocation(caller: { tokenId?: string | undefined }): boolean {
+  return caller.tokenId?.startsWith("invocation:") ?? false;
+}
+
 /** Whether a bearer secret has the shape of an invocation-scoped token. */
 export function isInvocationToken(secret: string): boolean {
   return secret.startsWith(INVOCATION_TOKEN_PREFIX);
