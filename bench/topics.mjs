@@ -49,6 +49,8 @@ const platform = await startBenchPlatform();
 const db = new pgModule.Client({ connectionString: platform.pgUrl });
 try {
   await db.connect();
+  // The data service's schema, as its own connections have it: the statements run directly are its own text.
+  await db.query("set search_path to data");
   const datasetId = (await platform.api("POST", "/v1/datasets", { name: "topics-bench" })).data.dataset_id;
   await report.attempt("seeding", () => seed(datasetId));
   const anchors = await measureAnchors(platform.pgUrl);
