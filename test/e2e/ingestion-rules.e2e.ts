@@ -342,6 +342,25 @@ describe("existing files", () => {
     expect(await ok(member.client.get(`/v1/ingestion-rules/id/${rule.rule_id}/existing-files`))).toEqual({ count: 0, count_is_lower_bound: false, sample_paths: [], complete_session_count: 0 });
   });
 
+  test("complete_session_count: the org's complete sessions holding any of the report's files, each once", async () => {
+    const dataset = await createDataset(alice.client, "sessions-before-rules");
+    await uploadSettled(alice.client, dataset, { "s/a.dat": "1", "s/b.dat": "2", "s/c.dat": "3", "s/n.txt": "4" });
+    const [a, b, c, n] = await fileIds(alice.client, dataset, ["s/a.dat", "s/b.dat", "s/c.dat", "s/n.txt"]);
+    const session = async (files: (string | undefined)[], complete: boolean) => {
+      const created = await ok(alice.client.post("/v1/sessions", { name: "recording" }));
+      await ok(alice.client.post(`/v1/sessions/id/${created.session_id}/files`, { files: files.map((file_id) => ({ file_id })) }));
+      if (complete) await ok(alice.client.post(`/v1/sessions/id/${created.session_id}/complete`));
+    };
+    await session([a, n], true); // counted: holds a matching file
+    await session([b, c], true); // counted once, though it holds two
+    await session([a], false); // in progress: not counted
+    await session([n], true); // holds no file the rule matches
+    const rule = await ok(createRule(alice.client, { include_patterns: ["s/*.dat"] }));
+    expect(await ok(aliceAdmin.get(`/v1/ingestion-rules/id/${rule.rule_id}/existing-files`))).toMatchObject({ count: 3, complete_session_count: 2 });
+    const none = await ok(createRule(alice.client, { include_patterns: ["s/*.none"] }));
+    expect(await ok(aliceAdmin.get(`/v1/ingestion-rules/id/${none.rule_id}/existing-files`))).toMatchObject({ count: 0, complete_session_count: 0 });
+  });
+
   test("ingest_existing_files refuses a rule that does not auto-ingest", async () => {
     const rule = await ok(createRule(alice.client, { auto_ingest: false }));
     expectBadRequest(await alice.client.post(`/v1/ingestion-rules/id/${rule.rule_id}/existing-files`), "rule_id");

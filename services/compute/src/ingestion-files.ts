@@ -13,7 +13,7 @@ const NOT_INGESTED = fromJson(ValueSchema, {
   ],
 });
 
-/** The org's available, not-ingested files, oldest first, from the data service's query_files (acting in that org). */
+/** The org's available, not-ingested files, oldest first, from the data service's query_files, and the complete sessions holding them (acting in that org). */
 export function dataServiceUningestedFiles(clientFor: (orgId: string) => Client<typeof DataService>): UningestedFiles {
   return {
     async page(orgId, pageToken) {
@@ -21,6 +21,10 @@ export function dataServiceUningestedFiles(clientFor: (orgId: string) => Client<
         query: { condition: NOT_INGESTED, limit: BigInt(MAX_LIMIT), sortBy: "created", sortDirection: "ASC", ...(pageToken ? { after: pageToken } : {}) },
       });
       return { files: page.items.map((f) => ({ fileId: f.fileId, relativePath: f.relativePath })), nextToken: page.nextToken || undefined };
+    },
+    async completeSessions(orgId, fileIds) {
+      if (fileIds.length === 0) return 0;
+      return Number((await clientFor(orgId).countCompleteSessions({ fileIds: [...fileIds] })).count);
     },
   };
 }
