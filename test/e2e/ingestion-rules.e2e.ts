@@ -321,6 +321,23 @@ describe("runs", () => {
   });
 });
 
+describe("ingestable", () => {
+  test("a file an auto-ingesting rule matched at upload is ingestable, as is one ingested since; others are not; another org sees nothing", async () => {
+    await ok(createRule(alice.client, { include_patterns: ["in/*.log"] }));
+    await ok(createRule(alice.client, { include_patterns: ["off/*.log"], auto_ingest: false }));
+    const dataset = await createDataset(alice.client, "ingestable");
+    await uploadSettled(alice.client, dataset, { "in/a.log": "1", "off/b.log": "2", "other/c.txt": "3" });
+    const [a, b, c] = await fileIds(alice.client, dataset, ["in/a.log", "off/b.log", "other/c.txt"]);
+    await waitFor("in/a.log marked ingestable", async () => (await ok(alice.client.get(`/v1/files/record/${a}`))).ingestable || undefined);
+    const listed = async () => Object.fromEntries((await ok(alice.client.post(`/v1/datasets/${dataset}/files/query`, {}))).items.map((f: any) => [f.relative_path, f.ingestable]));
+    expect(await listed()).toMatchObject({ "in/a.log": true, "off/b.log": false, "other/c.txt": false });
+    expect((await ok(alice.client.get(`/v1/files/record/${b}`))).ingestable).toBe(false);
+    await ok(alice.client.put(`/v1/files/record/${c}`, { ingestion_complete: true }));
+    expect((await ok(alice.client.get(`/v1/files/record/${c}`))).ingestable).toBe(true);
+    expect((await bob.client.get(`/v1/files/record/${a}`)).status).toBe(404);
+  });
+});
+
 describe("existing files", () => {
   test("the report counts matching files no rule has run on; paths only for an org admin; ingest_existing_files runs them in the background", async () => {
     const dataset = await createDataset(alice.client, "before-rules");

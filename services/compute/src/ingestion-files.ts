@@ -4,6 +4,7 @@ import type { Client } from "@connectrpc/connect";
 import { MAX_LIMIT } from "@hangar/shared";
 import type { DataService } from "@hangar/shared/proto/data";
 import type { UningestedFiles } from "./domain/existing-files";
+import type { IngestableMarks } from "./domain/ingestable-files";
 
 const NOT_INGESTED = fromJson(ValueSchema, {
   operator: "AND",
@@ -25,6 +26,15 @@ export function dataServiceUningestedFiles(clientFor: (orgId: string) => Client<
     async completeSessions(orgId, fileIds) {
       if (fileIds.length === 0) return 0;
       return Number((await clientFor(orgId).countCompleteSessions({ fileIds: [...fileIds] })).count);
+    },
+  };
+}
+
+/** Marks file versions ingestable through the data service's MarkFilesIngestable (acting in the org). */
+export function dataServiceIngestableMarks(clientFor: (orgId: string) => Client<typeof DataService>): IngestableMarks {
+  return {
+    async mark(orgId, files) {
+      await clientFor(orgId).markFilesIngestable({ files: [...files] });
     },
   };
 }
