@@ -6,7 +6,7 @@ import { checkRelativePath } from "../domain/paths";
 import { deleteFile, downloadableUri, getFile, getFileByPath, markFilesIngestable, queryAssociationFiles, updateFile } from "../domain/files";
 import { keyOfUri } from "../object-store/object-store";
 import { associationTypeOf, routeAssociation } from "../domain/associations";
-import { orgOfRecord } from "./actors";
+import { orgOfRecord, serviceCaller } from "./actors";
 import type { FileHandlerDeps } from "./file-deps";
 import { fileToProto } from "./file-mappers";
 import { CREDENTIALS_TTL_SECONDS } from "./uploads";
@@ -17,7 +17,7 @@ type FileHandlers = Pick<ServiceImpl<typeof DataService>, "getFile" | "getFileBy
 export function createFileHandlers({ uow, objects, resolveAssociation, eventsWritten }: FileHandlerDeps): FileHandlers {
   return {
     async markFilesIngestable(req, ctx) {
-      await markFilesIngestable(uow, readableOrg(callerOf(ctx)), req.files);
+      await markFilesIngestable(uow, readableOrg(serviceCaller(callerOf(ctx))), req.files);
       return {};
     },
 

@@ -28,7 +28,7 @@ import {
   type NewSession,
   type SessionRepositories,
 } from "../domain/session-use-cases";
-import { readerOf, writerOf } from "./actors";
+import { readerOf, serviceCaller, writerOf } from "./actors";
 import { timeInputOf } from "./mappers";
 import { pageToProto } from "./device-mappers";
 import { completionPolicyOf, ingestionToProto, sessionFileInputOf, sessionFileToProto, sessionToProto, sessionTopicToProto, summaryToProto } from "./session-mappers";
@@ -86,7 +86,7 @@ export function createSessionHandlers({ uow }: { uow: UnitOfWork<SessionReposito
     },
 
     async countCompleteSessions(req, ctx) {
-      return { count: BigInt(await countCompleteSessions(uow, readerOf(callerOf(ctx)), req.fileIds)) };
+      return { count: BigInt(await countCompleteSessions(uow, readerOf(serviceCaller(callerOf(ctx))), req.fileIds)) };
     },
 
     async sessionIngestionSummaries(req, ctx) {
