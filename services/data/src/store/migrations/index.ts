@@ -15,8 +15,8 @@ import { Migration0014Robotdata } from "./0014-robotdata";
 import { Migration0015SavedQueries } from "./0015-saved-queries";
 import { Migration0016Collections } from "./0016-collections";
 import { Migration0017Metrics } from "./0017-metrics";
-import { Migration0018TopicQueryIndexes } from "./0018-topic-query-indexes";
-import { Migration0019FileIngestable } from "./0019-file-ingestable";
+import { Migration0020TopicQueryIndexes } from "./0020-topic-query-indexes";
+import { Migration0021FileIngestable } from "./0021-file-ingestable";
 
 /** The data schema's migrations in the order they apply. */
 export const dataMigrations: MigrationObject[] = [
@@ -36,6 +36,6 @@ export const dataMigrations: MigrationObject[] = [
   { name: "0015-saved-queries", class: Migration0015SavedQueries },
   { name: "0016-collections", class: Migration0016Collections },
   { name: "0017-metrics", class: Migration0017Metrics },
-  { name: "0018-topic-query-indexes", class: Migration0018TopicQueryIndexes },
-  { name: "0019-file-ingestable", class: Migration0019FileIngestable },
+  { name: "0020-topic-query-indexes", class: Migration0020TopicQueryIndexes },
+  { name: "0021-file-ingestable", class: Migration0021FileIngestable },
 ];

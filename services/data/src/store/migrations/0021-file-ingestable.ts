@@ -5,7 +5,7 @@ import { Migration } from "@mikro-orm/migrations";
  * service marks it after the upload's event), so file records say `ingestable` from their own row.
  * A later version uploads unmarked until a rule matches it too.
  */
-export class Migration0019FileIngestable extends Migration {
+export class Migration0021FileIngestable extends Migration {
   override async up(): Promise<void> {
     this.addSql("alter table fs_nodes add column ingestable_version bigint;");
   }

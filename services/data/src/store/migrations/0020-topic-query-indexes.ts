@@ -9,7 +9,7 @@ import { Migration } from "@mikro-orm/migrations";
  * keyset position; name and schema together need their own, as one of the others would read every
  * topic of the name to keep those of the schema.
  */
-export class Migration0018TopicQueryIndexes extends Migration {
+export class Migration0020TopicQueryIndexes extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
       create index topics_org_name_created_idx on topics (org_id, topic_name, created desc, topic_id desc);
