@@ -39,7 +39,8 @@ interface RegisteredTopic {
  * paths on every run, so re-ingesting writes new versions of the same files), registers the topics
  * with each derived file as its `mcap` representation, records each topic's own facts and marks
  * the file `ingestion_complete`. When a step after the split fails, the topics and derived files
- * it wrote are removed again before the error is rethrown.
+ * it created are removed again before the error is rethrown; those an earlier ingestion of the file
+ * left stay where they were.
  */
 export async function ingestInputFile(context: ActionContext, input: InputFile): Promise<IngestManifest> {
   const workDir = await mkdtemp(path.join(tmpdir(), "hangar-ingest-"));
@@ -55,32 +56,42 @@ export async function ingestInputFile(context: ActionContext, input: InputFile):
   }
 }
 
+/** What a run wrote: the derived files it created (not those it rewrote) and the topics it registered. */
+interface Written {
+  createdDerived: Set<string>;
+  topics: string[];
+}
+
 async function publish(context: ActionContext, input: InputFile, manifest: IngestManifest, outDir: string): Promise<void> {
-  const written: { derived: string[]; topics: string[] } = { derived: [], topics: [] };
+  const earlier = await fileTopics(context, input.fileId);
+  const earlierIds = new Set(earlier.map((topic) => topic.topic_id));
+  const written: Written = { createdDerived: new Set(), topics: [] };
   try {
     const fileIds = await uploadDerived(context, input, outDir, written);
     const declared = withMcapRepresentations(manifest, (name) => fileIds.get(name)!);
     for (let i = 0; i < declared.topics.length; i += REGISTER_BATCH) {
       await registerBatch(context, input.fileId, declared.topics.slice(i, i + REGISTER_BATCH), written);
     }
-    await removeStaleTopics(context, input.fileId, new Set(manifest.topics.map((topic) => topic.topic_name)), new Set(fileIds.values()));
+    const registered = new Set(manifest.topics.map((topic) => topic.topic_name));
+    await removeStaleTopics(context, input.fileId, earlier.filter((topic) => !registered.has(topic.topic_name)), new Set(fileIds.values()));
     await context.gateway.call("PUT", `/v1/files/record/${encodeURIComponent(input.fileId)}`, { ingestion_complete: true }, context.signal);
   } catch (error) {
-    await undo(context, input, written);
+    await undo(context, input, written, earlierIds);
     throw error;
   }
 }
 
 /** Uploads the derived files into the dataset; answers their file ids by derived file name. */
-async function uploadDerived(context: ActionContext, input: InputFile, outDir: string, written: { derived: string[] }): Promise<Map<string, string>> {
+async function uploadDerived(context: ActionContext, input: InputFile, outDir: string, written: Pick<Written, "createdDerived">): Promise<Map<string, string>> {
   const prefix = derivedFilesDir(input.fileId);
   const origination = `invocation ${context.invocationId}`;
   const paths = await uploadOutputs(context.gateway, outDir, { datasetId: context.datasetId, prefix, origination }, context.signal);
   const ids = new Map<string, string>();
   for (const derivedPath of paths) {
     const url = `/v1/files/record/path/${encodeURIComponent(derivedPath)}/association/${encodeURIComponent(context.datasetId)}`;
-    const file = await context.gateway.call<{ file_id: string }>("GET", url, undefined, context.signal);
-    written.derived.push(file.file_id);
+    const file = await context.gateway.call<{ file_id: string; version: number }>("GET", url, undefined, context.signal);
+    // A first version is this run's; a later one rewrote an earlier run's file, which stays on failure.
+    if (file.version === 1) written.createdDerived.add(file.file_id);
     ids.set(path.posix.basename(derivedPath), file.file_id);
   }
   return ids;
@@ -100,23 +111,28 @@ async function registerBatch(context: ActionContext, fileId: string, topics: Top
   }
 }
 
-/**
- * Deletes the file's topics that this ingestion did not register, with their derived files: what
- * an earlier ingestion of an earlier version of the file found and this one no longer does, so
- * re-ingesting replaces the file's topics rather than adding to them. A derived file this run
- * rewrote (a channel id the new version reuses) is kept.
- */
-async function removeStaleTopics(context: ActionContext, fileId: string, registered: Set<string>, uploaded: Set<string>): Promise<void> {
+/** The file's topics as they are now (every page). */
+async function fileTopics(context: ActionContext, fileId: string): Promise<{ topic_id: string; topic_name: string }[]> {
   const association = encodeURIComponent(`file:${fileId}`);
-  const stale: string[] = [];
+  const topics: { topic_id: string; topic_name: string }[] = [];
   let pageToken: string | null = null;
   do {
     const query: string = pageToken ? `?page_token=${encodeURIComponent(pageToken)}` : "";
     const page = await context.gateway.call<{ items: { topic_id: string; topic_name: string }[]; next_token: string | null }>("GET", `/v1/topics/association/${association}${query}`, undefined, context.signal);
-    stale.push(...page.items.filter((topic) => !registered.has(topic.topic_name)).map((topic) => topic.topic_id));
+    topics.push(...page.items);
     pageToken = page.next_token;
   } while (pageToken);
-  for (const topicId of stale) {
+  return topics;
+}
+
+/**
+ * Deletes the `stale` topics, with their derived files: what an earlier ingestion of an earlier
+ * version of the file found and this one no longer does, so re-ingesting replaces the file's topics
+ * rather than adding to them. A derived file this run rewrote (a channel id the new version reuses)
+ * is kept.
+ */
+async function removeStaleTopics(context: ActionContext, fileId: string, stale: { topic_id: string }[], uploaded: Set<string>): Promise<void> {
+  for (const { topic_id: topicId } of stale) {
     const url = `/v1/topics/id/${encodeURIComponent(topicId)}/message-path/representations/mcap`;
     const representations = await context.gateway.call<{ representation: { association: { association_id: string } } }[]>("GET", url, undefined, context.signal);
     const files = new Set(representations.map((entry) => entry.representation.association.association_id).filter((id) => id !== fileId && !uploaded.has(id)));
@@ -131,11 +147,14 @@ async function deleteIfDerived(context: ActionContext, sourceId: string, id: str
   if (file.relative_path.startsWith(`${derivedFilesDir(sourceId)}/`)) await context.gateway.call("DELETE", `/v1/files/${encodeURIComponent(id)}`, undefined, context.signal);
 }
 
-/** Removes what a failed publish wrote, so a failed ingestion leaves no topics and no derived files; best effort. */
-async function undo(context: ActionContext, input: InputFile, written: { derived: string[]; topics: string[] }): Promise<void> {
+/**
+ * Removes what a failed publish created, so a failed ingestion adds no topics and no derived files;
+ * the topics and derived files of an earlier ingestion stay. Best effort.
+ */
+async function undo(context: ActionContext, input: InputFile, written: Written, earlierTopics: Set<string>): Promise<void> {
   const deletions = [
-    ...written.topics.map((id) => `/v1/topics/id/${encodeURIComponent(id)}`),
-    ...written.derived.map((id) => `/v1/files/${encodeURIComponent(id)}`),
+    ...written.topics.filter((id) => !earlierTopics.has(id)).map((id) => `/v1/topics/id/${encodeURIComponent(id)}`),
+    ...[...written.createdDerived].map((id) => `/v1/files/${encodeURIComponent(id)}`),
   ];
   for (const url of deletions) {
     await context.gateway.call("DELETE", url, undefined, context.signal).catch((error: unknown) => {

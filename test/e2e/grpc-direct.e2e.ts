@@ -2,7 +2,14 @@ import * as grpc from "@grpc/grpc-js";
 import { create, fromBinary, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { signPrincipal, type Principal } from "@hangar/shared";
 import { GetCurrentUserRequestSchema, GetCurrentUserResponseSchema } from "@hangar/shared/proto/admin";
-import { GetDatasetRequestSchema, GetDatasetResponseSchema } from "@hangar/shared/proto/data";
+import {
+  CountCompleteSessionsRequestSchema,
+  CountCompleteSessionsResponseSchema,
+  GetDatasetRequestSchema,
+  GetDatasetResponseSchema,
+  MarkFilesIngestableRequestSchema,
+  MarkFilesIngestableResponseSchema,
+} from "@hangar/shared/proto/data";
 import { startWithTenants, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 
 // Interop: a plain @grpc/grpc-js client (no Connect) calls the services directly, with protobuf-es
@@ -106,6 +113,22 @@ test("the service still applies the principal's org: another org's caller gets N
   await expect(getDataset(metadataWith(signPrincipal(bob, t.internalAuthSecret)))).rejects.toMatchObject({
     code: grpc.status.NOT_FOUND,
     details: `dataset '${datasetId}' not found`,
+  });
+});
+
+test("the data service's operations for the platform's services (no HTTP route) refuse a user's principal, however signed", async () => {
+  const asAlice = metadataWith(signPrincipal(aliceAsPrincipal(), t.internalAuthSecret));
+  const details = "only the platform services call this operation";
+  const data = clientOf(t.platform.services.data.url);
+  const mark = create(MarkFilesIngestableRequestSchema, { files: [{ fileId: "fl_x", version: 1n }] });
+  await expect(unary(data, "/hangar.data.v1.DataService/MarkFilesIngestable", MarkFilesIngestableRequestSchema, MarkFilesIngestableResponseSchema, mark, asAlice)).rejects.toMatchObject({
+    code: grpc.status.UNAUTHENTICATED,
+    details,
+  });
+  const count = create(CountCompleteSessionsRequestSchema, { fileIds: ["fl_x"] });
+  await expect(unary(data, "/hangar.data.v1.DataService/CountCompleteSessions", CountCompleteSessionsRequestSchema, CountCompleteSessionsResponseSchema, count, asAlice)).rejects.toMatchObject({
+    code: grpc.status.UNAUTHENTICATED,
+    details,
   });
 });
 

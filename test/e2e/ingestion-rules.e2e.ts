@@ -321,6 +321,23 @@ describe("runs", () => {
   });
 });
 
+describe("ingestable", () => {
+  test("a file an auto-ingesting rule matched at upload is ingestable, as is one ingested since; others are not; another org sees nothing", async () => {
+    await ok(createRule(alice.client, { include_patterns: ["in/*.log"] }));
+    await ok(createRule(alice.client, { include_patterns: ["off/*.log"], auto_ingest: false }));
+    const dataset = await createDataset(alice.client, "ingestable");
+    await uploadSettled(alice.client, dataset, { "in/a.log": "1", "off/b.log": "2", "other/c.txt": "3" });
+    const [a, b, c] = await fileIds(alice.client, dataset, ["in/a.log", "off/b.log", "other/c.txt"]);
+    await waitFor("in/a.log marked ingestable", async () => (await ok(alice.client.get(`/v1/files/record/${a}`))).ingestable || undefined);
+    const listed = async () => Object.fromEntries((await ok(alice.client.post(`/v1/datasets/${dataset}/files/query`, {}))).items.map((f: any) => [f.relative_path, f.ingestable]));
+    expect(await listed()).toMatchObject({ "in/a.log": true, "off/b.log": false, "other/c.txt": false });
+    expect((await ok(alice.client.get(`/v1/files/record/${b}`))).ingestable).toBe(false);
+    await ok(alice.client.put(`/v1/files/record/${c}`, { ingestion_complete: true }));
+    expect((await ok(alice.client.get(`/v1/files/record/${c}`))).ingestable).toBe(true);
+    expect((await bob.client.get(`/v1/files/record/${a}`)).status).toBe(404);
+  });
+});
+
 describe("existing files", () => {
   test("the report counts matching files no rule has run on; paths only for an org admin; ingest_existing_files runs them in the background", async () => {
     const dataset = await createDataset(alice.client, "before-rules");
@@ -340,6 +357,25 @@ describe("existing files", () => {
     });
     expect(Object.keys(runs).sort()).toEqual([ids[0], ids[1]].sort());
     expect(await ok(member.client.get(`/v1/ingestion-rules/id/${rule.rule_id}/existing-files`))).toEqual({ count: 0, count_is_lower_bound: false, sample_paths: [], complete_session_count: 0 });
+  });
+
+  test("complete_session_count: the org's complete sessions holding any of the report's files, each once", async () => {
+    const dataset = await createDataset(alice.client, "sessions-before-rules");
+    await uploadSettled(alice.client, dataset, { "s/a.dat": "1", "s/b.dat": "2", "s/c.dat": "3", "s/n.txt": "4" });
+    const [a, b, c, n] = await fileIds(alice.client, dataset, ["s/a.dat", "s/b.dat", "s/c.dat", "s/n.txt"]);
+    const session = async (files: (string | undefined)[], complete: boolean) => {
+      const created = await ok(alice.client.post("/v1/sessions", { name: "recording" }));
+      await ok(alice.client.post(`/v1/sessions/id/${created.session_id}/files`, { files: files.map((file_id) => ({ file_id })) }));
+      if (complete) await ok(alice.client.post(`/v1/sessions/id/${created.session_id}/complete`));
+    };
+    await session([a, n], true); // counted: holds a matching file
+    await session([b, c], true); // counted once, though it holds two
+    await session([a], false); // in progress: not counted
+    await session([n], true); // holds no file the rule matches
+    const rule = await ok(createRule(alice.client, { include_patterns: ["s/*.dat"] }));
+    expect(await ok(aliceAdmin.get(`/v1/ingestion-rules/id/${rule.rule_id}/existing-files`))).toMatchObject({ count: 3, complete_session_count: 2 });
+    const none = await ok(createRule(alice.client, { include_patterns: ["s/*.none"] }));
+    expect(await ok(aliceAdmin.get(`/v1/ingestion-rules/id/${none.rule_id}/existing-files`))).toMatchObject({ count: 0, complete_session_count: 0 });
   });
 
   test("ingest_existing_files refuses a rule that does not auto-ingest", async () => {

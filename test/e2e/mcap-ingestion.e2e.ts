@@ -248,8 +248,8 @@ test("uploading the derived files is no upload event: a trigger on **/*.mcap see
   expect(after).toHaveLength(2);
 });
 
-/** An MCAP with one JSON channel, `/status`, of `count` messages. */
-async function oneChannelMcap(count: number): Promise<Uint8Array> {
+/** An MCAP with one JSON channel, `/status`, of `count` messages (and a second channel `alsoTopic` of one, when named). */
+async function oneChannelMcap(count: number, alsoTopic?: string): Promise<Uint8Array> {
   const buffer = new TempBuffer();
   const writer = new McapWriter({ writable: buffer });
   await writer.start({ profile: "", library: "mcap-ingestion-e2e" });
@@ -257,6 +257,10 @@ async function oneChannelMcap(count: number): Promise<Uint8Array> {
   const channelId = await writer.registerChannel({ schemaId, topic: "/status", messageEncoding: "json", metadata: new Map() });
   for (let i = 0; i < count; i++) {
     await writer.addMessage({ channelId, sequence: i, logTime: 1_700_000_000_000_000_000n + BigInt(i), publishTime: 0n, data: new TextEncoder().encode(JSON.stringify({ ok: i % 2 === 0 })) });
+  }
+  if (alsoTopic !== undefined) {
+    const also = await writer.registerChannel({ schemaId, topic: alsoTopic, messageEncoding: "json", metadata: new Map() });
+    await writer.addMessage({ channelId: also, sequence: 0, logTime: 1_700_000_000_000_000_000n, publishTime: 0n, data: new TextEncoder().encode(JSON.stringify({ ok: true })) });
   }
   await writer.end();
   return buffer.get();
@@ -277,4 +281,27 @@ test("re-ingesting a new version of the file replaces its topics: those it no lo
   expect((await readDerived(current!)).get("/status")).toHaveLength(7);
   for (const id of derivedBefore.filter((id) => id !== current)) expect((await alice.client.get(`/v1/files/record/${id}`)).status).toBe(404);
   for (const topic of before) expect((await alice.client.get(`/v1/topics/id/${topic.topic_id}`)).status).toBe(404);
+});
+
+test("a failed re-ingestion leaves the earlier ingestion's topics and derived files in place and removes only what it created", async () => {
+  const fileId = await uploadOne(alice.client, "logs/kept.mcap", await oneChannelMcap(5));
+  expect((await ingest(alice.client, "logs/kept.mcap")).last_status).toBe(5);
+  const [before] = await topicsOf(fileId);
+  const derived = await representationFiles(before.topic_id);
+  expect(derived).toHaveLength(1);
+
+  // A second channel whose name is over register_file_topics' limit: every derived file is uploaded, then registration is refused.
+  const failing = await oneChannelMcap(7, `/${"x".repeat(1200)}`);
+  const createdName = (await manifestOf(failing)).topics.find((topic) => topic.topic_name !== "/status")!.derived_file;
+  expect(await uploadOne(alice.client, "logs/kept.mcap", failing)).toBe(fileId);
+  const failed = await ingest(alice.client, "logs/kept.mcap");
+  expect(failed.last_status).not.toBe(5);
+  expect((await logsOf(failed.invocation_id)).some((line) => line.startsWith("ingestion of logs/kept.mcap failed: "))).toBe(true);
+
+  const after = await topicsOf(fileId);
+  expect(after.map((topic) => [topic.topic_id, topic.topic_name, topic.message_count])).toEqual([[before.topic_id, "/status", 5]]);
+  expect(await representationFiles(before.topic_id)).toEqual(derived);
+  expect((await alice.client.get(`/v1/files/record/${derived[0]}`)).status).toBe(200);
+  const created = await alice.client.get(`/v1/files/record/path/${q(`.hangar/derived/${fileId}/${createdName}`)}/association/${datasetId}`);
+  expect(created.status).toBe(404);
 });

@@ -7,7 +7,8 @@ import { schedulerSettings, startTriggerScheduler, type SchedulerSettings } from
 import { triggerDispatchConsumer, type TriggerDispatchDeps } from "./events/trigger-dispatch-consumer";
 import { createTriggerModelHandlers } from "./rpc/trigger-model-handlers";
 import { backgroundJobs, type BackgroundJobs } from "./domain/existing-files";
-import { dataServiceUningestedFiles } from "./ingestion-files";
+import { dataServiceIngestableMarks, dataServiceUningestedFiles } from "./ingestion-files";
+import { markIngestableUploads, type UploadedFileVersion } from "./domain/ingestable-files";
 import { seedDefaultRules } from "./domain/ingestion-rule-defaults";
 import { createIngestionRuleHandlers } from "./rpc/ingestion-rule-handlers";
 import { IngestionRuleStore } from "./store/ingestion-rule-store";
@@ -90,7 +91,9 @@ export function computeService(options: ComputeServiceOptions = {}): ServiceDefi
       const dispatch = dispatchDeps(context, slack);
       const rules = { ...dispatch, uow: computeUnitOfWork(context.orm), clock: scheduling.clock };
       const beforeUpload = (orgId: string, uploader: string) => seedDefaultRules(rules, orgId, uploader);
-      return [triggerEvaluationConsumer(evaluationDeps(context)), triggerDispatchConsumer({ ...dispatch, beforeUpload })];
+      const marks = dataServiceIngestableMarks(dataServiceClients(context));
+      const markIngestable = (orgId: string, files: readonly UploadedFileVersion[]) => markIngestableUploads(rules.uow, marks, orgId, files);
+      return [triggerEvaluationConsumer(evaluationDeps(context)), triggerDispatchConsumer({ ...dispatch, beforeUpload, markIngestable })];
     },
     async onStart(context) {
       const { orm, runtime } = context;

@@ -17,9 +17,11 @@ export interface CandidateFile {
   relativePath: string;
 }
 
-/** The org's files not yet ingested, a page at a time, oldest first (the data service's query_files). */
+/** The org's files not yet ingested, a page at a time, oldest first (the data service's query_files), and their sessions. */
 export interface UningestedFiles {
   page(orgId: string, pageToken: string | undefined): Promise<{ files: CandidateFile[]; nextToken: string | undefined }>;
+  /** How many of the org's complete sessions hold any of these files (the data service's count). */
+  completeSessions(orgId: string, fileIds: readonly string[]): Promise<number>;
 }
 
 /** The files a rule would take, and whether there may be more (the scan or the count hit its cap). */
@@ -57,15 +59,15 @@ export async function existingFiles(uow: UnitOfWork<IngestionRuleRepositories>, 
 }
 
 /**
- * The report of existing files for a caller. Sessions are the data service's and are not
- * counted yet (`complete_session_count` is 0; README "Ingestion rules").
+ * The report of a rule's existing files for a caller: the files, and the complete sessions holding
+ * any of them (ingesting them announces those sessions as ingested again).
  */
-export function reportOf(found: ExistingFiles, caller: Principal, orgId: string): ExistingFilesReport {
+export async function reportOf(source: UningestedFiles, found: ExistingFiles, caller: Principal, orgId: string): Promise<ExistingFilesReport> {
   return {
     count: found.files.length,
     countIsLowerBound: found.lowerBound,
     samplePaths: administers(caller, orgId) ? found.files.slice(0, SAMPLE_PATHS).map((f) => f.relativePath) : [],
-    completeSessionCount: 0,
+    completeSessionCount: await source.completeSessions(orgId, found.files.map((f) => f.fileId)),
   };
 }
 
@@ -103,5 +105,5 @@ export async function ingestExistingFiles(deps: RuleFiringDeps, source: Uningest
   jobs.start(`ingest-existing:${rule.ruleId}`, async () => {
     for (const file of found.files) await ingestFile(deps, rule.orgId, [rule], file.fileId);
   });
-  return reportOf(found, caller, rule.orgId);
+  return reportOf(source, found, caller, rule.orgId);
 }

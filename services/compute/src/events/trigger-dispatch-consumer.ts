@@ -3,6 +3,7 @@ import { DatasetSchema } from "@hangar/shared/proto/data";
 import { TOPICS, type ConsumerDefinition, type EventMessage } from "@hangar/shared";
 import { DatasetChange, DatasetChangedSchema, FileChangedSchema, UploadCompletedSchema } from "@hangar/shared/proto/events";
 import { fireEvent, type FiringDeps } from "../domain/fire-triggers";
+import type { UploadedFileVersion } from "../domain/ingestable-files";
 import type { PlatformEvent } from "../domain/platform-events";
 import { eventNamespace, type EntityReader } from "../domain/trigger-dry-run";
 import type { GateReaders } from "../domain/trigger-gates";
@@ -16,6 +17,8 @@ export interface TriggerDispatchDeps extends FiringDeps {
   gatesFor: (orgId: string) => GateReaders;
   /** Runs before an upload into a dataset fires anything (the org's default ingestion rules are given then). */
   beforeUpload?: (orgId: string, uploader: string) => Promise<void>;
+  /** Marks the files of an upload into a dataset that an auto-ingesting rule matches (after its triggers fired). */
+  markIngestable?: (orgId: string, files: readonly UploadedFileVersion[]) => Promise<void>;
 }
 
 /**
@@ -29,13 +32,14 @@ export function triggerDispatchConsumer(deps: TriggerDispatchDeps): ConsumerDefi
     name: TRIGGER_DISPATCH_CONSUMER,
     topics: [TOPICS.uploadCompleted, TOPICS.datasetChanged, TOPICS.fileChanged],
     async handler(_em, message) {
-      if (message.topic === TOPICS.uploadCompleted && deps.beforeUpload) {
-        const upload = fromBinary(UploadCompletedSchema, message.payload);
-        if (upload.associationType === "dataset") await deps.beforeUpload(upload.orgId, upload.completedBy);
-      }
+      const upload = message.topic === TOPICS.uploadCompleted ? fromBinary(UploadCompletedSchema, message.payload) : undefined;
+      const intoDataset = upload?.associationType === "dataset";
+      if (upload && intoDataset) await deps.beforeUpload?.(upload.orgId, upload.completedBy);
       for (const event of platformEventsOf(message)) {
         await fireEvent(deps, event, await eventNamespace(event, deps.entities), deps.gatesFor(event.orgId));
       }
+      // After the firing: a redelivery after a failed mark claims no dispatch twice.
+      if (upload && intoDataset) await deps.markIngestable?.(upload.orgId, upload.files);
     },
   };
 }

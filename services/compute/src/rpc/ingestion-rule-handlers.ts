@@ -80,7 +80,7 @@ export function createIngestionRuleHandlers(deps: IngestionRuleHandlerDeps): Ing
     async existingFilesReport(req, ctx) {
       const caller = callerOf(ctx);
       const rule = await getRule(uow, readableOrg(caller), req.ruleId);
-      return { report: reportToProto(reportOf(await existingFiles(uow, deps.files, rule), caller, rule.orgId)) };
+      return { report: reportToProto(await reportOf(deps.files, await existingFiles(uow, deps.files, rule), caller, rule.orgId)) };
     },
 
     async ingestExistingFiles(req, ctx) {

@@ -12,7 +12,7 @@ import {
 } from "@hangar/shared";
 import type { FsNodeRow } from "./file-records";
 import type { ChildCursor, FileRepository } from "./file-repositories";
-import { ancestorDirectories, baseName, checkRelativePath } from "./paths";
+import { ancestorDirectories, baseName, checkRelativePath, checkUserPath } from "./paths";
 import type { DataRepositories } from "./repositories";
 
 /** The repositories of the directory use cases. */
@@ -58,6 +58,8 @@ export async function createDirectory(uow: UnitOfWork<DirectoryRepositories>, ow
     const name = checkRelativePath(creation.name, "name");
     if (name.includes("/")) throw invalidArgument("name", "must be a single name; use parent_path for the location");
     const parentPath = directoryPath(creation.parentPath ?? "", "parent_path");
+    if (parentPath === "") checkUserPath(name, "name");
+    else checkUserPath(parentPath, "parent_path");
     const path = parentPath === "" ? name : `${parentPath}/${name}`;
     await files.lockAssociation(owner.associationId);
     const existing = await files.findAvailableAtPath(owner.associationId, path);
@@ -84,7 +86,7 @@ export async function createDirectory(uow: UnitOfWork<DirectoryRepositories>, ow
 export async function renameDirectory(uow: UnitOfWork<DirectoryRepositories>, owner: FileOwner, oldPath: string, newPath: string, actor: string): Promise<FsNodeRow> {
   return uow.transaction(async ({ files, tree }) => {
     const from = checkRelativePath(oldPath, "old_path");
-    const to = checkRelativePath(newPath, "new_path");
+    const to = checkUserPath(newPath, "new_path");
     if (to === from || to.startsWith(`${from}/`)) throw invalidArgument("new_path", "must not be the directory itself or below it");
     await files.lockAssociation(owner.associationId);
     const dir = await directoryAt(files, owner.associationId, from, "old_path");

@@ -3,7 +3,7 @@ import type { ResolvedAssociation } from "./associations";
 import { isLink, linkUri, newFsNode, type FsNodeRow } from "./file-records";
 import type { FileRepository } from "./file-repositories";
 import { checkAncestors } from "./imports";
-import { checkRelativePath } from "./paths";
+import { checkUserPath } from "./paths";
 import type { DataRepositories } from "./repositories";
 
 /** A link as requested (create_link). */
@@ -21,7 +21,7 @@ export interface NewLink {
  */
 export async function createLink(uow: UnitOfWork<Pick<DataRepositories, "files">>, owner: ResolvedAssociation, link: NewLink, actor: string): Promise<FsNodeRow> {
   if (owner.associationType === "dataset") throw invalidArgument("association_id", "a dataset cannot hold links; link into a device's, device type's or org's files");
-  const path = checkRelativePath(link.relativePath, "relative_path");
+  const path = checkUserPath(link.relativePath, "relative_path");
   return uow.transaction(async ({ files }) => {
     const target = await pinnedTarget(files, owner.orgId, link);
     await files.lockAssociation(owner.associationId);

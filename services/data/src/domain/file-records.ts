@@ -24,6 +24,8 @@ export interface FsNodeRow {
   metadata: JsonObject;
   tags: string[];
   ingestionStatus: string;
+  /** The version an auto-ingesting ingestion rule of the org matched when it was uploaded (the compute service says so). */
+  ingestableVersion?: string | null;
   origination: string;
   storageType: string;
   uploadId: string;
@@ -31,6 +33,15 @@ export interface FsNodeRow {
   createdBy: string;
   modified: Date;
   modifiedBy: string;
+}
+
+/**
+ * Whether a file is meant to be ingested (FileRecord `ingestable`): a rule of its org that
+ * auto-ingests matched its path when its current version was uploaded, or it has been ingested
+ * (partly or fully) since. Read from the row, so a page of files costs no query more.
+ */
+export function isIngestable(row: Pick<FsNodeRow, "ingestableVersion" | "version" | "ingestionStatus">): boolean {
+  return row.ingestableVersion === row.version || row.ingestionStatus !== "not_ingested";
 }
 
 /** A file's earlier version, kept when a newer one replaces it. */

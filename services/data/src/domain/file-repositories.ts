@@ -6,6 +6,8 @@ import type { FsNodeRow, UploadItemRow, UploadTransactionRow } from "./file-reco
  * reads are the unit of work's: changing them is written when the unit of work commits.
  */
 export interface FileRepository {
+  /** Marks these file versions of the org as matched by an auto-ingesting rule at upload (one statement; other versions are left). */
+  markIngestable(orgId: string, files: readonly { fileId: string; version: bigint }[]): Promise<void>;
   /** A node of the org; a node whose owner was deleted is not found. With `lock`, locked for update (in a transaction). */
   findNode(orgId: string, nodeId: string, lock?: boolean): Promise<FsNodeRow | null>;
   /** The available node at a path, if any. */

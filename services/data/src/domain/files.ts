@@ -52,6 +52,11 @@ export async function atVersion(files: FileRepository, file: FsNodeRow, version:
   return earlier;
 }
 
+/** Marks file versions an auto-ingesting ingestion rule matched at upload (the compute service's word); another org's are left. */
+export async function markFilesIngestable(uow: UnitOfWork<FileRepositories>, orgId: string | undefined, files: readonly { fileId: string; version: bigint }[]): Promise<void> {
+  if (orgId) await uow.repositories().files.markIngestable(orgId, files);
+}
+
 /** get_file: a file of the org by id, at a version. */
 export async function getFile(uow: UnitOfWork<FileRepositories>, orgId: string | undefined, fileId: string, version: bigint | undefined): Promise<FsNodeRow> {
   const { files } = uow.repositories();

@@ -4,7 +4,7 @@ import type { ObjectStore } from "../object-store/object-store";
 import { checkTags } from "./datasets";
 import { isLink, newFsNode, type FsNodeRow } from "./file-records";
 import type { DatasetLookup, FileRepository } from "./file-repositories";
-import { ancestorDirectories, checkRelativePath } from "./paths";
+import { ancestorDirectories, checkRelativePath, checkUserPath } from "./paths";
 import type { DataRepositories } from "./repositories";
 
 /** The repositories of imports and links. */
@@ -79,7 +79,7 @@ function checkImportFields(bucket: string, orgId: string, req: ImportRequest, pr
   return {
     prefix,
     datasetId: req.datasetId,
-    path: checkRelativePath(req.relativePath, `${prefix}relative_path`),
+    path: checkUserPath(req.relativePath, `${prefix}relative_path`),
     uri: checkImportUri(req.uri, bucket, orgId, `${prefix}uri`),
     description: req.description,
     deviceId: req.deviceId === "" ? undefined : req.deviceId,
@@ -208,7 +208,7 @@ export async function linkFile(uow: UnitOfWork<ImportRepositories>, orgId: strin
     const dataset = await datasets.find(orgId, link.associationId);
     if (!dataset) throw notFound("dataset", link.associationId);
     const target = await linkTarget(files, orgId, link);
-    const path = link.relativePath === undefined ? target.relativePath : checkRelativePath(link.relativePath, "relative_path");
+    const path = checkUserPath(link.relativePath ?? target.relativePath, "relative_path");
     await files.lockAssociation(dataset.datasetId);
     if (await files.findAvailableAtPath(dataset.datasetId, path)) throw conflict(`relative_path: ${quoteValue(path)} already exists`);
     await checkAncestors(files, dataset.datasetId, path, "relative_path");

@@ -1,7 +1,7 @@
 import { conflict, invalidArgument, quoteValue } from "@hangar/shared";
 import type { FsNodeRow } from "./file-records";
 import type { NodePlace } from "./file-repositories";
-import { checkRelativePath } from "./paths";
+import { checkRelativePath, checkUserPath } from "./paths";
 
 /** One move of a move_nodes batch as requested: the node, its expected type, and its new parent and name (each kept when omitted). */
 export interface NodeMove {
@@ -88,6 +88,8 @@ class MoveBatch {
     if (name.includes("/")) throw invalidArgument(`${field}.new_name`, "must be a single name");
     const from = node.place.relativePath;
     const to = parent ? `${parent.place.relativePath}/${name}` : name;
+    if (parent) checkUserPath(parent.place.relativePath, `${field}.new_parent_id`);
+    else checkUserPath(to, `${field}.new_name`);
     if (to === from) return [node];
     if (node.row.fsType === "directory" && to.startsWith(`${from}/`)) throw invalidArgument(`${field}.new_parent_id`, "cannot move a directory below itself");
     if (this.atPath.has(to)) throw conflict(`${quoteValue(to)} already exists`);

@@ -2,7 +2,7 @@ import { conflict, invalidArgument, notFound, quoteValue, rawSql, type UnitOfWor
 import type { FsNodeRow } from "./file-records";
 import type { DatasetLookup, TreeRepository } from "./file-repositories";
 import { isRootParent, planMoves, type NodeMove } from "./move-plan";
-import { baseName, checkRelativePath } from "./paths";
+import { baseName, checkUserPath } from "./paths";
 import { pathPatternFilter } from "./path-filter";
 import type { DataRepositories } from "./repositories";
 
@@ -84,7 +84,7 @@ export async function moveFile(
     const file = orgId ? await files.findNode(orgId, move.fileId) : null;
     if (!file || file.fsType !== "file" || file.status !== "available") throw notFound("file", move.fileId);
     if (file.associationId !== move.associationId) throw invalidArgument("association_id", "must be the file's own association");
-    const to = checkRelativePath(move.newPath, "new_path");
+    const to = checkUserPath(move.newPath, "new_path");
     await files.lockAssociation(file.associationId);
     if (to !== file.relativePath && (await files.findAvailableAtPath(file.associationId, to))) throw conflict(`${quoteValue(to)} already exists`);
     const now = new Date();

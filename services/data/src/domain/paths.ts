@@ -1,4 +1,4 @@
-import { invalidArgument, quoteValue } from "@hangar/shared";
+import { invalidArgument, isPlatformPath, PLATFORM_FILES_ROOT, quoteValue } from "@hangar/shared";
 
 /** Longest name of one path segment (a file or directory name), in characters. */
 export const MAX_NAME_LENGTH = 255;
@@ -20,6 +20,17 @@ export function checkRelativePath(path: string, field: string): string {
     if ([...segment].length > MAX_NAME_LENGTH) throw invalidArgument(field, `a name in ${quoteValue(path)} is longer than ${MAX_NAME_LENGTH} characters`);
   }
   return trimmed;
+}
+
+/**
+ * A path a write may land on: a valid relative path, outside the platform's own tree (`.hangar` and
+ * below: the derived files of ingestion, which the platform writes, hides and deletes with their
+ * source) unless the writer is one of the platform's actions (`platformAction`: only uploads are).
+ */
+export function checkUserPath(path: string, field: string, platformAction = false): string {
+  const checked = checkRelativePath(path, field);
+  if (isPlatformPath(checked) && !platformAction) throw invalidArgument(field, `${quoteValue(checked)} is in ${PLATFORM_FILES_ROOT}/, which is reserved for the platform's own files`);
+  return checked;
 }
 
 /** The last segment of a path: the file or directory name. */

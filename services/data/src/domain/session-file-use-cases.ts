@@ -151,6 +151,15 @@ export async function sessionIngestionSummaries(uow: UnitOfWork<SessionRepositor
   return Promise.all(sessions.map(async (s) => ingestionOf(s, await r.sessions.files(s.sessionId))));
 }
 
+/**
+ * How many of the actor's org's complete sessions hold any of `fileIds`: the existing-files report of
+ * an ingestion rule counts the sessions that ingesting those files will announce as ingested again.
+ */
+export async function countCompleteSessions(uow: UnitOfWork<SessionRepositories>, actor: Actor, fileIds: readonly string[]): Promise<number> {
+  if (!actor.orgId || fileIds.length === 0) return 0;
+  return uow.repositories().sessions.countCompleteHolding(actor.orgId, fileIds);
+}
+
 /** Links declared files to a session (activity), recomputes its bounds and returns the links by file id. */
 async function link(r: SessionRepositories, session: SessionRecord, files: readonly DeclaredFile[], actor: string): Promise<Map<string, SessionFileEntry>> {
   if (files.length === 0) return new Map();

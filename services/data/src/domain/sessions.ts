@@ -102,6 +102,8 @@ export interface SessionRepository {
   removeFiles(sessionId: string, fileIds: readonly string[]): Promise<string[]>;
   /** A session's file links with their files (live ones only), `fileIds` of them or all, in the order they were added. */
   files(sessionId: string, fileIds?: readonly string[]): Promise<SessionFileEntry[]>;
+  /** How many of the org's complete sessions hold any of these files (one query). */
+  countCompleteHolding(orgId: string, fileIds: readonly string[]): Promise<number>;
   /** One page of a session's files (live ones only), newest first. */
   listFiles(sessionId: string, range: ListedRange): Promise<ListedPage<SessionFileEntry>>;
   /** Sets the anchor of every file the session holds (null: none, an offset of 0). */

@@ -126,16 +126,14 @@ export async function createTopic(uow: UnitOfWork<TopicRepositories>, actor: Act
 
 /** A topic the actor can read, with its message paths and representations. */
 export async function getTopic(uow: UnitOfWork<TopicRepositories>, actor: Actor, address: TopicAddress): Promise<TopicView> {
-  const r = uow.repositories();
-  return (await viewsOf(r.topics, [await findTopic(r, actor, address)]))[0]!;
+  return findView(uow.repositories(), actor, address);
 }
 
 /** One page of an association's topics, newest first (the association must be readable). */
 export async function listAssociationTopics(uow: UnitOfWork<TopicRepositories>, actor: Actor, association: TopicAssociationRef, range: ListedRange): Promise<ListedPage<TopicView>> {
   const r = uow.repositories();
   const orgId = await associationOrg(r, actor, association);
-  const page = await r.topics.list(orgId, association.associationId, range);
-  return { ...page, rows: await viewsOf(r.topics, page.rows) };
+  return r.topics.list(orgId, association.associationId, range);
 }
 
 /** An association's topics by its plain id (the newest `limit`), and whether more exist. */
@@ -148,7 +146,7 @@ export async function associationTopics(uow: UnitOfWork<TopicRepositories>, acto
 export async function countAssociationTopics(uow: UnitOfWork<TopicRepositories>, actor: Actor, association: TopicAssociationRef): Promise<number> {
   const r = uow.repositories();
   const orgId = await associationOrg(r, actor, association);
-  return (await r.topics.list(orgId, association.associationId, { limit: 0, before: undefined })).total;
+  return r.topics.count(orgId, association.associationId);
 }
 
 /** The earliest start and latest end of an association's topics. */
@@ -249,35 +247,50 @@ export async function listTopicRepresentations(
   storageFormat: string | undefined,
 ): Promise<{ messagePaths: MessagePathRow[]; representation: RepresentationRow }[]> {
   if (storageFormat !== undefined) checkOneOf(storageFormat, STORAGE_FORMATS, "storage_format");
-  const r = uow.repositories();
-  const view = (await viewsOf(r.topics, [await findTopic(r, actor, { topicId })]))[0]!;
+  const view = await findView(uow.repositories(), actor, { topicId });
   return view.representations
     .filter((rep) => storageFormat === undefined || rep.storageFormat === storageFormat)
     .map((representation) => ({ representation, messagePaths: view.messagePaths.filter((p) => representation.messagePathIds.includes(p.messagePathId)) }));
 }
 
 /** Finds the topic an address names in the actor's readable org; a 404 otherwise. */
-export async function findTopic(r: TopicRepositories, actor: Actor, address: TopicAddress, lock = false): Promise<TopicRow> {
-  const orgId = actor.orgId;
-  if ("topicId" in address) {
-    const topic = orgId && address.topicId ? await r.topics.byId(orgId, address.topicId, lock) : null;
-    if (!topic) throw notFound("topic", address.topicId);
-    return topic;
-  }
-  checkNonEmpty(address.topicName, "url_quoted_topic_name");
-  const topic = orgId ? await r.topics.byName(orgId, address.association.associationId, address.topicName, lock) : null;
-  if (!topic) throw notFound("topic", address.topicName);
-  return topic;
+export function findTopic(r: TopicRepositories, actor: Actor, address: TopicAddress, lock = false): Promise<TopicRow> {
+  return addressed(actor, address, {
+    byId: (orgId, topicId) => r.topics.byId(orgId, topicId, lock),
+    byName: (orgId, associationId, topicName) => r.topics.byName(orgId, associationId, topicName, lock),
+  });
 }
 
-/** Topics with their message paths and representations: two queries for any number of topics. */
+/** The topic an address names in the actor's readable org, as a view (one query); a 404 otherwise. */
+function findView(r: TopicRepositories, actor: Actor, address: TopicAddress): Promise<TopicView> {
+  return addressed(actor, address, {
+    byId: async (orgId, topicId) => (await r.topics.views(orgId, { topicIds: [topicId] }))[0] ?? null,
+    byName: async (orgId, associationId, topicName) => (await r.topics.views(orgId, { associationId, topicName }))[0] ?? null,
+  });
+}
+
+/** What an address finds through `lookup` in the actor's org (none without one); a 404 when nothing. */
+async function addressed<T>(
+  actor: Actor,
+  address: TopicAddress,
+  lookup: { byId(orgId: string, topicId: string): Promise<T | null>; byName(orgId: string, associationId: string, topicName: string): Promise<T | null> },
+): Promise<T> {
+  const orgId = actor.orgId;
+  if ("topicId" in address) {
+    const found = orgId && address.topicId ? await lookup.byId(orgId, address.topicId) : null;
+    if (!found) throw notFound("topic", address.topicId);
+    return found;
+  }
+  checkNonEmpty(address.topicName, "url_quoted_topic_name");
+  const found = orgId ? await lookup.byName(orgId, address.association.associationId, address.topicName) : null;
+  if (!found) throw notFound("topic", address.topicName);
+  return found;
+}
+
+/** Topics of one org with their message paths and representations: one query for any number of topics. */
 export async function viewsOf(topics: TopicRepository, rows: TopicRow[]): Promise<TopicView[]> {
   if (rows.length === 0) return [];
-  const ids = rows.map((t) => t.topicId);
-  const [paths, reps] = await Promise.all([topics.messagePaths(ids), topics.representations(ids)]);
-  const pathsOf = byTopic(paths);
-  const repsOf = byTopic(reps);
-  return rows.map((topic) => ({ topic, messagePaths: pathsOf.get(topic.topicId) ?? [], representations: repsOf.get(topic.topicId) ?? [] }));
+  return topics.views(rows[0]!.orgId, { topicIds: rows.map((t) => t.topicId) });
 }
 
 /** Builds checked message path rows of a topic; duplicates within the request are a 400. */
@@ -364,16 +377,6 @@ async function representationFor(r: TopicRepositories, actor: Actor, topic: Topi
   };
   await r.topics.insertRepresentations([row]);
   return row;
-}
-
-function byTopic<T extends { topicId: string }>(items: readonly T[]): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const group = groups.get(item.topicId);
-    if (group) group.push(item);
-    else groups.set(item.topicId, [item]);
-  }
-  return groups;
 }
 
 function touch(topic: TopicRow, subject: string): void {

@@ -66,6 +66,9 @@ export interface TopicView {
   representations: RepresentationRow[];
 }
 
+/** The topics a view read takes: by ids, or one association's topic by name. */
+export type TopicSelector = { topicIds: readonly string[] } | { associationId: string; topicName: string };
+
 /** Earliest start and latest end over some topics; null when none has one. */
 export interface TimeBounds {
   startTime: bigint | null;
@@ -90,8 +93,15 @@ export interface TopicRepository {
   /** Inserts or rewrites these topics by id (one query); false when a new one's name is taken on its association. */
   saveAll(rows: readonly TopicRow[]): Promise<boolean>;
   remove(topicId: string): Promise<void>;
-  /** One page of an association's topics, newest first, with their number. */
-  list(orgId: string, associationId: string, range: ListedRange): Promise<ListedPage<TopicRow>>;
+  /**
+   * One page of an association's topics as views, newest first, with their number: one statement
+   * (the page, each topic's paths and representations, the count).
+   */
+  list(orgId: string, associationId: string, range: ListedRange): Promise<ListedPage<TopicView>>;
+  /** The number of an association's topics. */
+  count(orgId: string, associationId: string): Promise<number>;
+  /** The org's topics a selector names, as views (one statement), in `topicIds` order when given. */
+  views(orgId: string, which: TopicSelector): Promise<TopicView[]>;
   /** The bounds of an association's topics. */
   timeBounds(orgId: string, associationId: string): Promise<TimeBounds>;
   /** The message paths of these topics, oldest first (one query). */

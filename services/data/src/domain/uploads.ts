@@ -5,7 +5,7 @@ import { UploadCompletedSchema } from "@hangar/shared/proto/events";
 import { s3Uri, type ObjectStore } from "../object-store/object-store";
 import { isLink, newFsNode, type FsNodeRow, type UploadItemRow, type UploadTransactionRow } from "./file-records";
 import type { DatasetLookup, FileRepository, UploadRepository } from "./file-repositories";
-import { checkRelativePath } from "./paths";
+import { checkUserPath } from "./paths";
 import type { DataRepositories } from "./repositories";
 
 /** The repositories the upload use cases need. */
@@ -22,6 +22,8 @@ export interface UploadOpening {
   manifest: Record<string, bigint>;
   /** The manifest's field, for errors. */
   field: string;
+  /** An action the platform runs is uploading (an invocation's token): it may write the platform's own files. */
+  platformAction?: boolean;
 }
 
 /**
@@ -58,7 +60,7 @@ async function openTransaction(
     createdBy: input.subject,
     completed: null,
   };
-  const checked = checkManifest(entries, input.field);
+  const checked = checkManifest(entries, input.field, input.platformAction);
   // One lookup for the whole manifest: a query per entry would also flush every pending file first.
   const existing = await files.availableAtPaths(input.associationId, checked.map((entry) => entry.path));
   const items = checked.map(({ path, size }): UploadItemRow => {
@@ -72,10 +74,10 @@ async function openTransaction(
 }
 
 /** Validates a manifest's paths and sizes, in order; two entries may not name the same path. */
-function checkManifest(entries: [string, bigint][], field: string): { path: string; size: bigint }[] {
+function checkManifest(entries: [string, bigint][], field: string, platformAction = false): { path: string; size: bigint }[] {
   const seen = new Set<string>();
   return entries.map(([rawPath, size]) => {
-    const path = checkRelativePath(rawPath, `${field}.${rawPath}`);
+    const path = checkUserPath(rawPath, `${field}.${rawPath}`, platformAction);
     if (seen.has(path)) throw invalidArgument(`${field}.${rawPath}`, `names the same path as another entry (${quoteValue(path)})`);
     seen.add(path);
     if (size < 0n) throw invalidArgument(`${field}.${rawPath}`, "size must not be negative");

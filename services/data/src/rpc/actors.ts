@@ -1,4 +1,4 @@
-import { notFound, readableOrg, recordOrg, requireOrg, type Principal, type UnitOfWork } from "@hangar/shared";
+import { notFound, readableOrg, recordOrg, requireOrg, unauthenticated, type Principal, type UnitOfWork } from "@hangar/shared";
 import type { Actor, OrgActor } from "../domain/actor";
 import type { OwnedRecord, RecordOwnerRepository } from "../domain/repositories";
 
@@ -33,4 +33,10 @@ export async function writerOfRecord(uow: UnitOfWork<{ owners: RecordOwnerReposi
   const orgId = await orgOfRecord(uow, caller, kind, id);
   if (!orgId) throw notFound(LABEL[kind], id);
   return { orgId, subject: caller.subject };
+}
+
+/** The caller of an operation only the platform's services make (it has no HTTP route): a user, even with a signed principal, is refused. */
+export function serviceCaller(caller: Principal): Principal {
+  if (caller.kind !== "service") throw unauthenticated("only the platform services call this operation");
+  return caller;
 }

@@ -3,19 +3,24 @@ import { badRequest, callerOf, fitPage, readableOrg } from "@hangar/shared";
 import type { DataService } from "@hangar/shared/proto/data";
 import { FileSchema } from "@hangar/shared/proto/data";
 import { checkRelativePath } from "../domain/paths";
-import { deleteFile, downloadableUri, getFile, getFileByPath, queryAssociationFiles, updateFile } from "../domain/files";
+import { deleteFile, downloadableUri, getFile, getFileByPath, markFilesIngestable, queryAssociationFiles, updateFile } from "../domain/files";
 import { keyOfUri } from "../object-store/object-store";
 import { associationTypeOf, routeAssociation } from "../domain/associations";
-import { orgOfRecord } from "./actors";
+import { orgOfRecord, serviceCaller } from "./actors";
 import type { FileHandlerDeps } from "./file-deps";
 import { fileToProto } from "./file-mappers";
 import { CREDENTIALS_TTL_SECONDS } from "./uploads";
 
-type FileHandlers = Pick<ServiceImpl<typeof DataService>, "getFile" | "getFileByPath" | "updateFile" | "deleteFile" | "getSignedUrl" | "queryDatasetFiles">;
+type FileHandlers = Pick<ServiceImpl<typeof DataService>, "getFile" | "getFileByPath" | "updateFile" | "deleteFile" | "getSignedUrl" | "queryDatasetFiles" | "markFilesIngestable">;
 
 /** The file record operations: read by id or path (at a version), update, delete, download URL, listing. */
 export function createFileHandlers({ uow, objects, resolveAssociation, eventsWritten }: FileHandlerDeps): FileHandlers {
   return {
+    async markFilesIngestable(req, ctx) {
+      await markFilesIngestable(uow, readableOrg(serviceCaller(callerOf(ctx))), req.files);
+      return {};
+    },
+
     async getFile(req, ctx) {
       return { file: fileToProto(await getFile(uow, await orgOfRecord(uow, callerOf(ctx), "file", req.fileId), req.fileId, req.versionId)) };
     },

@@ -2,7 +2,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { CredentialsSchema, FileSchema } from "@hangar/shared/proto/data";
 import type { ScopedCredentials, StoreLocation } from "../object-store/object-store";
-import { isLink, type FsNodeRow } from "../domain/file-records";
+import { isIngestable, isLink, type FsNodeRow } from "../domain/file-records";
 
 /** A file node (current, or an earlier version's snapshot whose dates are JSON strings) to its wire record. */
 export function fileToProto(row: FsNodeRow): MessageInitShape<typeof FileSchema> {
@@ -14,7 +14,7 @@ export function fileToProto(row: FsNodeRow): MessageInitShape<typeof FileSchema>
     ...(row.deviceId !== null ? { deviceId: row.deviceId } : {}),
     fileId: row.nodeId,
     fsType: isLink(row) ? "link" : row.fsType,
-    ingestable: false,
+    ingestable: isIngestable(row),
     ingestionStatus: row.ingestionStatus,
     metadata: row.metadata,
     modified: timestampFromDate(new Date(row.modified)),

@@ -11,6 +11,7 @@ import {
   listSessionFiles,
   removeSessionFiles,
   sessionIngestionSummaries,
+  countCompleteSessions,
   skipWaitingForFiles,
 } from "../domain/session-file-use-cases";
 import {
@@ -27,7 +28,7 @@ import {
   type NewSession,
   type SessionRepositories,
 } from "../domain/session-use-cases";
-import { readerOf, writerOf } from "./actors";
+import { readerOf, serviceCaller, writerOf } from "./actors";
 import { timeInputOf } from "./mappers";
 import { pageToProto } from "./device-mappers";
 import { completionPolicyOf, ingestionToProto, sessionFileInputOf, sessionFileToProto, sessionToProto, sessionTopicToProto, summaryToProto } from "./session-mappers";
@@ -38,6 +39,7 @@ type SessionHandlers = Pick<
   | "createSession"
   | "createSessionIfNotExists"
   | "sessionIngestionSummaries"
+  | "countCompleteSessions"
   | "getSession"
   | "updateSession"
   | "deleteSession"
@@ -81,6 +83,10 @@ export function createSessionHandlers({ uow }: { uow: UnitOfWork<SessionReposito
       const input = newSessionOf(req.createRequest!, "create_request.");
       const record = await createSessionIfNotExists(uow, writerOf(callerOf(ctx)), { text: req.matchRoboqlQuery, field: "match_roboql_query" }, input);
       return { session: sessionToProto(record) };
+    },
+
+    async countCompleteSessions(req, ctx) {
+      return { count: BigInt(await countCompleteSessions(uow, readerOf(serviceCaller(callerOf(ctx))), req.fileIds)) };
     },
 
     async sessionIngestionSummaries(req, ctx) {

@@ -1,4 +1,4 @@
-import type { MessageInitShape } from "@bufbuild/protobuf";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { callerOf, fitPage, nullableString, planKeysetPage, type UnitOfWork } from "@hangar/shared";
 import { TopicSchema, type DataService, type NewMessagePath as NewMessagePathMsg, type MessagePathUpdate } from "@hangar/shared/proto/data";
@@ -229,7 +229,8 @@ function representationOf(req: RepresentationFields): NewRepresentation {
 }
 
 function pageOf(listed: ListedPage<TopicView>, page: ReturnType<typeof planKeysetPage>): { items: MessageInitShape<typeof TopicSchema>[]; totalCount: bigint; nextToken?: string } {
-  const items = fitPage(TopicSchema, listed.rows.map(topicToProto));
+  // Messages, not init shapes: fitPage measures each record, and the response then reuses the very messages.
+  const items = fitPage(TopicSchema, listed.rows.map((view) => create(TopicSchema, topicToProto(view))));
   const nextToken = page.nextToken(listed.keys[items.length - 1], listed.hasMore || items.length < listed.rows.length);
   return { items, totalCount: BigInt(listed.total), ...(nextToken ? { nextToken } : {}) };
 }

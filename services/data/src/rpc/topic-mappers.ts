@@ -3,7 +3,6 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { MessagePathSchema, RepresentationSchema, TopicAssociationSchema, TopicSchema } from "@hangar/shared/proto/data";
 import type { MessagePathRow, RepresentationRow, TopicAssociationRef, TopicView } from "../domain/topics";
 
-
 /** An association to its wire form (`association_version` only when pinned). */
 export function associationToProto(ref: TopicAssociationRef): MessageInitShape<typeof TopicAssociationSchema> {
   return {
@@ -28,7 +27,7 @@ export function representationToProto(row: RepresentationRow): MessageInitShape<
   };
 }
 
-/** A message path to its wire record, with the representations that hold it. */
+/** A message path to its wire record, with the representations that hold it (the caller's selection). */
 export function messagePathToProto(row: MessagePathRow, representations: readonly RepresentationRow[]): MessageInitShape<typeof MessagePathSchema> {
   return {
     messagePathId: row.messagePathId,
@@ -44,13 +43,14 @@ export function messagePathToProto(row: MessagePathRow, representations: readonl
     createdBy: row.createdBy,
     modified: timestampFromDate(row.modified),
     modifiedBy: row.modifiedBy,
-    representations: representations.filter((rep) => rep.messagePathIds.includes(row.messagePathId)).map(representationToProto),
+    representations: representations.map(representationToProto),
   };
 }
 
 /** A topic with its message paths and representations to its wire record. */
 export function topicToProto({ topic, messagePaths, representations }: TopicView): MessageInitShape<typeof TopicSchema> {
   const defaultRep = representations.find((rep) => rep.representationId === topic.defaultRepresentationId);
+  const holding = representationsByPath(representations);
   return {
     topicId: topic.topicId,
     topicName: topic.topicName,
@@ -64,10 +64,23 @@ export function topicToProto({ topic, messagePaths, representations }: TopicView
     ...(topic.startTime !== null ? { startTime: topic.startTime } : {}),
     ...(topic.endTime !== null ? { endTime: topic.endTime } : {}),
     ...(topic.messageCount !== null ? { messageCount: topic.messageCount } : {}),
-    messagePaths: messagePaths.map((p) => messagePathToProto(p, representations)),
+    messagePaths: messagePaths.map((p) => messagePathToProto(p, holding.get(p.messagePathId) ?? [])),
     metadata: topic.metadata,
     ...(topic.schemaChecksum !== null ? { schemaChecksum: topic.schemaChecksum } : {}),
     ...(topic.schemaName !== null ? { schemaName: topic.schemaName } : {}),
     ...(topic.schemaId !== null ? { schemaId: topic.schemaId } : {}),
   };
+}
+
+/** The representations holding each message path: one pass over the links, however many paths a topic has. */
+function representationsByPath(representations: readonly RepresentationRow[]): Map<string, RepresentationRow[]> {
+  const byPath = new Map<string, RepresentationRow[]>();
+  for (const rep of representations) {
+    for (const pathId of rep.messagePathIds) {
+      const held = byPath.get(pathId);
+      if (held) held.push(rep);
+      else byPath.set(pathId, [rep]);
+    }
+  }
+  return byPath;
 }

@@ -1,7 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { callerOf, invalidArgument, requireOrg, type Principal, quoteValue } from "@hangar/shared";
+import { actsForInvocation, callerOf, invalidArgument, requireOrg, type Principal, quoteValue } from "@hangar/shared";
 import type { Association, DataService } from "@hangar/shared/proto/data";
-import { checkRelativePath } from "../domain/paths";
+import { checkUserPath } from "../domain/paths";
 import { abortTransactions, beginUpload, completeUpload, datasetPrefix, openUpload, reportUploadProgress } from "../domain/uploads";
 import type { AccessMode } from "../object-store/object-store";
 import type { ResolvedAssociation } from "../domain/associations";
@@ -33,8 +33,9 @@ export function createUploadHandlers({ uow, objects, resolveAssociation, eventsW
   };
   const beginSingle = async (caller: Principal, association: { associationId: string; associationType: string }, filePath: string, fileSize: bigint, origination: string) => {
     const target = await uploadTarget(caller, association, "association");
-    const path = checkRelativePath(filePath, "file_path");
-    const opening = { ...target, subject: caller.subject, origination, deviceId: null, manifest: { [path]: fileSize }, field: "file_path" };
+    const platformAction = actsForInvocation(caller);
+    const path = checkUserPath(filePath, "file_path", platformAction);
+    const opening = { ...target, subject: caller.subject, origination, deviceId: null, manifest: { [path]: fileSize }, field: "file_path", platformAction };
     const { transaction, items } = await beginUpload(uow, objects, opening);
     const uploadUrl = await objects.presignPut(items[0]!.objectKey, { expiresInSeconds: CREDENTIALS_TTL_SECONDS });
     return { uploadId: transaction.transactionId, uploadUrl };
@@ -56,6 +57,7 @@ export function createUploadHandlers({ uow, objects, resolveAssociation, eventsW
         deviceId: req.deviceId ?? null,
         manifest: req.resourceManifest,
         field: "resource_manifest",
+        platformAction: actsForInvocation(caller),
       });
       const mappings = Object.fromEntries(
         Object.keys(req.resourceManifest).map((raw, i) => [raw, `s3://${objects.location.bucket}/${items[i]!.objectKey}`]),

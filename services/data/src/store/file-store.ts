@@ -35,6 +35,15 @@ export class FileStore implements FileRepository {
 
   constructor(readonly em: EntityManager) {}
 
+  async markIngestable(orgId: string, files: readonly { fileId: string; version: bigint }[]): Promise<void> {
+    if (files.length === 0) return;
+    await this.em.execute(
+      `update fs_nodes n set ingestable_version = m.version from jsonb_to_recordset(?::jsonb) as m(file_id text, version bigint)
+       where n.node_id = m.file_id and n.org_id = ? and n.version = m.version`,
+      [JSON.stringify(files.map((f) => ({ file_id: f.fileId, version: f.version.toString() }))), orgId],
+    );
+  }
+
   /**
    * A node to change (tracked by the ORM); a node whose owner was deleted is not found. With `lock`,
    * locked for update (in a transaction).

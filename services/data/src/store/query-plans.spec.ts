@@ -1,15 +1,15 @@
 import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
-import { compileKeysetOrder, createFieldCatalog, createLogger, openDatabase, rawSql, type EntityManager, type Orm, type PageCursor } from "@hangar/shared";
+import { compileKeysetOrder, createFieldCatalog, createLogger, openDatabase, parseQueryText, rawSql, type EntityManager, type Orm, type PageCursor } from "@hangar/shared";
 import { createTestDatabase, planProblems } from "@hangar/test-harness";
 import { planDatasetSearch } from "../domain/dataset-search";
 import { TOTAL_COUNT_CAP, planFileSearch } from "../domain/file-search";
+import { planOf } from "../domain/saved-queries";
 import { DatasetStore } from "./dataset-store";
 import { dataEntities } from "./entities";
 import { fileEntities } from "./file-entities";
 import { FileSearchStore } from "./file-search-store";
 import { FileStore } from "./file-store";
-import { planOf } from "../domain/saved-queries";
 import { termCondition, type QueryTargetName } from "../domain/query-targets";
 import { QueryResultsStore } from "./query-results-store";
 import { dataMigrations } from "./migrations";
@@ -21,7 +21,9 @@ const DATASETS = 5000;
 const FILES_PER_DATASET = 40;
 const ORG = "org_a";
 const OLD_DATASETS = 100_000;
-const BIG = ["fs_nodes", "datasets"];
+const BIG = ["fs_nodes", "datasets", "topics"];
+// Topics of recordings (files) as an MCAP fleet has them: 20 channel names and 50 schemas.
+const TOPICS = 100_000;
 
 const pathCatalog = createFieldCatalog({ columns: { relative_path: { sql: `"f"."relative_path"`, type: "text" } } });
 const createdCatalog = createFieldCatalog({ columns: { created: { sql: `"f"."created"`, type: "timestamp" } } });
@@ -121,6 +123,18 @@ describe("query plans at scale: every page costs what the first does", () => {
     expect(problems).toEqual([]);
   });
 
+  test.each(["topic_name = '/channel_7'", "schema_name = 'msgs/Type3'", "topic_name = '/channel_7' AND schema_name = 'msgs/Type7'"])(
+    "a saved topics query over the org's topics: %s (first and a deep page)",
+    async (query) => {
+      const store = new QueryResultsStore(explaining());
+      const plan = (after?: string) => planOf("topics", { condition: parseQueryText(query) }, "plans", after, 100n);
+      const first = await store.page("topics", ORG, plan());
+      const deep = await store.page("topics", ORG, plan(plan().nextToken(first.cursors[50], true)));
+      expect([first.rows.length, deep.rows.length, first.hasMore]).toEqual([100, 100, true]);
+      expect(problems).toEqual([]);
+    },
+  );
+
   test("query_dataset_files by path and a directory's children", async () => {
     const em = explaining();
     const files = new FileStore(em);
@@ -196,7 +210,11 @@ async function seed(em: EntityManager): Promise<void> {
     insert into fs_nodes (node_id, org_id, association_id, association_type, fs_type, name, relative_path, status, created, created_by, modified, modified_by)
     select 'fl_big_' || n, '${ORG}', 'ds_big', 'dataset', 'file', 'f' || n, 'big/f' || n, 'available', ${at("0", "n")}, 'u', ${at("0", "n")}, 'u'
     from generate_series(1, ${BIG_DATASET_FILES}) n;
+    insert into topics (topic_id, org_id, association_type, association_id, topic_name, schema_name, metadata, created, created_by, modified, modified_by)
+    select 'tp_' || i, '${ORG}', 'file', 'fl_rec_' || (i / 20), '/channel_' || (i % 20), 'msgs/Type' || (i % 50), '{}', ${at("i / 20", "i % 20")}, 'u', ${at("i / 20", "i % 20")}, 'u'
+    from generate_series(1, ${TOPICS}) i;
     analyze datasets;
     analyze fs_nodes;
+    analyze topics;
   `);
 }

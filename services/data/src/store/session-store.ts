@@ -112,6 +112,15 @@ export class SessionStore implements SessionRepository {
     return (await this.em.execute(query.sql, [...query.params])).map(fileEntryFromRow);
   }
 
+  async countCompleteHolding(orgId: string, fileIds: readonly string[]): Promise<number> {
+    const rows = await this.em.execute<{ n: number }[]>(
+      `select count(distinct s.session_id)::int as n from session_files sf join sessions s on s.session_id = sf.session_id
+       where sf.file_id = any(?::text[]) and s.org_id = ? and s.status = 'complete'`,
+      [textArrayLiteral(fileIds), orgId],
+    );
+    return rows[0]!.n;
+  }
+
   listFiles(sessionId: string, range: ListedRange): Promise<ListedPage<SessionFileEntry>> {
     const from = rawSql("session_files sf join fs_nodes n on n.node_id = sf.file_id");
     return listedPage(this.em, { select: FILE_ENTRY_COLUMNS, from, where: sql`sf.session_id = ${sessionId} and ${liveAssociation("n")}`, seq: "sf.seq" }, range, fileEntryFromRow);

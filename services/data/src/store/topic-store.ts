@@ -1,13 +1,28 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
-import { textArrayLiteral, timestampFromRow, type EntityManager } from "@hangar/shared";
+import { queryPrepared, textArrayLiteral, timestampFromRow, type EntityManager } from "@hangar/shared";
 import type { ListedPage, ListedRange } from "../domain/devices";
-import type { MessagePathRow, RepresentationRow, TimeBounds, TopicRepository, TopicRow } from "../domain/topics";
+import type { MessagePathRow, RepresentationRow, TimeBounds, TopicRepository, TopicRow, TopicSelector, TopicView } from "../domain/topics";
 
 type Row = Record<string, unknown>;
 
 const TOPIC_COLUMNS = `topic_id, org_id, association_type, association_id, association_version, topic_name, schema_name, schema_checksum,
   schema_id, start_time, end_time, message_count, metadata, default_representation_id, created, created_by, modified, modified_by`;
+
+// A representation of `rp` with the ids of the message paths it holds; int8 as text, as the driver
+// returns it, so the same mapping reads it from a row and from JSON.
+const REPRESENTATION_COLUMNS = `rp.representation_id, rp.topic_id, rp.org_id, rp.association_type, rp.association_id,
+  rp.association_version::text as association_version, rp.storage_format, rp.version::text as version, rp.format, rp.transformations,
+  rp.created, rp.modified, rp.seq,
+  coalesce((select array_agg(l.message_path_id order by l.message_path_id) from message_path_representations l
+    where l.representation_id = rp.representation_id), '{}') as message_path_ids`;
+
+// A topic of `t` with its message paths and representations as JSON columns (oldest first): a read
+// of any number of topics is one statement, whose cost follows the rows it returns.
+const VIEW_COLUMNS = `${TOPIC_COLUMNS.replace(/(\w+)/g, "t.$1")}, t.seq,
+  (select coalesce(json_agg(mp order by mp.seq), '[]') from message_paths mp where mp.topic_id = t.topic_id) as message_paths_json,
+  (select coalesce(json_agg(r order by r.seq), '[]') from (select ${REPRESENTATION_COLUMNS} from representations rp where rp.topic_id = t.topic_id) r)
+    as representations_json`;
 
 /**
  * The topics repository in SQL: every statement is one round trip whatever the batch size
@@ -77,20 +92,56 @@ export class TopicStore implements TopicRepository {
     await this.em.execute("delete from topics where topic_id = ?", [topicId]);
   }
 
-  async list(orgId: string, associationId: string, range: ListedRange): Promise<ListedPage<TopicRow>> {
-    const after = range.before === undefined ? "" : " and seq < ?";
+  async list(orgId: string, associationId: string, range: ListedRange): Promise<ListedPage<TopicView>> {
+    const after = range.before === undefined ? "" : " and t.seq < ?";
     const params = range.before === undefined ? [orgId, associationId] : [orgId, associationId, range.before];
-    const [rows, counts] = await Promise.all([
-      this.em.execute<Row[]>(`select ${TOPIC_COLUMNS}, seq from topics where org_id = ? and association_id = ?${after} order by seq desc limit ?`, [...params, range.limit + 1]),
-      this.em.execute<{ total: string }[]>("select count(*) as total from topics where org_id = ? and association_id = ?", [orgId, associationId]),
+    // The count's one row left-joined to the page: the number comes back even for an empty page.
+    const rows = await this.read(
+      `select c.total, v.* from (select count(*) as total from topics where org_id = ? and association_id = ?) c
+       left join lateral (select ${VIEW_COLUMNS} from topics t where t.org_id = ? and t.association_id = ?${after} order by t.seq desc limit ?) v on true`,
+      [orgId, associationId, ...params, range.limit + 1],
+    );
+    const found = rows.filter((r) => r.topic_id !== null);
+    const served = found.slice(0, range.limit);
+    return { rows: served.map(viewFromRow), keys: served.map((r) => Number(r.seq)), hasMore: found.length > range.limit, total: Number(rows[0]!.total) };
+  }
+
+  async count(orgId: string, associationId: string): Promise<number> {
+    const rows = await this.em.execute<{ total: string }[]>("select count(*) as total from topics where org_id = ? and association_id = ?", [orgId, associationId]);
+    return Number(rows[0]!.total);
+  }
+
+  async views(orgId: string, which: TopicSelector): Promise<TopicView[]> {
+    if ("topicIds" in which) {
+      if (which.topicIds.length === 0) return [];
+      const rows = await this.read(`select ${VIEW_COLUMNS} from topics t where t.org_id = ? and t.topic_id = any(?::text[])`, [
+        orgId,
+        textArrayLiteral(which.topicIds),
+      ]);
+      const byId = new Map(rows.map((row) => [row.topic_id as string, viewFromRow(row)]));
+      return which.topicIds.flatMap((id) => byId.get(id) ?? []);
+    }
+    const rows = await this.read(`select ${VIEW_COLUMNS} from topics t where t.org_id = ? and t.association_id = ? and t.topic_name = ?`, [
+      orgId,
+      which.associationId,
+      which.topicName,
     ]);
-    const served = rows.slice(0, range.limit);
-    return { rows: served.map(topicFromRow), keys: served.map((r) => Number(r.seq)), hasMore: rows.length > range.limit, total: Number(counts[0]!.total) };
+    return rows.map(viewFromRow);
   }
 
   async timeBounds(orgId: string, associationId: string): Promise<TimeBounds> {
     const rows = await this.em.execute<Row[]>("select min(start_time) as s, max(end_time) as e from topics where org_id = ? and association_id = ?", [orgId, associationId]);
     return { startTime: bigintOrNull(rows[0]?.s), endTime: bigintOrNull(rows[0]?.e) };
+  }
+
+  /**
+   * A read of the views: in a transaction on its connection (it sees the transaction's writes),
+   * else as a prepared statement, so PostgreSQL plans the statement once, not on every page.
+   */
+  private read(query: string, params: unknown[]): Promise<Row[]> {
+    if (this.em.isInTransaction()) return this.em.execute<Row[]>(query, params);
+    let n = 0;
+    return queryPrepared(this, query.replace(/\?/g, () => `$${++n}`), params);
   }
 
   async messagePaths(topicIds: readonly string[]): Promise<MessagePathRow[]> {
@@ -99,12 +150,9 @@ export class TopicStore implements TopicRepository {
   }
 
   async representations(topicIds: readonly string[]): Promise<RepresentationRow[]> {
-    const rows = await this.em.execute<Row[]>(
-      `select r.*, coalesce((select array_agg(l.message_path_id order by l.message_path_id) from message_path_representations l
-         where l.representation_id = r.representation_id), '{}') as message_path_ids
-       from representations r where r.topic_id = any(?::text[]) order by r.seq`,
-      [textArrayLiteral(topicIds)],
-    );
+    const rows = await this.em.execute<Row[]>(`select ${REPRESENTATION_COLUMNS} from representations rp where rp.topic_id = any(?::text[]) order by rp.seq`, [
+      textArrayLiteral(topicIds),
+    ]);
     return rows.map(representationFromRow);
   }
 
@@ -226,6 +274,15 @@ export function topicFromRow(row: Row): TopicRow {
     createdBy: row.created_by as string,
     modified: timestampFromRow(row.modified),
     modifiedBy: row.modified_by as string,
+  };
+}
+
+/** A topic view from a VIEW_COLUMNS row (the driver parses the JSON columns). */
+function viewFromRow(row: Row): TopicView {
+  return {
+    topic: topicFromRow(row),
+    messagePaths: (row.message_paths_json as Row[]).map(pathFromRow),
+    representations: (row.representations_json as Row[]).map(representationFromRow),
   };
 }
 

@@ -31,6 +31,14 @@ export function mintInvocationToken(claims: InvocationTokenClaims, key: string):
   return `${INVOCATION_TOKEN_PREFIX}${payload}.${mac(payload, key)}`;
 }
 
+/**
+ * Whether a caller is an action the platform runs: authenticated by an invocation token, whose
+ * invocation the gateway signs into the principal (never taken from a request).
+ */
+export function actsForInvocation(caller: { invocationId?: string | undefined }): boolean {
+  return (caller.invocationId ?? "") !== "";
+}
+
 /** Whether a bearer secret has the shape of an invocation-scoped token. */
 export function isInvocationToken(secret: string): boolean {
   return secret.startsWith(INVOCATION_TOKEN_PREFIX);

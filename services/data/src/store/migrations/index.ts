@@ -18,6 +18,8 @@ import { Migration0017Metrics } from "./0017-metrics";
 import { Migration0018MetricUnits } from "./0018-metric-units";
 import { Migration0019TopicSchemas } from "./0019-topic-schemas";
 import { Migration0020TermSearch } from "./0020-term-search";
+import { Migration0021TopicQueryIndexes } from "./0021-topic-query-indexes";
+import { Migration0022FileIngestable } from "./0022-file-ingestable";
 
 /** The data schema's migrations in the order they apply. */
 export const dataMigrations: MigrationObject[] = [
@@ -40,4 +42,6 @@ export const dataMigrations: MigrationObject[] = [
   { name: "0018-metric-units", class: Migration0018MetricUnits },
   { name: "0019-topic-schemas", class: Migration0019TopicSchemas },
   { name: "0020-term-search", class: Migration0020TermSearch },
+  { name: "0021-topic-query-indexes", class: Migration0021TopicQueryIndexes },
+  { name: "0022-file-ingestable", class: Migration0022FileIngestable },
 ];
