@@ -80,9 +80,10 @@ function equals(actual: JsonValue | undefined, expected: unknown): boolean {
   return actual === expected || String(actual) === String(expected);
 }
 
+// As the query engine's SQL does: text CONTAINS ignores case (ILIKE), a list holds an item exactly.
 function contains(actual: JsonValue | undefined, expected: unknown): boolean {
   if (Array.isArray(actual)) return actual.some((item) => equals(item, expected));
-  return typeof actual === "string" && actual.includes(String(expected));
+  return typeof actual === "string" && actual.toLowerCase().includes(String(expected).toLowerCase());
 }
 
 function ordered(comparator: Comparator, actual: JsonValue | undefined, expected: unknown): boolean {
