@@ -2,6 +2,7 @@ import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { conflict, invalidArgument, newId, notFound, quoteValue, type Principal, type UnitOfWork } from "@hangar/shared";
 import type { SlackSender } from "./fire-triggers";
+import { requireActiveSlot } from "./active-trigger-cap";
 import { resolveInvocableAction, resolveParameterValues } from "./invoke";
 import { refuseManagedChange } from "./managed-triggers";
 import type { TriggerRecord } from "./records";
@@ -16,6 +17,8 @@ export interface TriggerModelDeps {
   slack: SlackSender;
   /** The scheduler's clock, from which a schedule trigger's first tick is counted. */
   clock: () => Date;
+  /** How many triggers an org may have enabled (TRIGGER_ACTIVE_LIMIT; see requireActiveSlot). */
+  activeTriggerLimit: number;
 }
 
 /** A v2 definition as a request gives it: JSON values, undefined where absent. */
@@ -39,8 +42,7 @@ export async function createModelTrigger(
   const source = parseSource(input.definition.firesOn);
   const condition = parseTriggerCondition(input.definition.condition, source);
   const targets = parseTargets(input.definition.targets, source);
-  const { actions, triggers } = deps.uow.repositories();
-  await checkTargets(deps, actions, input.orgId, targets);
+  await checkTargets(deps, deps.uow.repositories().actions, input.orgId, targets);
   const now = new Date();
   const by = caller.subject;
   const record: TriggerRecord = {
@@ -62,8 +64,11 @@ export async function createModelTrigger(
     nextFireAt: null,
   };
   record.nextFireAt = firstFireAt(record, deps.clock());
-  if (!(await triggers.insert(record))) throw conflict(`name: a trigger named ${quoteValue(input.name)} already exists in org ${quoteValue(input.orgId)}`);
-  return record;
+  return deps.uow.transaction(async (repositories) => {
+    if (record.enabled) await requireActiveSlot(repositories.triggers, record.orgId, deps.activeTriggerLimit);
+    if (!(await repositories.triggers.insert(record))) throw conflict(`name: a trigger named ${quoteValue(input.name)} already exists in org ${quoteValue(input.orgId)}`);
+    return record;
+  });
 }
 
 /** A caller-supplied `service_user_id` is a 400: a v2 trigger runs its targets as its creator. */
@@ -154,6 +159,7 @@ export async function updateModelTrigger(deps: TriggerModelDeps, caller: Princip
       if (await triggers.find(trigger.orgId, changes.name)) throw conflict(`name: a trigger named ${quoteValue(changes.name)} already exists in org ${quoteValue(trigger.orgId)}`);
       trigger.name = changes.name;
     }
+    if (changes.enabled === true && !trigger.enabled && trigger.managedBy === null) await requireActiveSlot(triggers, trigger.orgId, deps.activeTriggerLimit);
     if (changes.enabled !== undefined) trigger.enabled = changes.enabled;
     Object.assign(trigger, { modified: new Date(), modifiedBy: caller.subject });
     trigger.nextFireAt = firstFireAt(trigger, deps.clock());

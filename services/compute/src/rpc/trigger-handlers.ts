@@ -47,7 +47,7 @@ export function createTriggerHandlers({ uow, users, datasets, model }: TriggerHa
         return { trigger: triggerToProto(await createModelTrigger(model, caller, input)) };
       }
       requireLegacyFields(req);
-      const trigger = await createTrigger(uow, users, caller, { orgId, name, changes: createChangesFromProto(req) });
+      const trigger = await createTrigger(uow, users, caller, { orgId, name, changes: createChangesFromProto(req), activeLimit: model.activeTriggerLimit });
       return { trigger: triggerToProto(trigger) };
     },
 
@@ -58,7 +58,7 @@ export function createTriggerHandlers({ uow, users, datasets, model }: TriggerHa
     async updateTrigger(req, ctx) {
       const caller = callerOf(ctx);
       const changes = updateChangesFromProto(req);
-      return { trigger: triggerToProto(await updateTrigger(uow, users, caller, { ...refOf(caller, req.name), changes })) };
+      return { trigger: triggerToProto(await updateTrigger(uow, users, caller, { ...refOf(caller, req.name), changes, activeLimit: model.activeTriggerLimit })) };
     },
 
     async deleteTrigger(req, ctx) {

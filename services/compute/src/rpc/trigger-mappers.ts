@@ -158,11 +158,12 @@ export function updateChangesFromProto(req: UpdateTriggerRequest): TriggerChange
 }
 
 /** Complete, checked compute requirements: the keys given over the SDK's defaults, as its model fills them. */
-function computeOverrides(requirements: ComputeRequirements, field: string): JsonObject {
+export function computeOverrides(requirements: ComputeRequirements, field: string): JsonObject {
   return resolveComputeRequirements(null, computeRequirementsJson(requirements), field);
 }
 
-function readJson<T>(value: Value | undefined, read: (json: JsonValue) => T): T | null | undefined {
+/** A nullable JSON field read with `read`: undefined when absent, null when null. */
+export function readJson<T>(value: Value | undefined, read: (json: JsonValue) => T): T | null | undefined {
   const json = valueJson(value);
   return json === undefined || json === null ? json : read(json);
 }
@@ -176,12 +177,14 @@ function stringList(json: JsonValue, field: string): string[] {
   return json as string[];
 }
 
-function jsonObject(json: JsonValue, field: string): JsonObject {
+/** A JSON object, or a 400 naming `field`. */
+export function jsonObject(json: JsonValue, field: string): JsonObject {
   if (typeof json !== "object" || json === null || Array.isArray(json)) throw invalidArgument(field, "expected an object or null");
   return json;
 }
 
-function messageOf<Desc extends DescMessage>(schema: Desc, json: JsonValue, field: string): MessageShape<Desc> {
+/** A JSON object read as a message, or a 400 naming `field`. */
+export function messageOf<Desc extends DescMessage>(schema: Desc, json: JsonValue, field: string): MessageShape<Desc> {
   jsonObject(json, field);
   try {
     return fromJson(schema, json);
