@@ -13,7 +13,7 @@ import {
 import { nullableBoolean, nullableInteger } from "../domain/actions";
 import { resolveComputeRequirements } from "../domain/compute-defaults";
 import type { TriggerChanges } from "../domain/triggers";
-import type { TriggerEvaluationRecord, TriggerRecord } from "../domain/records";
+import type { TriggerDispatchRecord, TriggerEvaluationRecord, TriggerRecord } from "../domain/records";
 import { modelView } from "../domain/trigger-view";
 import { computeRequirementsToProto, containerParametersToProto } from "./invocation-mappers";
 import { computeRequirementsJson, containerParametersJson, valueJson } from "./wire-json";
@@ -77,6 +77,24 @@ export function evaluationToProto(row: TriggerEvaluationRecord): MessageInitShap
     ...present("outcome", row.outcome),
     ...present("outcomeReason", row.outcomeReason),
     ...present("cause", row.cause),
+  };
+}
+
+/**
+ * A dispatch as a legacy evaluation record: claimed is `pending`, dispatched `evaluated` with outcome
+ * `invoked_action`, failed (or unknown) `failed` with its detail. A tick names no dataset (id "").
+ */
+export function dispatchAsEvaluation(row: TriggerDispatchRecord): MessageInitShape<typeof TriggerEvaluationSchema> {
+  const status = row.status === "claimed" ? "pending" : row.status === "dispatched" ? "evaluated" : "failed";
+  return {
+    triggerEvaluationId: BigInt(row.dispatchId),
+    triggerId: row.triggerId,
+    dataSource: { dataSourceType: "Dataset", dataSourceId: row.datasetId ?? "" },
+    evaluationStart: timestampFromDate(row.claimedAt),
+    ...(row.finalizedAt ? { evaluationEnd: timestampFromDate(row.finalizedAt) } : {}),
+    status,
+    ...present("statusDetail", row.statusDetail),
+    ...(row.status === "dispatched" ? { outcome: "invoked_action" } : {}),
   };
 }
 
