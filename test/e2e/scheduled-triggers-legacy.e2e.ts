@@ -100,6 +100,10 @@ test("update edits what it names: a new schedule recounts next_occurrence, null 
   expect(disabled.next_occurrence ?? null).toBeNull();
   expect(ok(await alice.client.get(path))).toEqual(disabled);
   expect(ok(await alice.client.put(path, { enabled: true })).next_occurrence).toEqual(edited.next_occurrence);
+  // Two edits of different fields at once: each is rebuilt from the row as locked, so both stay.
+  const both = await Promise.all([alice.client.put(path, { parameter_values: { mode: "c" } }), alice.client.put(path, { timeout: 16 })]);
+  both.forEach(ok);
+  expect(ok(await alice.client.get(path))).toMatchObject({ parameter_values: { mode: "c" }, timeout: 16 });
   refused(await alice.client.put(path, { action_name: "missing" }), 404, /missing/);
   expect(ok(await alice.client.get(path)).action.name).toBe("nightly");
   ok(await alice.client.delete(path));

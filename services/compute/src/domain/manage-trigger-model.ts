@@ -139,6 +139,12 @@ export interface ModelChanges extends DefinitionInput {
   name?: string | undefined;
   enabled?: boolean | undefined;
   serviceUserGiven: boolean;
+  /**
+   * Definition edits made from the locked row, laid over the ones above: an edit of part of the
+   * definition (a legacy scheduled trigger's one target) is built from what is stored at the lock,
+   * so two edits at once cannot each rebuild from the same read and lose the other's change.
+   */
+  fromLocked?: (trigger: TriggerRecord) => DefinitionInput;
 }
 
 /**
@@ -146,11 +152,12 @@ export interface ModelChanges extends DefinitionInput {
  * definition changes through the legacy routes); renaming onto a used name is a conflict. A
  * schedule trigger's next tick is recounted from now, so re-enabling it never fires missed ticks.
  */
-export async function updateModelTrigger(deps: TriggerModelDeps, caller: Principal, orgId: string | undefined, triggerId: string, changes: ModelChanges): Promise<TriggerRecord> {
-  refuseServiceUser(changes.serviceUserGiven);
+export async function updateModelTrigger(deps: TriggerModelDeps, caller: Principal, orgId: string | undefined, triggerId: string, requested: ModelChanges): Promise<TriggerRecord> {
+  refuseServiceUser(requested.serviceUserGiven);
   const updated = await deps.uow.transaction(async ({ actions, triggers, triggerModel }) => {
     const trigger = orgId ? await triggerModel.findById(orgId, triggerId, true) : null;
     if (!trigger) throw notFound("trigger", triggerId);
+    const changes = requested.fromLocked ? { ...requested, ...requested.fromLocked(trigger) } : requested;
     const redefines = changes.firesOn !== undefined || changes.condition !== undefined || changes.targets !== undefined;
     refuseManagedChange(trigger, "trigger_id", !redefines && changes.name === undefined);
     if (trigger.engine === "v1" && redefines) throw invalidArgument("fires_on", "a trigger created with causes/for_each changes its definition through PUT /v1/triggers/{name}");

@@ -74,16 +74,27 @@ export interface ScheduledEdits {
  * are the same): the edited target is the current one with the given keys replaced.
  */
 export async function updateScheduledTrigger(deps: TriggerModelDeps, caller: Principal, orgId: string | undefined, triggerId: string, edits: ScheduledEdits): Promise<ScheduledTriggerView> {
-  const current = await getScheduledTrigger(deps, orgId, { triggerId });
-  const changesAction = edits.actionName !== undefined || edits.actionOwnerId !== undefined;
-  const redefines = edits.schedule !== undefined || changesAction || Object.keys(edits.target).length > 0;
-  // Another action is named by name and owner only: the digest pinned for the old one does not carry over.
-  const action = changesAction ? { name: edits.actionName ?? (current.target.action as JsonObject).name!, owner: edits.actionOwnerId === undefined ? (current.target.action as JsonObject).owner! : edits.actionOwnerId } : current.target.action;
-  const updated = await inLegacyTerms(() => {
-    const definition = redefines ? definitionOf(edits.schedule ?? current.schedule, { ...current.target, ...edits.target, action } as ScheduledTarget) : {};
-    return updateModelTrigger(deps, caller, orgId, triggerId, { ...definition, enabled: edits.enabled, serviceUserGiven: false });
-  });
+  await getScheduledTrigger(deps, orgId, { triggerId });
+  // Rebuilt from the row as locked: another edit may have changed it since the read above.
+  const fromLocked = (trigger: TriggerRecord): DefinitionInput => {
+    const current = scheduledView(trigger);
+    if (!current) throw notFound("scheduled trigger", triggerId);
+    return redefines(edits) ? definitionOf(edits.schedule ?? current.schedule, editedTarget(current.target, edits)) : {};
+  };
+  const updated = await inLegacyTerms(() => updateModelTrigger(deps, caller, orgId, triggerId, { enabled: edits.enabled, serviceUserGiven: false, fromLocked }));
   return scheduledView(updated)!;
+}
+
+function redefines(edits: ScheduledEdits): boolean {
+  return edits.schedule !== undefined || edits.actionName !== undefined || edits.actionOwnerId !== undefined || Object.keys(edits.target).length > 0;
+}
+
+/** The target with the edits laid over it. Another action is named by name and owner only: a digest pinned for the old one does not carry over. */
+function editedTarget(target: JsonObject, edits: ScheduledEdits): ScheduledTarget {
+  const current = target.action as JsonObject;
+  const changesAction = edits.actionName !== undefined || edits.actionOwnerId !== undefined;
+  const action = changesAction ? { name: edits.actionName ?? current.name!, owner: edits.actionOwnerId === undefined ? current.owner! : edits.actionOwnerId } : current;
+  return { ...target, ...edits.target, action } as ScheduledTarget;
 }
 
 /** Deletes a scheduled trigger of the org and its dispatch history. */
