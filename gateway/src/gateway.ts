@@ -13,6 +13,7 @@ import { writeError } from "./errors";
 import { readIdentityHeaders } from "./headers";
 import { healthEndpoints, type HealthEndpoint } from "./health";
 import { serviceDiscovery, SERVICE_DISCOVERY_PATH } from "./service-discovery";
+import { ownRouteAt, type OwnRoute } from "./own-routes";
 import { anonymousPrincipal, clientAddress, createAnonymousLimiter, type AnonymousLimiter } from "./anonymous";
 import { answerMetrics, countUpstreamErrors, createGatewayMetrics, type GatewayMetrics } from "./metrics";
 import { openApiEndpoint } from "./openapi";
@@ -40,8 +41,8 @@ export interface GatewayOptions {
   logger: Logger;
   /** Deadline of each upstream call (default 30 s). */
   timeoutMs?: number;
-  /** Called after each request that matched a route, with its final status (the test suite's route log). */
-  onServed?: (route: Route, status: number) => void;
+  /** Called after each request that matched a route or an own route (OWN_ROUTES), with its final status (the test suite's route log). */
+  onServed?: (served: { httpMethod: string; template: string }, status: number) => void;
   /** Largest accepted request body (default 16 MiB). */
   maxBodyBytes?: number;
   /**
@@ -129,7 +130,7 @@ function createHandler(deps: HandlerDeps) {
   const httpTracer = tracer();
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = performance.now();
-    const served: { route?: Route } = {};
+    const served: Served = {};
     const span = httpTracer.startSpan(`HTTP ${req.method}`, { kind: SpanKind.SERVER, attributes: { "http.request.method": req.method ?? "" } });
     try {
       await serve(deps, req, res, served, span);
@@ -142,13 +143,20 @@ function createHandler(deps: HandlerDeps) {
     } finally {
       span.setAttribute("http.response.status_code", res.statusCode);
       span.end();
-      if (served.route) deps.onServed?.(served.route, res.statusCode);
+      const logged = served.route ? { httpMethod: served.route.httpMethod, template: served.route.template.template } : served.own;
+      if (logged) deps.onServed?.(logged, res.statusCode);
       deps.metrics.served(served.route, res.statusCode, (performance.now() - started) / 1000);
     }
   };
 }
 
-async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, served: { route?: Route }, span: Span): Promise<void> {
+/** What a request was served by: a proto route, or one of the gateway's own spec operations. */
+interface Served {
+  route?: Route;
+  own?: OwnRoute;
+}
+
+async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, served: Served, span: Span): Promise<void> {
   const url = req.url ?? "/";
   const queryAt = url.indexOf("?");
   const rawPath = queryAt < 0 ? url : url.slice(0, queryAt);
@@ -160,6 +168,7 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
   const health = req.method === "GET" ? deps.health.get(rawPath) : undefined;
   if (health) {
     span.updateName(`GET ${rawPath}`);
+    served.own = ownRouteAt(req.method, rawPath);
     return health(res, traceContext, query, req);
   }
   const match = deps.router.match(req.method ?? "GET", rawPath);

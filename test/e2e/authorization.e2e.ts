@@ -91,7 +91,14 @@ async function createFixtures(): Promise<void> {
   add("device_id", device.device_id, async () => [await seen(c.get(`/v1/devices/id/${device.device_id}`)), await seen(c.get(`/v1/devices/id/${device.device_id}/tokens`))]);
   add("actions.name", action.name, () => seen(c.get(`/v1/actions/${action.name}`)));
   add("triggers.name", trigger.name, () => seen(c.get(`/v1/triggers/${trigger.name}`)));
-  add("trigger_id", trigger.trigger_id, async () => [await seen(c.get(`/v1/triggers/id/${trigger.trigger_id}`)), await seen(c.get(`/v1/triggers/id/${trigger.trigger_id}/dispatches`))]);
+  // A legacy scheduled trigger is a 0.62 trigger too: its id serves the id routes of both.
+  const scheduledTrigger = ok(await c.post("/v1/triggers/scheduled", { name: "authz-scheduled", action_name: action.name, schedule: "0 3 * * *", enabled: true }), "scheduled trigger");
+  const scheduledId = scheduledTrigger.trigger_id;
+  add("trigger_id", scheduledId, async () => [
+    await seen(c.get(`/v1/triggers/id/${scheduledId}`)),
+    await seen(c.get(`/v1/triggers/scheduled/id/${scheduledId}`)),
+    await seen(c.get(`/v1/triggers/id/${scheduledId}/dispatches`)),
+  ]);
   // `duration` is the time since it was created: it changes by itself.
   const invocationRecord = async () => ({ ...((await seen(c.get(`/v1/actions/invocations/${invocation.invocation_id}`))) as object), duration: undefined });
   add("invocation_id", invocation.invocation_id, invocationRecord);

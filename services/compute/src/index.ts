@@ -6,6 +6,7 @@ import type { SlackSender } from "./domain/fire-triggers";
 import { schedulerSettings, startTriggerScheduler, type SchedulerSettings } from "./domain/trigger-scheduler";
 import { triggerDispatchConsumer, type TriggerDispatchDeps } from "./events/trigger-dispatch-consumer";
 import { createTriggerModelHandlers } from "./rpc/trigger-model-handlers";
+import { createScheduledTriggerHandlers } from "./rpc/scheduled-trigger-handlers";
 import { backgroundJobs, type BackgroundJobs } from "./domain/existing-files";
 import { dataServiceIngestableMarks, dataServiceUningestedFiles } from "./ingestion-files";
 import { markIngestableUploads, type UploadedFileVersion } from "./domain/ingestable-files";
@@ -17,6 +18,7 @@ import { ingestActionScript } from "./builtin-action-script";
 import { ensureBuiltinActions, mcapIngestionAction } from "./domain/builtin-actions";
 import { TriggerModelStore } from "./store/trigger-model-store";
 import { DEFAULT_CONCURRENCY_LIMIT } from "./domain/compute-defaults";
+import { DEFAULT_ACTIVE_TRIGGER_LIMIT } from "./domain/active-trigger-cap";
 import { runnerQueueDepth } from "./domain/invocation-reports";
 import { leaseSettings, type LeaseSettings } from "./domain/leases";
 import type { ComputeRepositories } from "./domain/repositories";
@@ -43,9 +45,11 @@ export interface ComputeServiceOptions {
   scheduler?: Partial<SchedulerSettings>;
   /** Slack channel id to incoming-webhook URL: the channels Slack targets may name (default none). */
   slackWebhooks?: Record<string, string>;
+  /** How many triggers an org may have enabled (default 1000; ingestion rules' own not counted). */
+  activeTriggerLimit?: number;
 }
 
-/** The compute service's options as the configuration (`RUNNER_*`, `INVOCATION_CONCURRENCY_LIMIT`, `TRIGGER_SCHEDULER_INTERVAL_MS`, `TRIGGER_DISPATCH_LEASE_SECONDS`, `SLACK_WEBHOOKS`) sets them. */
+/** The compute service's options as the configuration (`RUNNER_*`, `INVOCATION_CONCURRENCY_LIMIT`, `TRIGGER_SCHEDULER_INTERVAL_MS`, `TRIGGER_DISPATCH_LEASE_SECONDS`, `SLACK_WEBHOOKS`, `TRIGGER_ACTIVE_LIMIT`) sets them. */
 export function computeOptionsFromConfig({ compute }: Pick<PlatformConfig, "compute">): ComputeServiceOptions {
   return {
     leases: {
@@ -56,6 +60,7 @@ export function computeOptionsFromConfig({ compute }: Pick<PlatformConfig, "comp
     concurrencyLimit: compute.invocationConcurrencyLimit,
     scheduler: { intervalMs: compute.triggerSchedulerIntervalMs, leaseMs: compute.triggerDispatchLeaseSeconds * 1000 },
     slackWebhooks: compute.slackWebhooks,
+    activeTriggerLimit: compute.triggerActiveLimit,
   };
 }
 
@@ -76,12 +81,13 @@ export function computeService(options: ComputeServiceOptions = {}): ServiceDefi
       const uow = computeUnitOfWork(context.orm);
       const datasets = dataServiceDatasets(dataServiceClients(context));
       const users = adminUserDirectory(context);
-      const model = { uow, slack, clock: scheduling.clock };
+      const model = { uow, slack, clock: scheduling.clock, activeTriggerLimit: options.activeTriggerLimit ?? DEFAULT_ACTIVE_TRIGGER_LIMIT };
       const clients = dataServiceClients(context);
       router.service(ComputeService, {
         ...createActionHandlers(uow),
         ...createInvocationHandlers({ uow, datasets, concurrencyLimit }),
         ...createTriggerHandlers({ uow, users, datasets, model }),
+        ...createScheduledTriggerHandlers(model),
         ...createTriggerModelHandlers({ ...model, entities: dataServiceEntities(clients), gatesFor: dataServiceGates(clients) }),
         ...createRunnerHandlers({ uow, settings: leases, concurrencyLimit, internalAuthSecret: context.runtime.internalAuthSecret }),
         ...createIngestionRuleHandlers({ ...dispatchDeps(context, slack), uow, clock: scheduling.clock, files: dataServiceUningestedFiles(clients), jobs: (jobs ??= backgroundJobs(context.runtime.logger)) }),

@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { quoteValue, type Logger, type UnitOfWork, type UserDirectory } from "@hangar/shared";
+import { parseUploadDestination, storedUploadDestination } from "./invocation-request";
 import { createInvocation, type InvocationRequest } from "./invoke";
 import { eventSubject, type PlatformEvent } from "./platform-events";
 import type { TriggerDispatchRecord, TriggerRecord } from "./records";
@@ -179,9 +180,17 @@ function invocationRequest(trigger: TriggerRecord, target: JsonObject, dispatch:
     computeRequirementOverrides: (target.compute_requirement_overrides as JsonObject | null) ?? null,
     containerParameterOverrides: (target.container_parameter_overrides as JsonObject | null) ?? null,
     parameterValues: renderPlaceholders((target.parameter_values as JsonObject | null) ?? {}, namespace),
+    richInputData: target.invocation_input ?? null,
+    uploadDestination: uploadDestinationOf(target),
     timeout: typeof target.timeout === "number" ? target.timeout : undefined,
     source: { type: "Trigger", id: trigger.triggerId },
   };
+}
+
+/** A target's `upload_destination` (a bucket and prefix, or the SDK's dataset form) as invocations store it. */
+function uploadDestinationOf(target: JsonObject): { bucket: string; prefix: string } | null {
+  const destination = parseUploadDestination(target.upload_destination ?? undefined);
+  return destination ? storedUploadDestination(destination) : null;
 }
 
 /** The `trigger` namespace root: the trigger firing. */

@@ -121,6 +121,7 @@ function memoryTriggers(state: MemoryState): TriggerRepository {
       return true;
     },
     remove: (record) => void state.triggers.splice(state.triggers.indexOf(record), 1),
+    lockActiveCount: async (orgId) => state.triggers.filter((t) => t.orgId === orgId && t.enabled && t.managedBy === null).length,
     search: () => unused("triggers.search"),
     reactingTo: async (orgId, cause) => state.triggers.filter((t) => t.orgId === orgId && t.causes.includes(cause)),
     evaluations: () => unused("triggers.evaluations"),

@@ -9,7 +9,7 @@ import type { IngestionRuleRepositories } from "./repositories";
 import { parseSource, parseTarget, sourceJson } from "./trigger-definition";
 
 /** What the rule operations run on: the trigger model's deps over the rule repositories. */
-export interface IngestionRuleDeps extends Omit<TriggerModelDeps, "uow"> {
+export interface IngestionRuleDeps extends Omit<TriggerModelDeps, "uow" | "activeTriggerLimit"> {
   uow: UnitOfWork<IngestionRuleRepositories>;
 }
 

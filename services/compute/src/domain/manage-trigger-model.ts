@@ -2,6 +2,7 @@ import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { conflict, invalidArgument, newId, notFound, quoteValue, type Principal, type UnitOfWork } from "@hangar/shared";
 import type { SlackSender } from "./fire-triggers";
+import { requireActiveSlot } from "./active-trigger-cap";
 import { resolveInvocableAction, resolveParameterValues } from "./invoke";
 import { refuseManagedChange } from "./managed-triggers";
 import type { TriggerRecord } from "./records";
@@ -16,6 +17,8 @@ export interface TriggerModelDeps {
   slack: SlackSender;
   /** The scheduler's clock, from which a schedule trigger's first tick is counted. */
   clock: () => Date;
+  /** How many triggers an org may have enabled (TRIGGER_ACTIVE_LIMIT; see requireActiveSlot). */
+  activeTriggerLimit: number;
 }
 
 /** A v2 definition as a request gives it: JSON values, undefined where absent. */
@@ -39,8 +42,7 @@ export async function createModelTrigger(
   const source = parseSource(input.definition.firesOn);
   const condition = parseTriggerCondition(input.definition.condition, source);
   const targets = parseTargets(input.definition.targets, source);
-  const { actions, triggers } = deps.uow.repositories();
-  await checkTargets(deps, actions, input.orgId, targets);
+  await checkTargets(deps, deps.uow.repositories().actions, input.orgId, targets);
   const now = new Date();
   const by = caller.subject;
   const record: TriggerRecord = {
@@ -62,8 +64,11 @@ export async function createModelTrigger(
     nextFireAt: null,
   };
   record.nextFireAt = firstFireAt(record, deps.clock());
-  if (!(await triggers.insert(record))) throw conflict(`name: a trigger named ${quoteValue(input.name)} already exists in org ${quoteValue(input.orgId)}`);
-  return record;
+  return deps.uow.transaction(async (repositories) => {
+    if (record.enabled) await requireActiveSlot(repositories.triggers, record.orgId, deps.activeTriggerLimit);
+    if (!(await repositories.triggers.insert(record))) throw conflict(`name: a trigger named ${quoteValue(input.name)} already exists in org ${quoteValue(input.orgId)}`);
+    return record;
+  });
 }
 
 /** A caller-supplied `service_user_id` is a 400: a v2 trigger runs its targets as its creator. */
@@ -134,6 +139,12 @@ export interface ModelChanges extends DefinitionInput {
   name?: string | undefined;
   enabled?: boolean | undefined;
   serviceUserGiven: boolean;
+  /**
+   * Definition edits made from the locked row, laid over the ones above: an edit of part of the
+   * definition (a legacy scheduled trigger's one target) is built from what is stored at the lock,
+   * so two edits at once cannot each rebuild from the same read and lose the other's change.
+   */
+  fromLocked?: (trigger: TriggerRecord) => DefinitionInput;
 }
 
 /**
@@ -141,11 +152,12 @@ export interface ModelChanges extends DefinitionInput {
  * definition changes through the legacy routes); renaming onto a used name is a conflict. A
  * schedule trigger's next tick is recounted from now, so re-enabling it never fires missed ticks.
  */
-export async function updateModelTrigger(deps: TriggerModelDeps, caller: Principal, orgId: string | undefined, triggerId: string, changes: ModelChanges): Promise<TriggerRecord> {
-  refuseServiceUser(changes.serviceUserGiven);
+export async function updateModelTrigger(deps: TriggerModelDeps, caller: Principal, orgId: string | undefined, triggerId: string, requested: ModelChanges): Promise<TriggerRecord> {
+  refuseServiceUser(requested.serviceUserGiven);
   const updated = await deps.uow.transaction(async ({ actions, triggers, triggerModel }) => {
     const trigger = orgId ? await triggerModel.findById(orgId, triggerId, true) : null;
     if (!trigger) throw notFound("trigger", triggerId);
+    const changes = requested.fromLocked ? { ...requested, ...requested.fromLocked(trigger) } : requested;
     const redefines = changes.firesOn !== undefined || changes.condition !== undefined || changes.targets !== undefined;
     refuseManagedChange(trigger, "trigger_id", !redefines && changes.name === undefined);
     if (trigger.engine === "v1" && redefines) throw invalidArgument("fires_on", "a trigger created with causes/for_each changes its definition through PUT /v1/triggers/{name}");
@@ -154,6 +166,7 @@ export async function updateModelTrigger(deps: TriggerModelDeps, caller: Princip
       if (await triggers.find(trigger.orgId, changes.name)) throw conflict(`name: a trigger named ${quoteValue(changes.name)} already exists in org ${quoteValue(trigger.orgId)}`);
       trigger.name = changes.name;
     }
+    if (changes.enabled === true && !trigger.enabled && trigger.managedBy === null) await requireActiveSlot(triggers, trigger.orgId, deps.activeTriggerLimit);
     if (changes.enabled !== undefined) trigger.enabled = changes.enabled;
     Object.assign(trigger, { modified: new Date(), modifiedBy: caller.subject });
     trigger.nextFireAt = firstFireAt(trigger, deps.clock());

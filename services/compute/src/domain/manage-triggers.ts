@@ -1,10 +1,16 @@
 import { conflict, invalidArgument, newId, notFound, quoteValue, requireRunsAs, type KeysetPage, type Principal, type SearchPlan, type UnitOfWork, type UserDirectory } from "@hangar/shared";
 import type { DatasetDirectory } from "./datasets";
+import { DEFAULT_ACTIVE_TRIGGER_LIMIT, requireActiveSlot } from "./active-trigger-cap";
 import { refuseManagedChange } from "./managed-triggers";
 import type { TriggerEvaluationRecord, TriggerRecord } from "./records";
 import { planEvaluationPage } from "./trigger-evaluation";
 import type { SearchPage, TriggerRepositories, TriggerRepository } from "./repositories";
 import { applyTriggerChanges, changesAction, changesWhatRuns, checkTriggerAction, newTriggerSettings, type TriggerChanges } from "./triggers";
+
+/** The cap on an org's enabled triggers that creating or enabling one checks (TRIGGER_ACTIVE_LIMIT). */
+export interface ActiveLimit {
+  activeLimit?: number;
+}
 
 /** A trigger as an operation names it: by name, in the org the caller may read. */
 export interface TriggerRef {
@@ -21,13 +27,12 @@ export async function createTrigger(
   uow: UnitOfWork<TriggerRepositories>,
   users: UserDirectory,
   caller: Principal,
-  input: TriggerRef & { changes: TriggerChanges },
+  input: TriggerRef & ActiveLimit & { changes: TriggerChanges },
 ): Promise<TriggerRecord> {
   const { orgId, name } = input;
   const settings = newTriggerSettings(input.changes, { orgId, createdBy: caller.subject });
   await requireRunsAs(caller, orgId, settings.serviceUserId, "service_user_id", users);
-  const { actions, triggers } = uow.repositories();
-  await checkTriggerAction(actions, orgId, settings);
+  await checkTriggerAction(uow.repositories().actions, orgId, settings);
   const now = new Date();
   const by = caller.subject;
   const record: TriggerRecord = {
@@ -42,8 +47,11 @@ export async function createTrigger(
     serviceUserGrantedBy: by,
     ...{ engine: "v1", firesOn: null, targets: null, managedBy: null, nextFireAt: null },
   };
-  if (!(await triggers.insert(record))) throw conflict(`name: a trigger named ${quoteValue(name)} already exists in org ${quoteValue(orgId)}`);
-  return record;
+  return uow.transaction(async (repositories) => {
+    if (record.enabled) await requireActiveSlot(repositories.triggers, orgId, input.activeLimit ?? DEFAULT_ACTIVE_TRIGGER_LIMIT);
+    if (!(await repositories.triggers.insert(record))) throw conflict(`name: a trigger named ${quoteValue(name)} already exists in org ${quoteValue(orgId)}`);
+    return record;
+  });
 }
 
 /** A trigger of the org; another org's is not found, like one that does not exist. */
@@ -62,10 +70,11 @@ export async function updateTrigger(
   uow: UnitOfWork<TriggerRepositories>,
   users: UserDirectory,
   caller: Principal,
-  input: TriggerRef & { changes: TriggerChanges },
+  input: TriggerRef & ActiveLimit & { changes: TriggerChanges },
 ): Promise<TriggerRecord> {
   return uow.transaction(async ({ actions, triggers }) => {
     const trigger = await ownTrigger(triggers, input, true);
+    if (input.changes.enabled === true && !trigger.enabled && trigger.managedBy === null) await requireActiveSlot(triggers, trigger.orgId, input.activeLimit ?? DEFAULT_ACTIVE_TRIGGER_LIMIT);
     if (trigger.engine === "v2") throw invalidArgument("name", `trigger ${quoteValue(trigger.name)} was created with fires_on/targets: update it with PUT /v1/triggers/id/${trigger.triggerId}`);
     const next = applyTriggerChanges(trigger, input.changes, { orgId: trigger.orgId, createdBy: trigger.createdBy });
     const regrants = changesWhatRuns(input.changes);

@@ -152,6 +152,11 @@ export interface TriggerRepository {
   /** Inserts a trigger; false, writing nothing, when the org already has one of that name. */
   insert(record: TriggerRecord): Promise<boolean>;
   remove(record: TriggerRecord): void;
+  /**
+   * Takes the org's active-trigger lock for the rest of the transaction (so two enables at once
+   * are counted one after the other) and counts the org's enabled triggers that no ingestion rule manages.
+   */
+  lockActiveCount(orgId: string): Promise<number>;
   /** A page of the org's triggers: v1 ones only (the legacy listings) unless `includeV2`. */
   search(orgId: string, plan: SearchPlan, includeV2?: boolean): Promise<SearchPage<TriggerRecord>>;
   /** The org's triggers that react to `cause`, enabled or not, oldest first. */

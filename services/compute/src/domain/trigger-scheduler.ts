@@ -57,15 +57,19 @@ export async function scheduleOnce(deps: FiringDeps, settings: SchedulerSettings
   const claimed: ClaimedFiring[] = [];
   for (;;) {
     const now = settings.clock();
-    const { firings, due } = await deps.uow.transaction(async ({ triggerModel }) => {
+    const { planned, claimedBy, due } = await deps.uow.transaction(async ({ triggerModel }) => {
       const locked = await triggerModel.lockDue(now, settings.batch);
       const planned = locked.map((trigger) => planTicks(trigger, now, settings));
       await triggerModel.setNextFire(planned.map((p) => ({ triggerId: p.trigger.triggerId, nextFireAt: p.next })));
-      const claimed = new Map<string, TriggerDispatchRecord[]>();
-      for (const d of await triggerModel.claim(planned.flatMap((p) => p.rows))) claimed.set(d.triggerId, [...(claimed.get(d.triggerId) ?? []), d]);
-      return { due: locked.length, firings: planned.map((p): ClaimedFiring => ({ trigger: p.trigger, namespace: p.namespace, claimed: claimed.get(p.trigger.triggerId) ?? [] })) };
+      const claimedBy = new Map<string, TriggerDispatchRecord[]>();
+      for (const d of await triggerModel.claim(planned.flatMap((p) => p.rows))) claimedBy.set(d.triggerId, [...(claimedBy.get(d.triggerId) ?? []), d]);
+      return { due: locked.length, planned, claimedBy };
     });
-    claimed.push(...firings);
+    // The namespaces the targets render from are built after the commit, outside the row locks.
+    for (const p of planned) {
+      const dispatches = claimedBy.get(p.trigger.triggerId);
+      if (dispatches && p.lastTick) claimed.push({ trigger: p.trigger, namespace: p.namespace ?? scheduleNamespace(p.trigger, scheduleEvent(p.trigger, p.lastTick), p.cron, p.lastTick), claimed: dispatches });
+    }
     // Every due tick is claimed before any target runs: claiming is what "fired" means, and running
     // targets (posts, invocations) while claiming would delay the last claims by seconds.
     if (due < settings.batch) break;
@@ -78,19 +82,36 @@ export async function scheduleOnce(deps: FiringDeps, settings: SchedulerSettings
 /** Dispatches one replica runs at once (Slack posts, invocations). */
 const DISPATCH_CONCURRENCY = 64;
 
-function planTicks(trigger: TriggerRecord, now: Date, settings: SchedulerSettings): { trigger: TriggerRecord; next: Date | null; rows: NewDispatch[]; namespace: TriggerNamespace } {
+/**
+ * A due trigger's plan: the dispatch rows of its due ticks, its next tick, and what its targets
+ * render from: the last due tick's namespace, built here only when a condition needed it (the
+ * claim transaction holds the row locks, so per-tick work is kept out of it).
+ */
+interface TickPlan {
+  trigger: TriggerRecord;
+  next: Date | null;
+  rows: NewDispatch[];
+  cron: string;
+  lastTick: Date | undefined;
+  namespace: TriggerNamespace | undefined;
+}
+
+function planTicks(trigger: TriggerRecord, now: Date, settings: SchedulerSettings): TickPlan {
   const source = storedSource(trigger);
-  if (source.type !== "schedule") return { trigger, next: null, rows: [], namespace: { records: {}, defaultRoot: "schedule" } };
+  if (source.type !== "schedule") return { trigger, next: null, rows: [], cron: "", lastTick: undefined, namespace: undefined };
   const from = new Date(Math.max(trigger.nextFireAt!.getTime(), now.getTime() - settings.catchUpMs));
   const rows: NewDispatch[] = [];
-  let namespace: TriggerNamespace = { records: {}, defaultRoot: "schedule" };
-  for (const tick of ticksBetween(source.schedule, from, now, CATCH_UP_TICKS)) {
+  const { ticks, next } = ticksBetween(source.schedule, from, now, CATCH_UP_TICKS);
+  let namespace: TriggerNamespace | undefined;
+  for (const tick of ticks) {
     const event = scheduleEvent(trigger, tick);
-    namespace = scheduleNamespace(trigger, event, source.cron, tick);
-    if (trigger.condition !== null && !evaluateCondition(trigger.condition as unknown as QueryNode, namespace)) continue;
+    if (trigger.condition !== null) {
+      namespace = scheduleNamespace(trigger, event, source.cron, tick);
+      if (!evaluateCondition(trigger.condition as unknown as QueryNode, namespace)) continue;
+    }
     rows.push(...dispatchRows(trigger, event, idempotencyToken(event, "occurrence")!, trigger.targets ?? [], now));
   }
-  return { trigger, next: nextTick(source.schedule, now) ?? null, rows, namespace };
+  return { trigger, next: next ?? null, rows, cron: source.cron, lastTick: ticks.at(-1), namespace };
 }
 
 /** The `schedule.fired` event of one tick; its id names the trigger and the minute, so it is the same on every replica. */

@@ -1,4 +1,4 @@
-import { applyTriggerChanges, checkEventDrivenListing, checkTriggerName, newTriggerSettings, type TriggerSettings } from "./triggers";
+import { applyTriggerChanges, checkTriggerName, evaluationListingKind, newTriggerSettings, type TriggerSettings } from "./triggers";
 
 const owner = { orgId: "og_1", createdBy: "alice@example.com" };
 
@@ -56,11 +56,11 @@ describe("newTriggerSettings and applyTriggerChanges", () => {
   });
 });
 
-describe("checkEventDrivenListing", () => {
-  test("absent and event_driven pass; scheduled is a 404; anything else a 400", () => {
-    expect(() => checkEventDrivenListing(undefined, "t")).not.toThrow();
-    expect(() => checkEventDrivenListing("event_driven", "t")).not.toThrow();
-    expect(() => checkEventDrivenListing("scheduled", "t")).toThrow(/^\[not_found\] scheduled trigger 't' not found/);
-    expect(() => checkEventDrivenListing("cron", "t")).toThrow(/^\[invalid_argument\] trigger_type: /);
+describe("evaluationListingKind", () => {
+  test("absent and event_driven list evaluations, scheduled a scheduled trigger's; anything else is a 400", () => {
+    expect(evaluationListingKind(undefined)).toBe("event_driven");
+    expect(evaluationListingKind("event_driven")).toBe("event_driven");
+    expect(evaluationListingKind("scheduled")).toBe("scheduled");
+    expect(() => evaluationListingKind("cron")).toThrow(/^\[invalid_argument\] trigger_type: /);
   });
 });

@@ -3,7 +3,6 @@ import {
   createFieldCatalog,
   globToRegex,
   invalidArgument,
-  notFound,
   parseConditionJson,
   planSearch,
   type QuerySpecInput,
@@ -226,11 +225,10 @@ export function planTriggerSearch(spec: QuerySpecInput): SearchPlan {
 }
 
 /**
- * Reads the `trigger_type` of an evaluation listing: absent or `event_driven` (every trigger here).
- * Scheduled triggers do not exist on this platform, so a listing of one is a 404; other values are 400s.
+ * Reads the `trigger_type` of an evaluation listing: absent or `event_driven` (a trigger's
+ * evaluations), or `scheduled` (a scheduled trigger's history, its dispatches); other values are 400s.
  */
-export function checkEventDrivenListing(triggerType: string | undefined, name: string): void {
-  if (triggerType === undefined || triggerType === "event_driven") return;
-  if (triggerType === "scheduled") throw notFound("scheduled trigger", name);
+export function evaluationListingKind(triggerType: string | undefined): "event_driven" | "scheduled" {
+  if (triggerType === undefined || triggerType === "event_driven" || triggerType === "scheduled") return triggerType ?? "event_driven";
   throw invalidArgument("trigger_type", `must be event_driven or scheduled, got ${quoteValue(triggerType)}`);
 }

@@ -17,8 +17,9 @@ import {
 import { createModelTrigger, type TriggerModelDeps } from "../domain/manage-trigger-model";
 import type { TriggerRepositories } from "../domain/repositories";
 import { planEvaluationPage } from "../domain/trigger-evaluation";
-import { checkEventDrivenListing, checkTriggerName, planTriggerSearch } from "../domain/triggers";
-import { createChangesFromProto, evaluationToProto, isModelBody, requireLegacyFields, triggerToProto, updateChangesFromProto } from "./trigger-mappers";
+import { getScheduledTrigger } from "../domain/scheduled-triggers";
+import { checkTriggerName, evaluationListingKind, planTriggerSearch } from "../domain/triggers";
+import { createChangesFromProto, dispatchAsEvaluation, evaluationToProto, isModelBody, requireLegacyFields, triggerToProto, updateChangesFromProto } from "./trigger-mappers";
 import { valueJson } from "./wire-json";
 
 type TriggerHandlers = Pick<
@@ -47,7 +48,7 @@ export function createTriggerHandlers({ uow, users, datasets, model }: TriggerHa
         return { trigger: triggerToProto(await createModelTrigger(model, caller, input)) };
       }
       requireLegacyFields(req);
-      const trigger = await createTrigger(uow, users, caller, { orgId, name, changes: createChangesFromProto(req) });
+      const trigger = await createTrigger(uow, users, caller, { orgId, name, changes: createChangesFromProto(req), activeLimit: model.activeTriggerLimit });
       return { trigger: triggerToProto(trigger) };
     },
 
@@ -58,7 +59,7 @@ export function createTriggerHandlers({ uow, users, datasets, model }: TriggerHa
     async updateTrigger(req, ctx) {
       const caller = callerOf(ctx);
       const changes = updateChangesFromProto(req);
-      return { trigger: triggerToProto(await updateTrigger(uow, users, caller, { ...refOf(caller, req.name), changes })) };
+      return { trigger: triggerToProto(await updateTrigger(uow, users, caller, { ...refOf(caller, req.name), changes, activeLimit: model.activeTriggerLimit })) };
     },
 
     async deleteTrigger(req, ctx) {
@@ -79,7 +80,7 @@ export function createTriggerHandlers({ uow, users, datasets, model }: TriggerHa
     },
 
     async listTriggerEvaluations(req, ctx) {
-      checkEventDrivenListing(req.triggerType, req.name);
+      if (evaluationListingKind(req.triggerType) === "scheduled") return scheduledHistory(model, readableOrg(callerOf(ctx)), req);
       const { page, evaluations } = await listTriggerEvaluations(uow, refOf(callerOf(ctx), req.name), { limit: req.limit, pageToken: req.pageToken });
       return evaluationsToProto(evaluations, page);
     },
@@ -99,6 +100,15 @@ function refOf(caller: Principal, name: string): TriggerRef {
   const orgId = readableOrg(caller);
   if (!orgId) throw notFound("trigger", name);
   return { orgId, name };
+}
+
+/** A scheduled trigger's history as the legacy evaluations (ScheduledTrigger.get_evaluations): its dispatches, newest first. */
+async function scheduledHistory(model: TriggerModelDeps, orgId: string | undefined, req: { name: string; limit?: bigint | undefined; pageToken?: string | undefined }) {
+  const { trigger } = await getScheduledTrigger(model, orgId, { name: req.name });
+  const page = planEvaluationPage(req.limit, req.pageToken, `dispatches:${trigger.triggerId}`);
+  const { rows, hasMore, total } = await model.uow.repositories().triggerModel.dispatches(trigger.triggerId, page);
+  const nextToken = page.nextToken(rows.length > 0 ? Number(rows.at(-1)!.dispatchId) : undefined, hasMore);
+  return { items: rows.map(dispatchAsEvaluation), totalCount: BigInt(total), ...(nextToken ? { nextToken } : {}) };
 }
 
 function evaluationsToProto({ rows, hasMore, total }: EvaluationPage, page: KeysetPage) {

@@ -13,7 +13,7 @@ import {
 import { nullableBoolean, nullableInteger } from "../domain/actions";
 import { resolveComputeRequirements } from "../domain/compute-defaults";
 import type { TriggerChanges } from "../domain/triggers";
-import type { TriggerEvaluationRecord, TriggerRecord } from "../domain/records";
+import type { TriggerDispatchRecord, TriggerEvaluationRecord, TriggerRecord } from "../domain/records";
 import { modelView } from "../domain/trigger-view";
 import { computeRequirementsToProto, containerParametersToProto } from "./invocation-mappers";
 import { computeRequirementsJson, containerParametersJson, valueJson } from "./wire-json";
@@ -77,6 +77,24 @@ export function evaluationToProto(row: TriggerEvaluationRecord): MessageInitShap
     ...present("outcome", row.outcome),
     ...present("outcomeReason", row.outcomeReason),
     ...present("cause", row.cause),
+  };
+}
+
+/**
+ * A dispatch as a legacy evaluation record: claimed is `pending`, dispatched `evaluated` with outcome
+ * `invoked_action`, failed (or unknown) `failed` with its detail. A tick names no dataset (id "").
+ */
+export function dispatchAsEvaluation(row: TriggerDispatchRecord): MessageInitShape<typeof TriggerEvaluationSchema> {
+  const status = row.status === "claimed" ? "pending" : row.status === "dispatched" ? "evaluated" : "failed";
+  return {
+    triggerEvaluationId: BigInt(row.dispatchId),
+    triggerId: row.triggerId,
+    dataSource: { dataSourceType: "Dataset", dataSourceId: row.datasetId ?? "" },
+    evaluationStart: timestampFromDate(row.claimedAt),
+    ...(row.finalizedAt ? { evaluationEnd: timestampFromDate(row.finalizedAt) } : {}),
+    status,
+    ...present("statusDetail", row.statusDetail),
+    ...(row.status === "dispatched" ? { outcome: "invoked_action" } : {}),
   };
 }
 
@@ -158,11 +176,12 @@ export function updateChangesFromProto(req: UpdateTriggerRequest): TriggerChange
 }
 
 /** Complete, checked compute requirements: the keys given over the SDK's defaults, as its model fills them. */
-function computeOverrides(requirements: ComputeRequirements, field: string): JsonObject {
+export function computeOverrides(requirements: ComputeRequirements, field: string): JsonObject {
   return resolveComputeRequirements(null, computeRequirementsJson(requirements), field);
 }
 
-function readJson<T>(value: Value | undefined, read: (json: JsonValue) => T): T | null | undefined {
+/** A nullable JSON field read with `read`: undefined when absent, null when null. */
+export function readJson<T>(value: Value | undefined, read: (json: JsonValue) => T): T | null | undefined {
   const json = valueJson(value);
   return json === undefined || json === null ? json : read(json);
 }
@@ -176,12 +195,14 @@ function stringList(json: JsonValue, field: string): string[] {
   return json as string[];
 }
 
-function jsonObject(json: JsonValue, field: string): JsonObject {
+/** A JSON object, or a 400 naming `field`. */
+export function jsonObject(json: JsonValue, field: string): JsonObject {
   if (typeof json !== "object" || json === null || Array.isArray(json)) throw invalidArgument(field, "expected an object or null");
   return json;
 }
 
-function messageOf<Desc extends DescMessage>(schema: Desc, json: JsonValue, field: string): MessageShape<Desc> {
+/** A JSON object read as a message, or a 400 naming `field`. */
+export function messageOf<Desc extends DescMessage>(schema: Desc, json: JsonValue, field: string): MessageShape<Desc> {
   jsonObject(json, field);
   try {
     return fromJson(schema, json);

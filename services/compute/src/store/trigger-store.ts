@@ -29,6 +29,13 @@ export class TriggerStore implements TriggerRepository {
     this.em.remove(row);
   }
 
+  /** A transaction-scoped advisory lock on the org's cap, then the count (the (org_id, name) index narrows it to the org). */
+  async lockActiveCount(orgId: string): Promise<number> {
+    await this.em.execute("select pg_advisory_xact_lock(hashtextextended(?, 0))", [`trigger-cap:${orgId}`]);
+    const [row] = await this.em.execute<{ active: number }[]>("select count(*)::int as active from triggers where org_id = ? and enabled and managed_by is null", [orgId]);
+    return row!.active;
+  }
+
   /**
    * Runs a search in the org: one keyset page of rows and the number of matches (undefined above
    * COUNT_CAP). Legacy searches see only v1 triggers: a v2 one has no legacy form.

@@ -36,6 +36,12 @@ test("the trigger scheduler's interval and the Slack webhooks are read from the 
   expect(() => loadConfig({ SLACK_WEBHOOKS: "C1" })).toThrow("SLACK_WEBHOOKS must be comma-separated <channel_id>=<http(s) url> pairs, got 'C1'");
 });
 
+test("the org's active-trigger cap defaults to 1000, is read from the environment and checked", () => {
+  expect(loadConfig({}).compute.triggerActiveLimit).toBe(1000);
+  expect(loadConfig({ TRIGGER_ACTIVE_LIMIT: "25" }).compute.triggerActiveLimit).toBe(25);
+  expect(() => loadConfig({ TRIGGER_ACTIVE_LIMIT: "0" })).toThrow(/TRIGGER_ACTIVE_LIMIT/);
+});
+
 test("a bad runner or export setting fails the start instead of falling back silently", () => {
   expect(() => loadConfig({ RUNNER_LEASE_SECONDS: "abc", INVOCATION_CONCURRENCY_LIMIT: "0", EXPORT_RETENTION_HOURS: "-1" })).toThrow(
     "invalid configuration:\n  RUNNER_LEASE_SECONDS must be an integer from 1 to 86400, got 'abc'\n  INVOCATION_CONCURRENCY_LIMIT must be an integer from 1 to 100000, got '0'\n  EXPORT_RETENTION_HOURS must be an integer from 1 to 87600, got '-1'",

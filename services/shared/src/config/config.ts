@@ -84,6 +84,8 @@ export interface ComputeConfig {
   triggerSchedulerIntervalMs: number;
   /** How long a trigger dispatch's claim holds before another replica retries it (`TRIGGER_DISPATCH_LEASE_SECONDS`, default 300). */
   triggerDispatchLeaseSeconds: number;
+  /** How many triggers one org may have enabled, ingestion rules' own not counted (`TRIGGER_ACTIVE_LIMIT`, default 1000). */
+  triggerActiveLimit: number;
   /**
    * The Slack channels trigger targets may post to: channel id to incoming-webhook URL
    * (`SLACK_WEBHOOKS`, comma-separated `<channel_id>=<url>` pairs; default none).
@@ -195,6 +197,7 @@ export function loadConfig(env: Env = process.env): PlatformConfig {
       invocationConcurrencyLimit: int("INVOCATION_CONCURRENCY_LIMIT", 4, 1, 100_000),
       triggerSchedulerIntervalMs: int("TRIGGER_SCHEDULER_INTERVAL_MS", 1000, 10, 60_000),
       triggerDispatchLeaseSeconds: int("TRIGGER_DISPATCH_LEASE_SECONDS", 300, 30, 86_400),
+      triggerActiveLimit: int("TRIGGER_ACTIVE_LIMIT", 1000, 1, 1_000_000),
       slackWebhooks: slackWebhooks(env.SLACK_WEBHOOKS, problems),
     },
     exportRetentionHours: int("EXPORT_RETENTION_HOURS", 24, 1, 87_600),

@@ -7,3 +7,4 @@ export * from "../gen/hangar/compute/v1/invocation_pb";
 export * from "../gen/hangar/compute/v1/runner_pb";
 export * from "../gen/hangar/compute/v1/trigger_pb";
 export * from "../gen/hangar/compute/v1/trigger_v2_pb";
+export * from "../gen/hangar/compute/v1/scheduled_trigger_pb";
