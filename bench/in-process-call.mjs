@@ -1,5 +1,5 @@
 // Microbenchmark: the CPU of one in-process call from the gateway to a service, everything but the
-// work of the implementation: the gateway's in-process client (protobuf encoding, metadata, trace
+// work of the implementation: the gateway's in-process client (the request's protobuf encoding, metadata, trace
 // context, deadline) and the service's in-process endpoint with the interceptors every service
 // runs (`startRpcServer`: metrics, tracing, error normalization, the signed principal, field
 // limits). The implementation answers a fixed dataset at once. Run with

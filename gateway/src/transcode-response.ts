@@ -1,7 +1,18 @@
 import type { ServerResponse } from "node:http";
 import type { Message } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { MAX_RESPONSE_BYTES } from "./grpc-unary-client";
 import type { Route } from "./routes";
 import { fieldValueToJson, findField, messageToJson } from "./transcode";
+
+/**
+ * Largest JSON body the gateway answers an operation with. Over gRPC the service's response is
+ * bounded as protobuf (MAX_RESPONSE_BYTES) before it is read; in process the gateway receives the
+ * message object itself, so the bound is taken here, on what it writes, and both modes hold it.
+ * Four times the protobuf bound: JSON spells field names where protobuf has one-byte tags and
+ * base64 for bytes, so a response the services keep within the protobuf bound (see fitPage) fits.
+ */
+export const MAX_RESPONSE_JSON_BYTES = 4 * MAX_RESPONSE_BYTES;
 
 /**
  * Writes `{"data": ...}`: the response field named by the binding's `response_body`, else the
@@ -10,7 +21,9 @@ import { fieldValueToJson, findField, messageToJson } from "./transcode";
  */
 export function writeResponse(res: ServerResponse, route: Route, message: Message, data?: string): void {
   const body = `{"data":${data ?? dataOf(route, message)}}`;
-  res.writeHead(200, ["content-type", "application/json", "content-length", String(Buffer.byteLength(body))]);
+  const bytes = Buffer.byteLength(body);
+  if (bytes > MAX_RESPONSE_JSON_BYTES) throw new ConnectError("upstream response too large", Code.ResourceExhausted);
+  res.writeHead(200, ["content-type", "application/json", "content-length", String(bytes)]);
   res.end(body);
 }
 

@@ -1,4 +1,4 @@
-import { toBinary } from "@bufbuild/protobuf";
+import type { Message } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor, type UnaryResponse } from "@connectrpc/connect";
 import { MAX_REQUEST_BYTES, requestTooLarge, UnaryCall, type UnaryAnswer, type UnaryMethods } from "./unary-call";
 
@@ -13,9 +13,12 @@ export interface InProcessCallOptions {
 }
 
 /**
- * A service's unary methods, callable from the same thread without a socket: messages stay
- * protobuf-encoded both ways (the caller keeps no reference into the service's objects and an
- * unencodable message fails as it would on the wire), and every call goes through the service's
+ * A service's unary methods, callable from the same thread without a socket. The request arrives
+ * protobuf-encoded and is decoded here, as on the wire: the service works on its own copy (it
+ * cannot alias or change the caller's message) and the request size limit holds. The response is
+ * handed back as the message object the implementation answered with, not encoded and decoded
+ * again (that was most of the call's protobuf cost); the caller only reads it and bounds what it
+ * forwards itself (the gateway: the JSON body it writes). Every call goes through the service's
  * own interceptors (tracing, error normalization, the signed principal, field limits), deadline
  * and cancellation, as a gRPC call does (`UnaryCall`, shared with the HTTP/2 fast path).
  */
@@ -24,10 +27,10 @@ export interface InProcessEndpoint {
   readonly url: string;
   /**
    * Calls the method at `path` (`/<package>.<Service>/<Method>`) with a protobuf-encoded request;
-   * resolves the protobuf-encoded response or rejects with the ConnectError a gRPC client would
+   * resolves the response message (the caller must not change it) or rejects with the ConnectError a gRPC client would
    * read from the status (code and message; an unknown method is UNIMPLEMENTED).
    */
-  call(path: string, request: Uint8Array, options: InProcessCallOptions): Promise<Uint8Array>;
+  call(path: string, request: Uint8Array, options: InProcessCallOptions): Promise<Message>;
   /**
    * Refuses every later call as a stopped server's port does (UNAVAILABLE), so a caller in the same
    * process sees a stopped service as a remote caller would. The service's server calls it on close.
@@ -48,7 +51,7 @@ export function createInProcessEndpoint(url: string, methods: UnaryMethods, inte
       if (spec === undefined) return Promise.reject(new ConnectError(`no method ${path.slice(0, 200)}`, Code.Unimplemented));
       return new Promise((resolve, reject) => {
         const answer: UnaryAnswer = {
-          succeed: (response: UnaryResponse) => resolve(toBinary(spec.method.output, response.message)),
+          succeed: (response: UnaryResponse) => resolve(response.message),
           // What a gRPC client reads from the status: the code and the (already capped) message.
           fail: (error) => reject(new ConnectError(error.rawMessage, error.code)),
         };
