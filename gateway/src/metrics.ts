@@ -3,6 +3,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { createCounter, createHistogram, METRICS_CONTENT_TYPE, renderMetrics, type HistogramCell } from "@hangar/shared";
 import type { GrpcUnaryClient } from "./grpc-unary-client";
 import type { Route } from "./routes";
+import { withRerouteTwins } from "./transcode-version";
 
 /** What the gateway records per request. */
 export interface GatewayMetrics {
@@ -25,7 +26,8 @@ export function createGatewayMetrics(routes: readonly Route[]): GatewayMetrics {
     labelNames: ["operation", "status"],
   });
   const byRoute = new Map<Route | undefined, { operation: string; byStatus: Map<number, HistogramCell> }>(
-    routes.map((route) => [route, { operation: `${route.service.name}.${route.method.name}`, byStatus: new Map() }]),
+    // A call rerouted for an older API version is counted under the operation that served it.
+    routes.flatMap(withRerouteTwins).map((route) => [route, { operation: `${route.service.name}.${route.method.name}`, byStatus: new Map() }]),
   );
   byRoute.set(undefined, { operation: UNROUTED, byStatus: new Map() });
   return {

@@ -23,7 +23,8 @@ export interface Route {
 /**
  * Builds the route table from the services' descriptors: every RPC with a google.api.http option
  * (and its additional bindings) becomes a route. There is no hand-written route list. The dated
- * API changes (default `DATED_CHANGES`) are attached to the routes they touch.
+ * API changes (default `DATED_CHANGES`) are attached to the routes they touch; `routes` are the
+ * routes served, one a binding (an RPC kept for older callers hangs off its successor's `versions`).
  */
 export function buildRouteTable(services: readonly DescService[], changes: readonly DatedChange[] = DATED_CHANGES): { router: Router<Route>; routes: Route[] } {
   const router = createRouter<Route>();
@@ -38,8 +39,11 @@ export function buildRouteTable(services: readonly DescService[], changes: reado
       }
     }
   }
-  for (const route of applyDatedChanges(routes, changes)) router.add(route.httpMethod, route.template, route);
-  return { router, routes };
+  // A reroute's older twin shares its successor's binding and is reached only through it, so the
+  // table (and what reads it: OpenAPI, metrics, the fuzz and authorization suites) lists one route a binding.
+  const served = applyDatedChanges(routes, changes);
+  for (const route of served) router.add(route.httpMethod, route.template, route);
+  return { router, routes: served };
 }
 
 function toRoute(service: DescService, method: DescMethod, rule: HttpRule): Route {

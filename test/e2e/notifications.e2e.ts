@@ -146,7 +146,12 @@ test("the recipient reads, marks, filters and deletes its notifications; nobody 
   const hank = await addMember(t, alice, "hank");
   await comment(alice.client, `one ${mention(hank)}`);
   await comment(alice.client, `two ${mention(hank)}`);
-  const [newer, older] = await notified(hank, 2);
+  // Each email's delivery moves its notification's email status on its own time: wait until both
+  // are delivered, so that the edits below are compared with a settled record.
+  const [newer, older] = await waitFor(`hank's 2 notifications, emailed`, async () => {
+    const items = await notificationsOf(hank);
+    return items.length === 2 && items.every((n) => n.lifecycle_status.email === "Send") ? items : undefined;
+  });
   const path = `/v1/notifications/${older.notification_id}`;
 
   const read = ok(await hank.client.put(path, { notification_id: older.notification_id, read_status: "read" }));

@@ -11,7 +11,7 @@ import { ComputeService, CreateTriggerRequestSchema } from "@hangar/shared/proto
 import { buildRouteTable, type Route } from "../routes";
 import { parsePathTemplate } from "../pattern";
 import { API_VERSIONS, LATEST_API_VERSION, readApiVersion, versionOf } from "./api-version";
-import { applyDatedChanges, checkRequest, projectResponse, routeForVersion, rpcName } from "./route-versions";
+import { applyDatedChanges, checkRequest, projectResponse, routeForVersion, rpcName, withRerouteTwins } from "./route-versions";
 import { DATED_CHANGES, type DatedChange } from "./version-table";
 
 const { routes } = buildRouteTable([DataService]);
@@ -95,6 +95,13 @@ describe("reroute", () => {
     const plan = routeOf("ResolveReadPlan");
     expect(routeForVersion(plan, versionOf("2026-10-02")).method.name).toBe("ResolveExtentReadPlan");
     expect(routeForVersion(plan, versionOf("2026-10-05")).method.name).toBe("ResolveReadPlan");
+  });
+
+  test("the table lists one route a binding: the older twin only through its successor", () => {
+    const bindings = routes.map((r) => `${r.httpMethod} ${r.template.template}`);
+    expect(new Set(bindings).size).toBe(bindings.length);
+    expect(routes.some((r) => r.method.name === "ResolveExtentReadPlan")).toBe(false);
+    expect(withRerouteTwins(routeOf("ResolveReadPlan")).map((r) => r.method.name)).toEqual(["ResolveReadPlan", "ResolveExtentReadPlan"]);
   });
 
   test("without a twin on the same binding nothing is folded", () => {

@@ -73,6 +73,13 @@ function twins(routes: readonly Route[], rpc: string, olderRpc: string): [Route,
   return pairs;
 }
 
+/** A served route and the older routes its reroutes reach, newest first. */
+export function withRerouteTwins(route: Route): Route[] {
+  const chain = [route];
+  for (let older = route.versions?.reroute?.route; older; older = older.versions?.reroute?.route) chain.push(older);
+  return chain;
+}
+
 /** The route a caller of `version` reaches on a matched binding (itself, unless a reroute applies). */
 export function routeForVersion(route: Route, version: ApiVersion): Route {
   let served = route;
