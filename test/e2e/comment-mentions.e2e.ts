@@ -22,6 +22,8 @@ import { sdkWorkspace, type SdkWorkspace } from "./sdk-fixtures";
 // notifies each mentioned user once, also when the event arrives again (a redelivery, a lost
 // processed-event record) and when a consumer crashes before committing; the email goes out once.
 // And from the public Python SDK: a Comment with a mention yields a notification the mentioned user lists.
+// The other way round, the compute service's deletion event takes a deleted action's comments
+// through the broker to the data service.
 
 const CONSUMER = "admin.comment-mentions";
 let t: TestPlatform;
@@ -160,6 +162,20 @@ test("a consumer crash before its commit leaves no trace; the redelivered event 
   await caughtUp();
   expect(await notificationsOf(gina)).toHaveLength(1);
   expect(await receivedEmails(gina.userId)).toHaveLength(1);
+});
+
+test("a deleted action's comments leave through Kafka: the compute service's deletion event reaches the data service once", async () => {
+  const name = "deleted-over-kafka";
+  ok(await alice.client.post("/v1/actions", { name, uri: "registry.example.com/a:1" }));
+  const created = ok(await alice.client.post("/v1/comments", { entity_type: "action", entity_id: name, comment_text: "soon gone" }));
+  expect(ok(await alice.client.get("/v1/comments/type/action")).items.map((c: any) => c.comment_id)).toEqual([created.comment_id]);
+  ok(await alice.client.delete(`/v1/actions/${name}`));
+  await waitFor("the comment to leave the listings", async () => (ok(await alice.client.get("/v1/comments/type/action")).total_count === 0 ? true : undefined));
+  const deletions = `${t.namespace}.${TOPICS.computeEntityDeleted}`;
+  expect(await messagesOnTopic(admin, deletions)).toBe(1);
+  await consumerCaughtUp(admin, `${t.namespace}.data.compute-deletions`, deletions);
+  const handled = await db.query("select event_id from data.processed_events where consumer = 'data.compute-deletions'");
+  expect(handled.rows).toEqual([{ event_id: (await db.query("select event_id from compute.outbox where topic = $1", [TOPICS.computeEntityDeleted])).rows[0].event_id }]);
 });
 
 /** The admin service's comment-mention handler, bound to this platform's services, and how to let go of its connections. */

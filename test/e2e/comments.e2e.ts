@@ -1,3 +1,5 @@
+import { Client } from "pg";
+import { relayBatch, TOPICS } from "@hangar/shared";
 import {
   addMember,
   createDataset,
@@ -5,6 +7,7 @@ import {
   expectError,
   startWithTenants,
   uploadFiles,
+  waitFor,
   type ApiClient,
   type ApiResponse,
   type TestPlatform,
@@ -15,7 +18,8 @@ import {
 // Comments (routes.md rows 183-190) through the gateway: on datasets, files, actions, invocations
 // and triggers of the caller's org, which must exist; mentions parsed from the text; only the
 // author edits or deletes; listings by entity, type, author and the org's recent ones; another
-// org's caller sees nothing.
+// org's caller sees nothing. A deleted action's, invocation's or trigger's comments leave with it
+// through the compute service's deletion event (in-process delivery, as the embedded default runs).
 
 const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 let t: TestPlatform;
@@ -23,13 +27,17 @@ let alice: TestTenant;
 let carol: TestTenant; // alice's teammate
 let bob: TestTenant; // another org
 let datasetId: string;
+let db: Client;
 
 beforeAll(async () => {
   [t, alice, bob] = await startWithTenants(["alice", "bob"]);
   carol = await addMember(t, alice, "carol");
   datasetId = await createDataset(alice.client, "commented");
+  db = new Client({ connectionString: t.databaseUrl });
+  await db.connect();
 });
 afterAll(async () => {
+  await db?.end();
   await t?.close();
 });
 
@@ -184,6 +192,88 @@ test("a deleted dataset's or file's comments leave every listing with it", async
   expectError(await alice.client.get(`/v1/comments/${onDataset}`), 404, `comment '${onDataset}' not found`);
   const counted = ok(await alice.client.get(`/v1/comments/user/${encodeURIComponent(carol.userId)}`));
   expect(counted.total_count).toBe(counted.items.length);
+});
+
+/** An action, an invocation of it (ended, so deletable) and a trigger on it, in the client's org. */
+async function computeEntitiesOf(client: ApiClient, name: string): Promise<{ action: string; invocation: string; trigger: string }> {
+  const action = ok(await client.post("/v1/actions", { name, uri: "registry.example.com/a:1" })).name;
+  const dataset = await createDataset(client, `${name}-source`);
+  const invoked = { data_source_id: dataset, data_source_type: "Dataset", input_data: ["*"], invocation_source: "Manual" };
+  const invocation = ok(await client.post(`/v1/actions/${action}/invoke`, invoked)).invocation_id;
+  ok(await client.post(`/v1/actions/invocations/${invocation}/cancel`));
+  const trigger = ok(await client.post("/v1/triggers", { name: `${name}-trigger`, action_name: action, required_inputs: ["*.txt"], for_each: "dataset" }, LEGACY_TRIGGERS)).name;
+  return { action, invocation, trigger };
+}
+
+async function deleteComputeEntities(client: ApiClient, { action, invocation, trigger }: { action: string; invocation: string; trigger: string }): Promise<void> {
+  ok(await client.delete(`/v1/triggers/${trigger}`));
+  ok(await client.delete(`/v1/actions/invocations/${invocation}`));
+  ok(await client.delete(`/v1/actions/${action}`));
+}
+
+const COMPUTE_LISTINGS = ["/v1/comments/type/action", "/v1/comments/type/invocation", "/v1/comments/type/trigger", "/v1/comments/recent"];
+
+/** Every comment id the client's listings by compute entity type, by `author` and recent hold. */
+async function listedOnCompute(client: ApiClient, author: string): Promise<string[]> {
+  const listings = [...COMPUTE_LISTINGS, `/v1/comments/user/${encodeURIComponent(author)}`];
+  return (await Promise.all(listings.map(async (path) => ids(ok(await client.get(path)))))).flat();
+}
+
+const processedDeletions = async () => Number((await db.query("select count(*) from data.processed_events where consumer = 'data.compute-deletions'")).rows[0].count);
+
+test("a deleted action's, invocation's or trigger's comments leave every listing and read with it; another org's deletions touch none", async () => {
+  const doomed = await computeEntitiesOf(alice.client, "doomed-action");
+  const onEach = await Promise.all(
+    (["action", "invocation", "trigger"] as const).map(async (type) => (await comment(carol.client, type, doomed[type], `on the ${type}`)).comment_id),
+  );
+  // Bob's org has entities of the same names; deleting his takes nothing of alice's org.
+  const bobs = await computeEntitiesOf(bob.client, "doomed-action");
+  const onBobs = (await comment(bob.client, "action", bobs.action, "bob's")).comment_id;
+  expect((await bob.client.delete(`/v1/actions/${doomed.action}`, undefined, { "X-Service-Resource-Owner-Id": alice.orgId })).status).toBe(404);
+  expect(await listedOnCompute(alice.client, carol.userId)).toEqual(expect.arrayContaining(onEach));
+
+  await deleteComputeEntities(bob.client, bobs);
+  await waitFor("bob's comment to leave", async () => (ids(ok(await bob.client.get("/v1/comments/recent"))).includes(onBobs) ? undefined : true));
+  expect(await listedOnCompute(alice.client, carol.userId)).toEqual(expect.arrayContaining(onEach));
+
+  await deleteComputeEntities(alice.client, doomed);
+  await waitFor("the comments to leave every listing", async () => {
+    const listed = await listedOnCompute(alice.client, carol.userId);
+    return onEach.some((id) => listed.includes(id)) ? undefined : true;
+  });
+  for (const id of onEach) expectError(await alice.client.get(`/v1/comments/${id}`), 404, `comment '${id}' not found`);
+  expectError(await alice.client.get(`/v1/comments/action/${doomed.action}`), 404, `action '${doomed.action}' not found`);
+  const counted = ok(await alice.client.get(`/v1/comments/user/${encodeURIComponent(carol.userId)}`));
+  expect(counted.total_count).toBe(counted.items.length);
+  // An action of the same name, made again, starts without the old one's comments.
+  ok(await alice.client.post("/v1/actions", { name: doomed.action, uri: "registry.example.com/a:2" }));
+  expect(ok(await alice.client.get(`/v1/comments/action/${doomed.action}`))).toMatchObject({ items: [], total_count: 0 });
+});
+
+test("a redelivered deletion event deletes nothing twice, even after the consumer lost its records", async () => {
+  const gone = await computeEntitiesOf(alice.client, "redelivered");
+  const onGone = (await comment(alice.client, "action", gone.action, "on the first one")).comment_id;
+  await deleteComputeEntities(alice.client, gone);
+  await waitFor("the deletions to be handled", async () => (ids(ok(await alice.client.get("/v1/comments/type/action"))).includes(onGone) ? undefined : true));
+  // An action of the same name again, commented after the first one's deletion.
+  ok(await alice.client.post("/v1/actions", { name: gone.action, uri: "registry.example.com/a:2" }));
+  const onNew = (await comment(alice.client, "action", gone.action, "on the second one")).comment_id;
+  const handled = await processedDeletions();
+  // The compute service publishes every deletion event again (same event ids), as after a relay crash.
+  const redeliver = async () => {
+    await db.query("update compute.outbox set published = null where topic = $1", [TOPICS.computeEntityDeleted]);
+    await waitFor("the redelivery", async () => {
+      await relayBatch({ orm: t.platform.services.compute.orm, transport: t.transport });
+      return (await db.query("select 1 from compute.outbox where published is null")).rowCount === 0 ? true : undefined;
+    });
+  };
+  await redeliver();
+  expect(await processedDeletions()).toBe(handled);
+  // Again without the processed-event records: the events apply again and still take only what their deletions did.
+  await db.query("delete from data.processed_events where consumer = 'data.compute-deletions'");
+  await redeliver();
+  expect(await processedDeletions()).toBe(handled);
+  expect(ids(ok(await alice.client.get(`/v1/comments/action/${gone.action}`)))).toEqual([onNew]);
 });
 
 test("another org's caller sees nothing of the org's comments", async () => {

@@ -73,6 +73,14 @@ async function explained<T>(promise: Promise<T>): Promise<T> {
   }
 }
 
+test("a deleted action's comments leave every listing: the compute process's deletion event reaches the data process over Kafka", async () => {
+  ok(await alice.client.post("/v1/actions", { name: "commented", uri: "registry.example.com/a:1" }));
+  const created = ok(await alice.client.post("/v1/comments", { entity_type: "action", entity_id: "commented", comment_text: "soon gone" }));
+  ok(await alice.client.delete("/v1/actions/commented"));
+  await explained(waitFor("the comment to leave the listings", async () => (ok(await alice.client.get("/v1/comments/type/action")).total_count === 0 ? true : undefined)));
+  expect(ok(await alice.client.get("/v1/comments/recent")).items.map((c: any) => c.comment_id)).not.toContain(created.comment_id);
+});
+
 test("dataset, upload, download, and the trigger fired over Kafka runs the action on the runner process to completion, once", async () => {
   const datasetId = await createDataset(alice.client, "robot-run");
   await uploadFiles(alice.client, datasetId, { "logs/a.txt": "1\n2\n3\n", "logs/b.txt": "x\n", "notes.md": "# run\n" });

@@ -1,4 +1,4 @@
-import { ormUnitOfWork, type Orm, type PeriodicTask, type PlatformConfig, type ServiceContext, type ServiceDefinition, type UnitOfWork } from "@hangar/shared";
+import { ormUnitOfWork, recordEvent, type Orm, type PeriodicTask, type PlatformConfig, type ServiceContext, type ServiceDefinition, type UnitOfWork } from "@hangar/shared";
 import { ComputeService } from "@hangar/shared/proto/compute";
 import { adminUserDirectory } from "./admin-user-directory";
 import { dataServiceClients, dataServiceDatasets, dataServiceEntities, dataServiceGates, dataServiceQueries } from "./data-service-clients";
@@ -127,6 +127,8 @@ function computeUnitOfWork(orm: Orm): UnitOfWork<ComputeRepositories> {
     triggers: new TriggerStore(em),
     triggerModel: new TriggerModelStore(em),
     ingestionRules: new IngestionRuleStore(em),
+    // The outbox: deletions announce themselves here, in their own transaction.
+    events: { record: (event) => { recordEvent(em, event); } },
   }));
 }
 

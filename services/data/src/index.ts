@@ -8,6 +8,7 @@ import { s3Uri, type ObjectStore } from "./object-store/object-store";
 import { createCollectionHandlers } from "./rpc/collection-handlers";
 import { createCommentHandlers } from "./rpc/comment-handlers";
 import { computeEntities } from "./rpc/compute-entities";
+import { computeDeletionConsumer } from "./events/compute-deletion-consumer";
 import { createDatasetHandlers } from "./rpc/data-service";
 import { createDeviceHandlers } from "./rpc/device-handlers";
 import { createDeviceTypeHandlers } from "./rpc/device-type-handlers";
@@ -112,6 +113,7 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         ...createTagHandlers(uow),
       });
     },
+    consumers: () => [computeDeletionConsumer(bindDataRepositories)],
     async onStart({ orm, runtime }) {
       exportSweep = startPeriodicTask({
         name: "export sweep",

@@ -1,4 +1,6 @@
-import { snapshotUnitOfWork, type UnitOfWork } from "@hangar/shared";
+import { fromBinary } from "@bufbuild/protobuf";
+import { snapshotUnitOfWork, type NewEvent, type UnitOfWork } from "@hangar/shared";
+import { ComputeEntityDeletedSchema } from "@hangar/shared/proto/events";
 import type { IngestionRuleRepository } from "./ingestion-rule-records";
 import type { ActionRecord, ActionVersionRecord, InvocationRecord, TriggerEvaluationRecord, TriggerRecord } from "./records";
 import type { ActionRepository, ComputeRepositories, InvocationRepository, LeaseRepository, TriggerModelRepository, TriggerRepository } from "./repositories";
@@ -15,6 +17,8 @@ export interface MemoryState {
   logs: { invocationId: string; process: string; log: string }[];
   /** Evaluation ids by `<trigger id> <occasion key>`: one evaluation per trigger and occasion. */
   occasions: Record<string, string>;
+  /** The events recorded to the outbox, in order. */
+  events: NewEvent[];
 }
 
 /**
@@ -31,13 +35,14 @@ export function memoryUnitOfWork(state: MemoryState = emptyState()): { uow: Unit
     triggers: memoryTriggers(current),
     triggerModel: memoryTriggerModel(),
     ingestionRules: memoryIngestionRules(),
+    events: { record: (event) => void current.events.push(event) },
   }));
   return { uow, state };
 }
 
 /** A state with nothing in it. */
 export function emptyState(): MemoryState {
-  return { actions: [], versions: [], invocations: [], triggers: [], evaluations: [], logs: [], occasions: {} };
+  return { actions: [], versions: [], invocations: [], triggers: [], evaluations: [], logs: [], occasions: {}, events: [] };
 }
 
 function unused(name: string): never {
@@ -226,4 +231,12 @@ export function anInvocation(orgId: string, invocationId: string, overrides: Par
     attempts: 0,
     ...overrides,
   };
+}
+
+/** The deletions announced to the outbox, as `[topic, key, entity type, entity id, org id]`. */
+export function recordedDeletions(state: MemoryState): [string, string, string, string, string][] {
+  return state.events.map((event) => {
+    const deleted = fromBinary(ComputeEntityDeletedSchema, event.payload);
+    return [event.topic, event.key, deleted.entityType, deleted.entityId, deleted.orgId];
+  });
 }

@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { conflict, invalidArgument, newId, notFound, quoteValue, type Principal, type UnitOfWork } from "@hangar/shared";
+import { removeTrigger } from "./entity-deletions";
 import type { IngestionRuleRecord } from "./ingestion-rule-records";
 import { checkPatterns, effectiveExcludes } from "./ingestion-rule-paths";
 import { checkTargets, legacyBlank, type TriggerModelDeps } from "./manage-trigger-model";
@@ -123,12 +124,12 @@ export async function updateRule(deps: IngestionRuleDeps, caller: Actor, orgId: 
 
 /** Deletes a rule of the org and its managed trigger (with the trigger's runs). */
 export async function deleteRule(uow: UnitOfWork<IngestionRuleRepositories>, orgId: string | undefined, ruleId: string): Promise<void> {
-  await uow.transaction(async ({ ingestionRules, triggerModel, triggers }) => {
-    const rule = orgId ? await ingestionRules.find(orgId, ruleId, true) : null;
+  await uow.transaction(async (repositories) => {
+    const rule = orgId ? await repositories.ingestionRules.find(orgId, ruleId, true) : null;
     if (!rule) throw notFound("ingestion rule", ruleId);
-    const trigger = rule.triggerId ? await triggerModel.findById(rule.orgId, rule.triggerId, true) : null;
-    if (trigger) triggers.remove(trigger);
-    ingestionRules.remove(rule);
+    const trigger = rule.triggerId ? await repositories.triggerModel.findById(rule.orgId, rule.triggerId, true) : null;
+    if (trigger) removeTrigger(repositories, trigger);
+    repositories.ingestionRules.remove(rule);
   });
 }
 
@@ -171,7 +172,7 @@ export function ruleTarget(rule: IngestionRuleRecord): JsonObject {
 async function syncTrigger(deps: IngestionRuleDeps, repositories: IngestionRuleRepositories, rule: IngestionRuleRecord, caller: Actor, regrant: boolean): Promise<void> {
   const existing = rule.triggerId ? await repositories.triggerModel.findById(rule.orgId, rule.triggerId, true) : null;
   if (rule.invocation === null) {
-    if (existing) repositories.triggers.remove(existing);
+    if (existing) removeTrigger(repositories, existing);
     rule.triggerId = null;
     return;
   }

@@ -1,5 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { anAction, memoryUnitOfWork } from "./in-memory-repositories.fixture";
+import { TOPICS } from "@hangar/shared";
+import { anAction, memoryUnitOfWork, recordedDeletions } from "./in-memory-repositories.fixture";
 import { createAction, deleteAction, getAction, setActionAccessibility, updateAction } from "./manage-actions";
 
 const codeOf = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => (error instanceof ConnectError ? error.code : error));
@@ -93,11 +94,13 @@ describe("setActionAccessibility and deleteAction", () => {
     expect(state.actions[0]!.accessibility).toBe("action_hub");
   });
 
-  it("deletes the org's action; another org's name is not found", async () => {
+  it("deletes the org's action and announces it; another org's name is not found and announces nothing", async () => {
     const { uow, state } = memoryUnitOfWork();
     state.actions.push(anAction("og_2", "process"));
     expect(await codeOf(deleteAction(uow, "og_1", "process"))).toBe(Code.NotFound);
+    expect(state.events).toEqual([]);
     await deleteAction(uow, "og_2", "process");
     expect(state.actions).toEqual([]);
+    expect(recordedDeletions(state)).toEqual([[TOPICS.computeEntityDeleted, "process", "action", "process", "og_2"]]);
   });
 });

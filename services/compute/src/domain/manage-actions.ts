@@ -17,6 +17,7 @@ import {
   type ParameterChanges,
   type ParentAction,
 } from "./actions";
+import { recordEntityDeleted } from "./entity-deletions";
 import type { ActionScope } from "./action-search";
 import { resolveInvocableAction } from "./invoke";
 import type { ActionRecord, ActionVersionRecord } from "./records";
@@ -102,9 +103,12 @@ export async function updateAction(uow: UnitOfWork<ActionRepositories>, by: stri
   });
 }
 
-/** Deletes an action of the org (not found when it has none of that name); its earlier digests go with it. */
+/** Deletes an action of the org (not found when it has none of that name); its earlier digests and its comments go with it. */
 export async function deleteAction(uow: UnitOfWork<ActionRepositories>, orgId: string, name: string): Promise<void> {
-  await uow.transaction(async ({ actions }) => actions.remove(await ownAction(actions, orgId, name)));
+  await uow.transaction(async ({ actions, events }) => {
+    actions.remove(await ownAction(actions, orgId, name));
+    recordEntityDeleted(events, orgId, "action", name);
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
-import { notFound } from "@hangar/shared";
+import { notFound, TOPICS } from "@hangar/shared";
 import type { DatasetDirectory } from "./datasets";
-import { anAction, anInvocation, memoryUnitOfWork } from "./in-memory-repositories.fixture";
+import { anAction, anInvocation, memoryUnitOfWork, recordedDeletions } from "./in-memory-repositories.fixture";
 import { BULK_CANCEL_BATCH_SIZE } from "./invocation-lifecycle";
 import { InvocationStatus } from "./invocation-status";
 import type { InvocationRequest } from "./invoke";
@@ -75,11 +75,13 @@ describe("changes to one invocation", () => {
     state.invocations.push(anInvocation("og_1", "iv_1"));
     const ref = { orgId: "og_1", invocationId: "iv_1" };
     await expect(deleteInvocation(uow, ref)).rejects.toThrow("invocation iv_1 is Queued: cancel it first");
+    expect(state.events).toEqual([]);
     await cancelInvocationAs(uow, ref, "bob");
     const again = await cancelInvocationAs(uow, ref, "bob");
     expect(again.statusHistory.map((e) => [e.status, e.detail])).toEqual([[0, null], [997, "cancelled by bob"]]);
     await deleteInvocation(uow, ref);
     expect(state.invocations).toEqual([]);
+    expect(recordedDeletions(state)).toEqual([[TOPICS.computeEntityDeleted, "iv_1", "invocation", "iv_1", "og_1"]]);
   });
 
   it("a refused status move leaves the invocation as it was", async () => {

@@ -1,4 +1,5 @@
 import { notFound, type UnitOfWork } from "@hangar/shared";
+import { recordEntityDeleted } from "./entity-deletions";
 import type { DatasetDirectory } from "./datasets";
 import { BULK_CANCEL_BATCH_SIZE, cancelInvocation, checkDeletable, moveInvocation, recordHeartbeat } from "./invocation-lifecycle";
 import { decodeLogCursor, LOG_PAGE_SIZE } from "./invocation-log-cursor";
@@ -6,7 +7,7 @@ import { uploadDestinationDataset } from "./invocation-request";
 import type { InvocationStatusValue } from "./invocation-status";
 import { createInvocation, type InvocationRequest } from "./invoke";
 import type { InvocationLogRecord, InvocationRecord } from "./records";
-import type { InvocationRepositories, InvocationRepository } from "./repositories";
+import type { InvocationRepositories } from "./repositories";
 
 /** An invocation as an operation names it: by id, in the org the caller may read. */
 export interface InvocationRef {
@@ -41,11 +42,12 @@ export function heartbeatInvocation(uow: UnitOfWork<InvocationRepositories>, ref
   return changeLocked(uow, ref, (row) => recordHeartbeat(row));
 }
 
-/** Deletes an invocation that has ended, with its logs; a running one must be cancelled first. */
+/** Deletes an invocation that has ended, with its logs and comments; a running one must be cancelled first. */
 export async function deleteInvocation(uow: UnitOfWork<InvocationRepositories>, ref: InvocationRef): Promise<void> {
-  await changeLocked(uow, ref, async (row, invocations) => {
+  await changeLocked(uow, ref, async (row, { invocations, events }) => {
     checkDeletable(row);
     await invocations.remove(row.invocationId);
+    recordEntityDeleted(events, row.orgId, "invocation", row.invocationId);
   });
 }
 
@@ -115,11 +117,11 @@ export async function bulkCancelInvocations(
 function changeLocked(
   uow: UnitOfWork<InvocationRepositories>,
   ref: InvocationRef,
-  change: (row: InvocationRecord, invocations: InvocationRepository) => unknown,
+  change: (row: InvocationRecord, repositories: InvocationRepositories) => unknown,
 ): Promise<InvocationRecord> {
-  return uow.transaction(async ({ invocations }) => {
-    const row = found(await invocations.lock(ref.orgId, ref.invocationId), ref);
-    await change(row, invocations);
+  return uow.transaction(async (repositories) => {
+    const row = found(await repositories.invocations.lock(ref.orgId, ref.invocationId), ref);
+    await change(row, repositories);
     return row;
   });
 }

@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { conflict, invalidArgument, newId, notFound, quoteValue, type Principal, type UnitOfWork } from "@hangar/shared";
+import { removeTrigger } from "./entity-deletions";
 import type { SlackSender } from "./fire-triggers";
 import { requireActiveSlot } from "./active-trigger-cap";
 import { resolveInvocableAction, resolveParameterValues } from "./invoke";
@@ -183,12 +184,12 @@ async function redefine(deps: TriggerModelDeps, actions: TriggerModelRepositorie
   Object.assign(trigger, { firesOn: sourceJson(source), condition, targets });
 }
 
-/** Deletes a trigger of the org and its dispatch history; another org's, or a missing one, is not found. */
+/** Deletes a trigger of the org, its dispatch history and its comments; another org's, or a missing one, is not found. */
 export async function deleteModelTrigger(uow: UnitOfWork<TriggerModelRepositories>, orgId: string | undefined, triggerId: string): Promise<void> {
-  await uow.transaction(async ({ triggers, triggerModel }) => {
-    const trigger = orgId ? await triggerModel.findById(orgId, triggerId) : null;
+  await uow.transaction(async (repositories) => {
+    const trigger = orgId ? await repositories.triggerModel.findById(orgId, triggerId) : null;
     if (!trigger) throw notFound("trigger", triggerId);
     refuseManagedChange(trigger, "trigger_id", false);
-    triggers.remove(trigger);
+    removeTrigger(repositories, trigger);
   });
 }

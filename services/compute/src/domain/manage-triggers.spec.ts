@@ -1,7 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { Principal, RunsAsParty, UserDirectory } from "@hangar/shared";
-import { anAction, memoryUnitOfWork } from "./in-memory-repositories.fixture";
-import { createTrigger, updateTrigger } from "./manage-triggers";
+import { TOPICS, type Principal, type RunsAsParty, type UserDirectory } from "@hangar/shared";
+import { anAction, memoryUnitOfWork, recordedDeletions } from "./in-memory-repositories.fixture";
+import { createTrigger, deleteTrigger, updateTrigger } from "./manage-triggers";
 import type { TriggerChanges } from "./triggers";
 
 const member = (userId: string, roles = ["user"]): RunsAsParty => ({ userId, memberships: [{ orgId: "og_1", roles }], isSystemAdmin: false });
@@ -85,5 +85,14 @@ describe("updateTrigger", () => {
   it("another org's trigger is not found", async () => {
     const { uow } = await created();
     expect(await codeOf(updateTrigger(uow, users, caller("bob"), { orgId: "og_2", name: "t1", changes: { enabled: false } }))).toBe(Code.NotFound);
+  });
+
+  it("a deletion announces the trigger by name; another org's deletes and announces nothing", async () => {
+    const { uow, state } = await created();
+    expect(await codeOf(deleteTrigger(uow, { orgId: "og_2", name: "t1" }))).toBe(Code.NotFound);
+    expect(state.events).toEqual([]);
+    await deleteTrigger(uow, { orgId: "og_1", name: "t1" });
+    expect(state.triggers).toEqual([]);
+    expect(recordedDeletions(state)).toEqual([[TOPICS.computeEntityDeleted, "t1", "trigger", "t1", "og_1"]]);
   });
 });

@@ -1,4 +1,5 @@
 import { conflict, invalidArgument, newId, notFound, quoteValue, requireRunsAs, type KeysetPage, type Principal, type SearchPlan, type UnitOfWork, type UserDirectory } from "@hangar/shared";
+import { removeTrigger } from "./entity-deletions";
 import type { DatasetDirectory } from "./datasets";
 import { DEFAULT_ACTIVE_TRIGGER_LIMIT, requireActiveSlot } from "./active-trigger-cap";
 import { refuseManagedChange } from "./managed-triggers";
@@ -85,12 +86,12 @@ export async function updateTrigger(
   });
 }
 
-/** Deletes a trigger of the org; the invocations it started stay. */
+/** Deletes a trigger of the org and its comments; the invocations it started stay. */
 export async function deleteTrigger(uow: UnitOfWork<TriggerRepositories>, ref: TriggerRef): Promise<void> {
-  await uow.transaction(async ({ triggers }) => {
-    const trigger = await ownTrigger(triggers, ref);
+  await uow.transaction(async (repositories) => {
+    const trigger = await ownTrigger(repositories.triggers, ref);
     refuseManagedChange(trigger, "name", false);
-    triggers.remove(trigger);
+    removeTrigger(repositories, trigger);
   });
 }
 

@@ -1,4 +1,4 @@
-import type { KeysetPage, KeysetPageRows, SearchPlan, SqlFragment } from "@hangar/shared";
+import type { KeysetPage, KeysetPageRows, NewEvent, SearchPlan, SqlFragment } from "@hangar/shared";
 import type { ActionScope } from "./action-search";
 import type { IngestionRuleRepository } from "./ingestion-rule-records";
 import type { ActivitySource } from "./invocation-activity";
@@ -21,20 +21,26 @@ export interface ComputeRepositories {
   triggers: TriggerRepository;
   triggerModel: TriggerModelRepository;
   ingestionRules: IngestionRuleRepository;
+  events: EventRepository;
+}
+
+/** The outbox: an event recorded here is published after the unit of work commits, never if it rolls back. */
+export interface EventRepository {
+  record(event: NewEvent): void;
 }
 
 /** The repositories of the action operations. */
-export type ActionRepositories = Pick<ComputeRepositories, "actions">;
+export type ActionRepositories = Pick<ComputeRepositories, "actions" | "events">;
 /** The repositories of invoking and of the invocation operations. */
-export type InvocationRepositories = Pick<ComputeRepositories, "actions" | "invocations">;
+export type InvocationRepositories = Pick<ComputeRepositories, "actions" | "invocations" | "events">;
 /** The repositories of the runner protocol and the sweeper. */
 export type RunnerRepositories = Pick<ComputeRepositories, "actions" | "leases">;
 /** The repositories of the sweeper. */
 export type SweeperRepositories = Pick<ComputeRepositories, "leases">;
 /** The repositories of the trigger operations and of trigger evaluation. */
-export type TriggerRepositories = Pick<ComputeRepositories, "actions" | "invocations" | "triggers">;
+export type TriggerRepositories = Pick<ComputeRepositories, "actions" | "invocations" | "triggers" | "events">;
 /** The repositories of the 0.62 trigger model: its operations, event firing and the scheduler. */
-export type TriggerModelRepositories = Pick<ComputeRepositories, "actions" | "invocations" | "triggers" | "triggerModel">;
+export type TriggerModelRepositories = Pick<ComputeRepositories, "actions" | "invocations" | "triggers" | "triggerModel" | "events">;
 /** The repositories of the ingestion rules: the rules, their managed triggers and those triggers' runs. */
 export type IngestionRuleRepositories = TriggerModelRepositories & Pick<ComputeRepositories, "ingestionRules">;
 

@@ -109,6 +109,27 @@ export async function listComments(deps: CommentDeps, actor: Actor, scope: Comme
   return deps.uow.repositories().comments.list(actor.orgId, scope, range);
 }
 
+/** A compute entity's deletion as the compute service announces it. */
+export interface DeletedComputeEntity {
+  orgId: string;
+  entityType: string;
+  entityId: string;
+  deleted: Date;
+}
+
+/**
+ * Removes the comments of a deleted action, invocation or trigger, in the caller's transaction (the
+ * consumer's, which records the event as handled, so a redelivery removes nothing). Only comments
+ * written up to the deletion go: a later entity of the same name keeps its own.
+ */
+export async function removeCommentsOfDeleted(r: Pick<CommentRepositories, "comments">, deleted: DeletedComputeEntity): Promise<number> {
+  const entityType = checkEntityType(deleted.entityType);
+  if (!COMPUTE_ENTITY_TYPES.has(entityType)) throw invalidArgument("entity_type", `${entityType} is not a compute service entity`);
+  return r.comments.removeOfEntity(deleted.orgId, entityType, deleted.entityId, deleted.deleted);
+}
+
+const COMPUTE_ENTITY_TYPES: ReadonlySet<CommentEntityType> = new Set<ComputeEntityType>(["action", "invocation", "trigger"]);
+
 async function authored(r: CommentRepositories, actor: Actor, commentId: string, verb: "edit" | "delete"): Promise<CommentRecord> {
   const record = actor.orgId ? await r.comments.find(actor.orgId, commentId, true) : null;
   if (!record) throw notFound("comment", commentId);

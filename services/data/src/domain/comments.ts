@@ -50,6 +50,8 @@ export interface CommentRepository {
   remove(record: CommentRecord): void;
   /** One page of the org's comments in a scope. */
   list(orgId: string, scope: CommentScope, range: CommentRange): Promise<CommentPage>;
+  /** Removes the comments on an entity created at or before `before`; how many it removed. */
+  removeOfEntity(orgId: string, entityType: CommentEntityType, entityId: string, before: Date): Promise<number>;
 }
 
 /** Validates an entity type against the SDK's names; a 400 naming `field` lists them. */

@@ -47,12 +47,17 @@ export class CommentStore implements CommentRepository {
     return listedPage(this.em, query, keyed, commentFromRow);
   }
 
+  removeOfEntity(orgId: string, entityType: CommentEntityType, entityId: string, before: Date): Promise<number> {
+    return this.em.nativeDelete(Comment, { orgId, entityType, entityId, created: { $lte: before } });
+  }
 }
 
 /**
  * True for a comment whose entity still exists, for the entities this service holds: a deleted
  * dataset's or file's comments leave every listing in the deleting transaction, as reading one by
- * id already answers 404 then. (The compute service's entities are asked about one at a time.)
+ * id already answers 404 then. A deleted action's, invocation's or trigger's comments are removed
+ * when the compute service's deletion event arrives (removeCommentsOfDeleted); until then a read by
+ * id asks the compute service and answers 404.
  */
 const LIVE_ENTITY = rawSql(
   `(c.entity_type not in ('dataset', 'file')` +

@@ -11,4 +11,6 @@ export const TOPICS = {
   fileChanged: "hangar.data.file-changed.v1",
   /** hangar.events.v1.CommentMention, keyed by comment id; data -> admin (notifications). */
   commentMention: "hangar.data.comment-mention.v1",
+  /** hangar.events.v1.ComputeEntityDeleted, keyed by entity id; compute -> data (comments of the entity). */
+  computeEntityDeleted: "hangar.compute.entity-deleted.v1",
 } as const;

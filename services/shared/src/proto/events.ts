@@ -3,3 +3,4 @@ export * from "../gen/hangar/events/v1/dataset_events_pb";
 export * from "../gen/hangar/events/v1/upload_events_pb";
 export * from "../gen/hangar/events/v1/file_events_pb";
 export * from "../gen/hangar/events/v1/comment_events_pb";
+export * from "../gen/hangar/events/v1/compute_events_pb";
