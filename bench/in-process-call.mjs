@@ -4,6 +4,7 @@
 // runs (`startRpcServer`: metrics, tracing, error normalization, the signed principal, field
 // limits). The implementation answers a fixed dataset at once. Run with
 // `npm run bench:in-process-call` after `npm run build`; prints CPU µs per call for BENCH_RUNS runs.
+import "./pinned-node.mjs";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);

@@ -9,6 +9,7 @@
 //    waits out the dead member's session first).
 //
 // Prints each round's figure in milliseconds. Environment: BENCH_ROUNDS (default 3).
+import "./pinned-node.mjs";
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { startKafka } from "../test/src/kafka.mjs";

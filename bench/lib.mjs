@@ -1,4 +1,5 @@
 // Helpers shared by the benchmarks: the platform as `npm start` runs it, JSON over HTTP, percentiles.
+import "./pinned-node.mjs";
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";

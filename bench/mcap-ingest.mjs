@@ -19,6 +19,7 @@
 // Buffer.copy beside set(subarray()), zstd recompression of 512 KiB derived chunks at the engine's
 // level and others (with the compression ratio each gives), and the CRC of those chunks, which the
 // engine no longer computes.
+import "./pinned-node.mjs";
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";

@@ -2,6 +2,7 @@
 // figures that have a goal. BENCH_QUICK=1 runs them all at smoke-test sizes; BENCH_ONLY=files,compute
 // runs some. The A/B comparisons (grpc-clients, unary-fast-path) and kafka-recovery, which start
 // servers of their own and take minutes, stay separate scripts (`npm run bench:<name>`).
+import "./pinned-node.mjs";
 import { spawn } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
