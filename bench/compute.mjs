@@ -33,6 +33,8 @@ const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? sized(10_000, 3_000)
 const RUNNER_WINDOW_MS = sized(30_000, 5_000);
 const CONCURRENCY = 16;
 const COMPLETED = 5;
+/** How often a waiting uploader asks whether its invocation exists yet. */
+const POLL_MS = 20;
 
 const report = createReport("compute");
 const kafka = process.env.BENCH_KAFKA === "1" ? await startKafka() : undefined;
@@ -44,6 +46,7 @@ try {
   const tenants = [await createTenant(platform.api, "compute-a"), await createTenant(platform.api, "compute-b")];
   const clients = tenants.map((tenant) => platform.apiAs(tenant.token));
   for (const api of clients) await setUpOrg(api);
+  await clients[0]("POST", "/v1/datasets", { name: "anchor-row" }); // a row for the Node+pg anchor to read
   const anchors = await measureAnchors(platform.pgUrl);
   reportAnchors(report, anchors);
   const history = await createTenant(platform.api, "compute-history");
@@ -89,8 +92,8 @@ async function benchUploadToInvocation(clients, anchorMs) {
   for (let i = 0; i < UPLOADS; i++) alone.push(await uploadAndWait(clients[i % 2], true));
   const listed = alone.map((r) => r.listed).sort((a, b) => a - b);
   const completed = alone.map((r) => r.completed).sort((a, b) => a - b);
-  report.add("complete_upload sent -> trigger's invocation listed, one upload at a time: p50", percentile(listed, 50), "ms", { anchor });
-  report.add("complete_upload sent -> trigger's invocation listed, one upload at a time: p99", percentile(listed, 99), "ms", { goal: { max: 500 } });
+  report.add("complete_upload sent -> trigger's invocation created, one upload at a time: p50", percentile(listed, 50), "ms", { anchor });
+  report.add("complete_upload sent -> trigger's invocation created, one upload at a time: p99", percentile(listed, 99), "ms", { goal: { max: 500 } });
   report.add("complete_upload sent -> invocation Completed by the runner, one at a time: p50", percentile(completed, 50), "ms");
   report.add("complete_upload sent -> invocation Completed by the runner, one at a time: p99", percentile(completed, 99), "ms");
   const together = [];
@@ -100,14 +103,17 @@ async function benchUploadToInvocation(clients, anchorMs) {
   };
   await Promise.all(Array.from({ length: CONCURRENT_UPLOADS }, (_, i) => uploader(clients[i % 2])));
   together.sort((a, b) => a - b);
-  report.add(`complete_upload sent -> invocation listed, ${CONCURRENT_UPLOADS} uploads at once from 2 orgs: p50`, percentile(together, 50), "ms", { anchor });
-  report.add(`complete_upload sent -> invocation listed, ${CONCURRENT_UPLOADS} uploads at once from 2 orgs: p99`, percentile(together, 99), "ms", { goal: { max: 500 } });
+  report.add(`complete_upload sent -> trigger's invocation created, ${CONCURRENT_UPLOADS} uploads at once from 2 orgs: p50`, percentile(together, 50), "ms", { anchor });
+  report.add(`complete_upload sent -> trigger's invocation created, ${CONCURRENT_UPLOADS} uploads at once from 2 orgs: p99`, percentile(together, 99), "ms", { goal: { max: 500 } });
 }
 
 /**
  * One upload of one `.bin` file into a fresh dataset; resolves the ms from sending complete until
- * query_invocations lists the trigger's invocation (polled back to back) and, when
- * `untilCompleted`, until it is Completed (polled every 20 ms).
+ * the trigger's invocation was created (its record's `created`) and, when `untilCompleted`, until
+ * it was Completed (the Completed entry of its status history). Both are read from the records,
+ * which the platform stamps with this machine's clock, and polled every POLL_MS: polling back to
+ * back made 16 waiting callers a load of their own on the platform thread, so the figures measured
+ * the polls as much as the event path.
  */
 async function uploadAndWait(api, untilCompleted) {
   const dataset = (await api("POST", "/v1/datasets", { name: "trigger-latency" })).data;
@@ -115,16 +121,17 @@ async function uploadAndWait(api, untilCompleted) {
   const { begun } = await beginUpload(api, { association_id: dataset.dataset_id, association_type: "dataset" }, manifest);
   await putObjects(api, begun, manifest, 1);
   const query = { condition: { field: "data_source.data_source_id", comparator: "EQUALS", value: dataset.dataset_id }, limit: 1 };
-  const started = performance.now();
+  const sentAt = Date.now();
   await completeUpload(api, begun);
-  let listed;
   for (;;) {
     const invocation = (await api("POST", "/v1/actions/invocations/query", query)).data.items[0];
-    listed ??= invocation ? performance.now() - started : undefined;
-    if (invocation && (!untilCompleted || invocation.last_status === COMPLETED)) return { listed, completed: performance.now() - started };
     if (invocation?.last_status >= 997) throw new Error(`invocation ${invocation.invocation_id} ended in status ${invocation.last_status}`);
-    if (performance.now() - started > 60_000) throw new Error(`no ${listed ? "completed " : ""}invocation for ${dataset.dataset_id} after 60 s`);
-    if (listed !== undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+    if (invocation && (!untilCompleted || invocation.last_status === COMPLETED)) {
+      const completedAt = invocation.status.find((entry) => entry.status === COMPLETED)?.timestamp;
+      return { listed: Date.parse(invocation.created) - sentAt, completed: completedAt ? Date.parse(completedAt) - sentAt : undefined };
+    }
+    if (Date.now() - sentAt > 60_000) throw new Error(`no ${invocation ? "completed " : ""}invocation for ${dataset.dataset_id} after 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
 

@@ -1,19 +1,31 @@
 import type { EventMessage, EventTransport, Subscription } from "./transport";
 
 /**
+ * How many events the transport hands to handlers at once, across every group and every relay
+ * publishing. Handlers wait mostly on their database (a commit each, fsync on): one at a time, a
+ * burst of 16 uploads queued behind one another and took two seconds and more to fire their
+ * triggers (bench:compute). Small, because a handler may hold two connections of its service's
+ * pool (10) at once (its own transaction and one of a use case that commits on its own) while
+ * that service's relay holds one: three handlers of one service and its relay take at most seven.
+ */
+export const IN_PROCESS_HANDLERS_AT_ONCE = 3;
+
+/**
  * The embedded default's transport: delivers each published event to every subscribed group in
  * the same process before `publish` resolves, so the relay marks an outbox row sent only after
- * its consumers have handled it (a crash in between redelivers; consumers deduplicate).
+ * its consumers have handled it (a crash in between redelivers; consumers deduplicate). Ordered
+ * as Kafka orders them: one key's events in publication order within a group, while groups and
+ * keys are handled side by side (at most IN_PROCESS_HANDLERS_AT_ONCE events at a time). A failed
+ * delivery fails the publish once every other delivery of the batch has ended.
  */
 export function createInProcessTransport(): EventTransport {
   const subscriptions: Subscription[] = [];
+  const slots = createSlots(IN_PROCESS_HANDLERS_AT_ONCE);
   return {
     async publish(messages: EventMessage[]) {
-      for (const message of messages) {
-        for (const subscription of subscriptions) {
-          if (subscription.topics.includes(message.topic)) await subscription.handle(message);
-        }
-      }
+      const queues = subscriptions.flatMap((subscription) => keyQueues(subscription, messages));
+      const failed = (await Promise.allSettled(queues.map((queue) => drain(queue, slots)))).find((outcome) => outcome.status === "rejected");
+      if (failed) throw failed.reason;
     },
     async subscribe(subscription: Subscription) {
       subscriptions.push(subscription);
@@ -25,6 +37,61 @@ export function createInProcessTransport(): EventTransport {
     status: () => "ready",
     async close() {
       subscriptions.length = 0;
+    },
+  };
+}
+
+/** One group's events of one key, to be handled in order. */
+interface KeyQueue {
+  subscription: Subscription;
+  messages: EventMessage[];
+}
+
+/** The messages a subscription takes, by key, in publication order. */
+function keyQueues(subscription: Subscription, messages: EventMessage[]): KeyQueue[] {
+  const byKey = new Map<string, KeyQueue>();
+  for (const message of messages) {
+    if (!subscription.topics.includes(message.topic)) continue;
+    const queue = byKey.get(message.key);
+    if (queue) queue.messages.push(message);
+    else byKey.set(message.key, { subscription, messages: [message] });
+  }
+  return [...byKey.values()];
+}
+
+/** Handles a queue's messages one after another, each in a slot; stops at the first failure. */
+async function drain({ subscription, messages }: KeyQueue, slots: Slots): Promise<void> {
+  for (const message of messages) {
+    await slots.acquire();
+    try {
+      await subscription.handle(message);
+    } finally {
+      slots.release();
+    }
+  }
+}
+
+interface Slots {
+  acquire(): Promise<void>;
+  release(): void;
+}
+
+/** A counting semaphore: `acquire` waits, first come first served, while all `size` slots are taken. */
+function createSlots(size: number): Slots {
+  let free = size;
+  const waiting: (() => void)[] = [];
+  return {
+    acquire() {
+      if (free > 0) {
+        free--;
+        return Promise.resolve();
+      }
+      return new Promise((resolve) => waiting.push(resolve));
+    },
+    release() {
+      const next = waiting.shift();
+      if (next) next();
+      else free++;
     },
   };
 }
