@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { Client } from "pg";
-import { createDataset, createDevice, expectBadRequest, startWithTenants, uploadFiles, type ApiClient, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { mintInvocationToken } from "@hangar/shared";
+import { apiClient, createDataset, createDevice, expectBadRequest, startWithTenants, uploadFiles, type ApiClient, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { createAction, invoke } from "./invocation-fixtures";
 
 // `.hangar/` is the platform's own tree in a dataset (the derived files of ingestion): a user's
 // upload, move, import, link or directory never lands there (a 400 naming the field, nothing
-// written). The platform's own writes there (the MCAP ingestion's derived files) are
-// test/e2e/mcap-ingestion.e2e.ts's.
+// written). Nor does an ordinary action's: only an invocation of one of the platform's built-in
+// actions writes there (the MCAP ingestion's derived files: test/e2e/mcap-ingestion.e2e.ts).
 
 let t: TestPlatform;
 let alice: TestTenant;
@@ -57,6 +59,20 @@ describe("uploads into .hangar/ are refused", () => {
     expect(await nodePaths(ds)).toEqual(["a.txt", "dir"]);
     await uploadFiles(alice.client, ds, { ".hangarish/b.txt": "b", "dir/.hangar/c.txt": "c" });
     expect(await nodePaths(ds)).toEqual([".hangarish", ".hangarish/b.txt", "a.txt", "dir", "dir/.hangar", "dir/.hangar/c.txt"]);
+  });
+
+  test("an invocation of a user's own action is an ordinary writer: its token is refused there too", async () => {
+    const { ds } = await datasetWithFile();
+    const invocationId = (await invoke(alice.client, ds, (await createAction(alice.client)).name)).invocation_id;
+    // The token the runner hands that action (ROBOTO_API_KEY), minted as the runner lease mints it.
+    const token = mintInvocationToken({ orgId: alice.orgId, userId: alice.userId, invocationId, exp: Math.floor(Date.now() / 1000) + 600 }, t.internalAuthSecret);
+    const asAction = apiClient(t.url, token);
+    expectBadRequest(await beginBatch(asAction, ds, ".hangar/derived/fl_x/t.mcap"), "resource_manifest..hangar/derived/fl_x/t.mcap");
+    expectBadRequest(await asAction.post(`/v1/datasets/${ds}/uploads`, { file_path: "./.hangar/x.txt", file_size: 1 }), "file_path");
+    expect(await nodePaths(ds)).toEqual(["a.txt", "dir"]);
+    // The same token writes ordinary paths as its user would.
+    await uploadFiles(asAction, ds, { "out/result.txt": "r" });
+    expect(await nodePaths(ds)).toEqual(["a.txt", "dir", "out", "out/result.txt"]);
   });
 
   test("another org's caller is told the dataset does not exist, not where the path may go", async () => {

@@ -7,7 +7,7 @@ import type { DataRepositories } from "./domain/repositories";
 import { s3Uri, type ObjectStore } from "./object-store/object-store";
 import { createCollectionHandlers } from "./rpc/collection-handlers";
 import { createCommentHandlers } from "./rpc/comment-handlers";
-import { computeEntities } from "./rpc/compute-entities";
+import { computePorts } from "./rpc/compute-entities";
 import { computeDeletionConsumer } from "./events/compute-deletion-consumer";
 import { createDatasetHandlers } from "./rpc/data-service";
 import { createDeviceHandlers } from "./rpc/device-handlers";
@@ -78,11 +78,13 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
     migrations: dataMigrations,
     routes: (router, context) => {
       const uow = unitOfWork(context.orm);
+      const compute = computePorts(context.runtime);
       const files: FileHandlerDeps = {
         uow,
         objects: options.objectStore,
         resolveAssociation: (caller, ref, typeField) => resolveAssociation(uow.repositories(), caller, ref, typeField),
         eventsWritten: () => context.eventsWritten(),
+        builtinInvocations: compute.builtinInvocations,
       };
       return router.service(DataService, {
         ...createDatasetHandlers({ uow, eventsWritten: context.eventsWritten, deleted }),
@@ -95,7 +97,7 @@ export function dataService(options: DataServiceOptions): ServiceDefinition {
         ...createExportHandlers({ uow, objects: options.objectStore, logger: context.runtime.logger }),
         ...createDeviceHandlers({ uow, runtime: context.runtime, deleted }),
         ...createDeviceTypeHandlers({ uow, deleted }),
-        ...createCommentHandlers({ uow, compute: computeEntities(context.runtime), eventsWritten: context.eventsWritten }),
+        ...createCommentHandlers({ uow, compute: compute.entities, eventsWritten: context.eventsWritten }),
         // --- topics ---
         ...createTopicHandlers(uow),
         ...createFileTopicHandlers({ uow, hooks: SESSION_BOUNDS_HOOKS }),

@@ -11,7 +11,7 @@ export const MAX_PATH_LENGTH = 1024;
  * single leading `./` or `/` is tolerated and dropped, since clients build paths both ways.
  */
 export function checkRelativePath(path: string, field: string): string {
-  const trimmed = path.replace(/^\.?\//, "");
+  const trimmed = withoutLeadingSlash(path);
   if (trimmed.length === 0) throw invalidArgument(field, "must not be empty");
   if ([...trimmed].length > MAX_PATH_LENGTH) throw invalidArgument(field, `must be at most ${MAX_PATH_LENGTH} characters`);
   for (const segment of trimmed.split("/")) {
@@ -22,10 +22,21 @@ export function checkRelativePath(path: string, field: string): string {
   return trimmed;
 }
 
+/** A path without the one leading `./` or `/` that clients may send. */
+function withoutLeadingSlash(path: string): string {
+  return path.replace(/^\.?\//, "");
+}
+
+/** Whether a path as a request gives it names the platform's own tree (`.hangar` and below). */
+export function namesPlatformPath(path: string): boolean {
+  return isPlatformPath(withoutLeadingSlash(path));
+}
+
 /**
  * A path a write may land on: a valid relative path, outside the platform's own tree (`.hangar` and
  * below: the derived files of ingestion, which the platform writes, hides and deletes with their
- * source) unless the writer is one of the platform's actions (`platformAction`: only uploads are).
+ * source) unless the writer is one of the platform's built-in actions (`platformAction`, see writesAsPlatform:
+ * only uploads are).
  */
 export function checkUserPath(path: string, field: string, platformAction = false): string {
   const checked = checkRelativePath(path, field);

@@ -2,6 +2,7 @@ import type { Principal, UnitOfWork } from "@hangar/shared";
 import type { DataRepositories } from "../domain/repositories";
 import type { ObjectStore } from "../object-store/object-store";
 import type { AssociationRef, ResolvedAssociation } from "../domain/associations";
+import type { BuiltinInvocations } from "../domain/platform-writers";
 
 /**
  * Resolves the association a request names (dataset, org, device or device type), checked to be
@@ -18,4 +19,6 @@ export interface FileHandlerDeps {
   resolveAssociation: AssociationResolver;
   /** Wakes the outbox relay after a commit that recorded events. */
   eventsWritten: () => void;
+  /** Which invocations run the platform's built-in actions (the only writers of `.hangar/`). */
+  builtinInvocations: BuiltinInvocations;
 }

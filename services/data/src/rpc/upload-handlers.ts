@@ -1,7 +1,8 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { actsForInvocation, callerOf, invalidArgument, requireOrg, type Principal, quoteValue } from "@hangar/shared";
+import { callerOf, invalidArgument, requireOrg, type Principal, quoteValue } from "@hangar/shared";
 import type { Association, DataService } from "@hangar/shared/proto/data";
 import { checkUserPath } from "../domain/paths";
+import { writesAsPlatform } from "../domain/platform-writers";
 import { abortTransactions, beginUpload, completeUpload, datasetPrefix, openUpload, reportUploadProgress } from "../domain/uploads";
 import type { AccessMode } from "../object-store/object-store";
 import type { ResolvedAssociation } from "../domain/associations";
@@ -25,7 +26,7 @@ type UploadHandlers = Pick<
 >;
 
 /** The upload operations: transactions, credentials, progress, completion and abort. */
-export function createUploadHandlers({ uow, objects, resolveAssociation, eventsWritten }: FileHandlerDeps): UploadHandlers {
+export function createUploadHandlers({ uow, objects, resolveAssociation, eventsWritten, builtinInvocations }: FileHandlerDeps): UploadHandlers {
   /** The association an upload targets (a dataset, org, device or device type), checked to be usable by the caller. */
   const uploadTarget = (caller: Principal, association: Pick<Association, "associationId" | "associationType"> | undefined, field: string): Promise<ResolvedAssociation> => {
     if (!association) throw invalidArgument(field, "is required");
@@ -33,7 +34,7 @@ export function createUploadHandlers({ uow, objects, resolveAssociation, eventsW
   };
   const beginSingle = async (caller: Principal, association: { associationId: string; associationType: string }, filePath: string, fileSize: bigint, origination: string) => {
     const target = await uploadTarget(caller, association, "association");
-    const platformAction = actsForInvocation(caller);
+    const platformAction = await writesAsPlatform(builtinInvocations, caller, target.orgId, [filePath]);
     const path = checkUserPath(filePath, "file_path", platformAction);
     const opening = { ...target, subject: caller.subject, origination, deviceId: null, manifest: { [path]: fileSize }, field: "file_path", platformAction };
     const { transaction, items } = await beginUpload(uow, objects, opening);
@@ -57,7 +58,7 @@ export function createUploadHandlers({ uow, objects, resolveAssociation, eventsW
         deviceId: req.deviceId ?? null,
         manifest: req.resourceManifest,
         field: "resource_manifest",
-        platformAction: actsForInvocation(caller),
+        platformAction: await writesAsPlatform(builtinInvocations, caller, target.orgId, Object.keys(req.resourceManifest)),
       });
       const mappings = Object.fromEntries(
         Object.keys(req.resourceManifest).map((raw, i) => [raw, `s3://${objects.location.bucket}/${items[i]!.objectKey}`]),
