@@ -93,7 +93,8 @@ export async function sdkWorkspace(t: SdkTarget, release: SdkRelease = "pinned")
       };
       try {
         const python = requiredEnv(PYTHON_OF[release]);
-        const { stdout } = await run(python, [file, JSON.stringify(args)], { env, timeout: 50_000, maxBuffer: 16 * 1024 * 1024 });
+        // In the workspace: a script writing a relative path (a file to upload) must not leave it in the repository.
+        const { stdout } = await run(python, [file, JSON.stringify(args)], { cwd: work, env, timeout: 50_000, maxBuffer: 16 * 1024 * 1024 });
         return JSON.parse(stdout.trim().split("\n").at(-1)!);
       } catch (error) {
         const { stdout, stderr } = error as { stdout?: string; stderr?: string };
