@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream";
 import { fromBinary, toBinary, type DescMessage, type DescMethodUnary, type Message, type MessageShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Context } from "@opentelemetry/api";
-import { frameGrpcMessage, injectTraceContext, unframeGrpcMessage } from "@hangar/shared";
+import { frameGrpcMessage, injectTraceContext, methodPath, unframeGrpcMessage } from "@hangar/shared";
 import type { HeaderField } from "./h2/hpack";
 import { H2ClientSession, type ClientStream, type SessionOptions, type StreamAbortedError, type StreamHandler } from "./h2/session";
 
@@ -86,15 +86,6 @@ function openSocket(target: URL): Duplex {
   // An idle upstream connection must not keep the process alive.
   socket.unref();
   return socket;
-}
-
-const paths = new WeakMap<DescMethodUnary, string>();
-
-/** The HTTP/2 path of a method, `/<package>.<Service>/<Method>`, built once per method. */
-export function methodPath(method: DescMethodUnary): string {
-  let path = paths.get(method);
-  if (path === undefined) paths.set(method, (path = `/${method.parent.typeName}/${method.name}`));
-  return path;
 }
 
 /** One call's response: status from headers or trailers, the framed message, the deadline. */

@@ -1,7 +1,7 @@
 import { toBinary, type MessageShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { injectTraceContext, type InProcessEndpoint } from "@hangar/shared";
-import { methodPath, type GrpcUnaryClient } from "./grpc-unary-client";
+import { injectTraceContext, methodPath, type InProcessEndpoint } from "@hangar/shared";
+import type { GrpcUnaryClient } from "./grpc-unary-client";
 
 /**
  * The gateway's client of a service running in its own thread (the embedded default): the same

@@ -186,7 +186,7 @@ function mentionHandler(): { handler: ConsumerDefinition["handler"]; close: () =
     transport: t.transport,
     logger: createLogger("test", "silent"),
     port: 0,
-    locate: (name: keyof typeof t.platform.services) => t.platform.services[name].url,
+    locate: (name: keyof typeof t.platform.services) => ({ url: t.platform.services[name].url }),
   };
   const definition = adminService();
   const consumers = definition.consumers!({ orm: t.platform.services.admin.orm, runtime, eventsWritten: () => {} });

@@ -4,7 +4,7 @@ import { computeService, type ComputeServiceOptions } from "@hangar/compute";
 import { dataService, type DataServiceOptions, type ObjectStore } from "@hangar/data";
 import { startGateway, type Gateway, type GatewayOptions, type Upstream } from "@hangar/gateway";
 import { registryService } from "@hangar/registry";
-import { runService, type EventTransport, type InProcessEndpoint, type Logger, type RunningService, type ServiceName } from "@hangar/shared";
+import { runService, type EventTransport, type InProcessEndpoint, type Logger, type PeerLocation, type RunningService, type ServiceName } from "@hangar/shared";
 
 /** What the single-process platform needs. */
 export interface PlatformOptions {
@@ -51,17 +51,18 @@ export interface StartedServices {
   close(): Promise<void>;
 }
 
-/** Starts the five services, each behind its own RPC port on loopback. */
+/** Starts the five services, each behind its own RPC port on loopback and calling its peers in process. */
 export async function startServices(options: Omit<PlatformOptions, "port" | "host" | "authCacheTtlMs" | "development" | "onServed" | "publicUrl">): Promise<StartedServices> {
   let bootstrap: BootstrapResult | undefined;
-  const urls: Partial<Record<ServiceName, string>> = {};
+  // Peers call each other in process, as the gateway calls them; their ports serve everyone else.
+  const peers: Partial<Record<ServiceName, PeerLocation>> = {};
   const runtime = {
     databaseUrl: options.databaseUrl,
     internalAuthSecret: options.internalAuthSecret,
     transport: options.transport,
     logger: options.logger,
     port: 0,
-    locate: (name: ServiceName) => urls[name],
+    locate: (name: ServiceName) => peers[name],
   };
   const definitions = [
     adminService({ ...options.admin, ...(options.bootstrapToken ? { bootstrapToken: options.bootstrapToken } : {}), onBootstrap: (r) => (bootstrap = r) }),
@@ -74,7 +75,7 @@ export async function startServices(options: Omit<PlatformOptions, "port" | "hos
   try {
     for (const definition of definitions) {
       const service = await runService(definition, runtime);
-      urls[service.name] = service.url;
+      peers[service.name] = { url: service.url, inProcess: service.inProcess };
       started.push(service);
     }
   } catch (error) {
@@ -96,8 +97,8 @@ export async function startServices(options: Omit<PlatformOptions, "port" | "hos
  * Starts the five services and the gateway in front of them, all in this thread, as `npm start`
  * does; the end-to-end tests run the platform this way (and reach into the services). The gateway
  * calls the services through their in-process endpoints (protobuf-encoded, through the services'
- * own interceptors, deadlines and cancellation); their RPC ports serve everyone else (the runner,
- * peer services, direct gRPC clients).
+ * own interceptors, deadlines and cancellation), as the services call each other; their RPC ports
+ * serve everyone else (the runner, direct gRPC clients).
  */
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
   const started = await startServices(options);

@@ -1,6 +1,5 @@
 import { createContextKey, createContextValues, createClient, Code, ConnectError, type Client, type Interceptor } from "@connectrpc/connect";
-import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
-import { PRINCIPAL_HEADER, signPrincipal, unavailable, type Principal, type ServiceRuntime } from "@hangar/shared";
+import { PRINCIPAL_HEADER, peerTransport, signPrincipal, unavailable, type Principal, type ServiceRuntime } from "@hangar/shared";
 import { DataService } from "@hangar/shared/proto/data";
 import type { MentionAccess } from "../domain/mention-notifications";
 import type { AdminRepositories } from "../domain/repositories";
@@ -19,7 +18,7 @@ export function dataMentionAccess(runtime: Pick<ServiceRuntime, "locate" | "inte
   accessFor(repositories: Pick<AdminRepositories, "memberships">): MentionAccess;
   close(): void;
 } {
-  let client: { data: Client<typeof DataService>; session: Http2SessionManager } | undefined;
+  let client: { data: Client<typeof DataService>; close(): void } | undefined;
   // The data service may start after this one (embedded), so it is located on first use.
   const data = () => (client ??= dataClient(runtime)).data;
   const accessFor = ({ memberships }: Pick<AdminRepositories, "memberships">): MentionAccess => ({
@@ -43,17 +42,17 @@ export function dataMentionAccess(runtime: Pick<ServiceRuntime, "locate" | "inte
       }
     },
   });
-  return { accessFor, close: () => client?.session.abort() };
+  return { accessFor, close: () => client?.close() };
 }
 
-function dataClient(runtime: Pick<ServiceRuntime, "locate" | "internalAuthSecret">): { data: Client<typeof DataService>; session: Http2SessionManager } {
-  const baseUrl = runtime.locate("data");
-  if (!baseUrl) throw unavailable("the data service is not configured (DATA_SERVICE_URL)");
+function dataClient(runtime: Pick<ServiceRuntime, "locate" | "internalAuthSecret">): { data: Client<typeof DataService>; close(): void } {
+  const peer = runtime.locate("data");
+  if (!peer) throw unavailable("the data service is not configured (DATA_SERVICE_URL)");
   const sign: Interceptor = (next) => (req) => {
     const principal = req.contextValues.get(actingAs);
     if (principal) req.header.set(PRINCIPAL_HEADER, signPrincipal(principal, runtime.internalAuthSecret));
     return next(req);
   };
-  const session = new Http2SessionManager(baseUrl);
-  return { data: createClient(DataService, createGrpcTransport({ baseUrl, interceptors: [sign], defaultTimeoutMs: 30_000, sessionManager: session })), session };
+  const { transport, close } = peerTransport(peer, { interceptors: [sign] });
+  return { data: createClient(DataService, transport), close };
 }

@@ -9,3 +9,4 @@ export * from "./health";
 export * from "./grpc-health";
 export * from "./grpc-reflection";
 export * from "./in-process-endpoint";
+export * from "./in-process-rpc-transport";

@@ -35,7 +35,10 @@ export function runServiceMain(define: (config: PlatformConfig) => ServiceDefini
       logger,
       port: config.rpcPort,
       host: "0.0.0.0",
-      locate: (name) => config.serviceUrls[name],
+      locate: (name) => {
+        const url = config.serviceUrls[name];
+        return url === undefined ? undefined : { url };
+      },
     });
     // After the RPC port: a scrape finds the service serving.
     const metrics = await startMetricsServer({ port: config.metricsPort, host: "0.0.0.0", logger });
