@@ -1,5 +1,5 @@
 import { BufferPool } from "./buffer-pool";
-import { ChunkDecompressor } from "./compression";
+import { ChunkDecompressor, DERIVED_LEVEL } from "./compression";
 import { McapIngestError } from "./ingest-error";
 import { buildManifest } from "./manifest";
 import type { IngestManifest } from "./manifest";
@@ -9,6 +9,7 @@ import type { DerivedFileSink } from "./sink";
 import type { McapSource } from "./source";
 import { Splitter } from "./splitter";
 import { WriteBudget } from "./write-budget";
+import { defaultWorkerCount, ZstdWorkers } from "./zstd-workers";
 
 /** Tuning of ingestMcap; the defaults suit files of any size within a 256 MB process. */
 export interface IngestOptions {
@@ -25,8 +26,13 @@ export interface IngestOptions {
    * and its output, so this bounds memory more than its size suggests.
    */
   writeBudget?: number;
-  /** Input chunks read ahead of the one being split (2); each is decompressed when its turn comes. */
+  /** Input chunks read and decompressed ahead of the one being split (2). */
   readAhead?: number;
+  /**
+   * Worker threads for zstd (the cores but one, at least one): derived chunks compress and input
+   * chunks decompress there, so the main thread only splits.
+   */
+  zstdWorkers?: number;
 }
 
 /**
@@ -39,8 +45,9 @@ export interface IngestOptions {
 export async function ingestMcap(source: McapSource, sink: DerivedFileSink, options: IngestOptions = {}): Promise<IngestManifest> {
   const budget = new WriteBudget(options.writeBudget ?? 4 * 1024 * 1024);
   const pool = new BufferPool();
-  const decompressor = new ChunkDecompressor(pool);
-  const splitter = new Splitter(sink, { chunkSize: options.chunkSize ?? 512 * 1024, budget, pool });
+  const zstd = new ZstdWorkers(pool, options.zstdWorkers ?? defaultWorkerCount(), DERIVED_LEVEL);
+  const decompressor = new ChunkDecompressor(pool, zstd);
+  const splitter = new Splitter(sink, { chunkSize: options.chunkSize ?? 512 * 1024, budget, pool, zstd });
   const afterChunk = () => budget.settle();
   try {
     const index = await openIndex(source);
@@ -59,6 +66,6 @@ export async function ingestMcap(source: McapSource, sink: DerivedFileSink, opti
     await sink.abort();
     throw error instanceof McapIngestError ? error : new McapIngestError("file", undefined, error instanceof Error ? error.message : String(error), { cause: error });
   } finally {
-    decompressor.close();
+    await zstd.close();
   }
 }
