@@ -15,15 +15,15 @@ import { defaultWorkerCount, ZstdWorkers } from "./zstd-workers";
 export interface IngestOptions {
   /**
    * Uncompressed size a derived chunk closes at (512 KiB). Every channel holds one open chunk, so
-   * this times the channel count is resident. Each chunk costs a zstd context made for it on
-   * libuv's threads, fresh memory the kernel must zero: on bench/mcap-ingest.mjs's 1 GiB file,
-   * 256 KiB chunks cost 15 s of CPU (5 s of it in the kernel), 512 KiB and 1 MiB chunks 10 s.
+   * this times the channel count is resident. On bench/mcap-ingest.mjs's 1 GiB file 1 MiB chunks
+   * cost as much CPU (5.8 s against 5.5 s) and 20 MB more peak RSS; smaller chunks mean more
+   * messages to the zstd workers and more index records.
    */
   chunkSize?: number;
   /**
    * Derived bytes that may wait for compression and writing before reading pauses (4 MiB: eight
-   * chunks, enough to keep libuv's four threads busy). Each waiting chunk also holds a zstd context
-   * and its output, so this bounds memory more than its size suggests.
+   * chunks, enough to keep the zstd workers busy while the disk writes). Each waiting chunk also
+   * holds its compressed output, so this bounds about twice its size.
    */
   writeBudget?: number;
   /** Input chunks read and decompressed ahead of the one being split (2). */
