@@ -64,9 +64,10 @@ export class ZstdWorkers {
   }
 
   private submit(kind: ZstdJob["kind"], input: Uint8Array, inputAt: number, inputLength: number, output: Uint8Array, outputLength: number, crc: boolean): Promise<ZstdDone> {
+    const memory = { input: wholeBuffer(input), output: wholeBuffer(output) };
     const slot = this.idlest();
     const id = this.nextId++;
-    const job: ZstdJob = { id, kind, input: wholeBuffer(input), inputAt, inputLength, output: wholeBuffer(output), outputLength, crc };
+    const job: ZstdJob = { id, kind, ...memory, inputAt, inputLength, outputLength, crc };
     return new Promise<ZstdDone>((resolve, reject) => {
       if (slot.pending.size === 0) slot.worker.ref();
       slot.pending.set(id, { resolve, reject });
