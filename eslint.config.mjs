@@ -42,7 +42,7 @@ function layeringRules(services) {
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/gen/**", "node_modules/**", ".cache/**", "**/*.mjs", "**/*.js"] },
   {
-    files: ["services/*/src/**/*.ts", "gateway/src/**/*.ts", "runner/src/**/*.ts", "ingest/src/**/*.ts", "test/**/*.ts"],
+    files: ["services/*/src/**/*.ts", "gateway/src/**/*.ts", "runner/src/**/*.ts", "ingest/src/**/*.ts", "ingest/src/**/*.mts", "test/**/*.ts"],
     languageOptions: {
       parser: tseslint.parser,
       parserOptions: { project: "./tsconfig.json", tsconfigRootDir: import.meta.dirname },

@@ -11,14 +11,17 @@
 // - ingestMcap from ingest/dist into a directory sink.
 // Figures: MB/s of input, time relative to the anchor, peak RSS; best of the rounds for each (the
 // machine is shared, and the best run is the one least disturbed), with the load average; CPU
-// seconds per GiB of input and MB of input per CPU second, which the machine's load moves far less.
-// Then the parts of the work, each alone on the main thread over the whole input, in CPU seconds per
-// GiB of input: zstd decompression (zstdDecompressSync beside the engine's reused context and
-// buffers, their output compared), the input chunk CRC, framing the records by hand (the engine's
-// loop) beside @mcap/core's McapStreamReader, copying messages into per-channel chunks with
-// Buffer.copy beside set(subarray()), zstd recompression of 512 KiB derived chunks at the engine's
-// level and others (with the compression ratio each gives), and the CRC of those chunks, which the
-// engine no longer computes.
+// seconds per GiB of input and MB of input per CPU second, which the machine's load moves far less,
+// by thread: main, the zstd workers, libuv's pool (file I/O), V8's helpers.
+// Then the parts of the work, each alone over the whole input, in CPU seconds per GiB of input (of
+// the whole process, so a part run on the engine's zstd worker counts the worker's time and the
+// messages to it): zstd decompression (zstdDecompressSync beside the engine's worker, their output
+// compared), the input chunk CRC, framing the records by hand (the engine's loop) beside
+// @mcap/core's McapStreamReader, copying messages into per-channel chunks with Buffer.copy beside
+// set(subarray()), zstd recompression of 512 KiB derived chunks at the engine's level (zstdCompressSync
+// beside the engine's worker, output compared) and other levels (with the compression ratio each
+// gives), and the CRC of those chunks, which the engine does not compute. With BENCH_ZSTD_NAPI set
+// (see zstdNapi below), the same decompression and recompression through the zstd-napi library.
 import "./pinned-node.mjs";
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -82,10 +85,14 @@ async function main() {
     report.add("ingestMcap: CPU seconds (all threads)", best.ingest.cpuSeconds, "s", { anchor: { name: "anchor", value: best.anchor.cpuSeconds } });
     report.add("ingestMcap: MB of input per CPU second", mbps(size, best.ingest.cpuSeconds), "MB/s");
     report.add("ingestMcap: CPU seconds per GiB of input", perGiB(size, best.ingest.cpuSeconds), "s", { anchor: { name: "anchor", value: perGiB(size, best.anchor.cpuSeconds) } });
-    // On two idle cores the run takes at least the main thread's CPU time and half the total.
-    const idleFloor = Math.max(best.ingest.threads.main, best.ingest.cpuSeconds / 2);
-    report.add("ingestMcap: main thread CPU seconds per GiB of input", perGiB(size, best.ingest.threads.main), "s");
-    report.add("ingestMcap: MB/s on two idle cores at best (input / max(main thread CPU, all CPU / 2))", mbps(size, idleFloor), "MB/s", { goal: { min: GOAL_MBPS } });
+    // On two idle cores the run takes at least the main thread's CPU time, a zstd worker's, and half the total.
+    const { main, zstd } = best.ingest.threads;
+    const idleFloor = Math.max(main, zstd / best.ingest.zstdWorkers, best.ingest.cpuSeconds / 2);
+    report.add("ingestMcap: main thread CPU seconds per GiB of input", perGiB(size, main), "s");
+    report.add(`ingestMcap: zstd worker threads (${best.ingest.zstdWorkers}) CPU seconds per GiB of input`, perGiB(size, zstd), "s");
+    report.add("ingestMcap: libuv (file I/O) CPU seconds per GiB of input", perGiB(size, best.ingest.threads.libuv), "s");
+    report.add("ingestMcap: V8 helpers (GC, compiler) CPU seconds per GiB of input", perGiB(size, best.ingest.threads.v8), "s");
+    report.add("ingestMcap: MB/s on two idle cores at best (input / max(main thread CPU, a zstd worker's CPU, all CPU / 2))", mbps(size, idleFloor), "MB/s", { goal: { min: GOAL_MBPS } });
   }
   for (const [part, seconds] of Object.entries(parts ?? {})) report.add(`part alone: ${part}, CPU s per GiB of input`, perGiB(size, seconds), "s");
   report.print();
@@ -104,21 +111,28 @@ function measure(phase) {
 async function runPhase(phase, input, out) {
   if (phase === "parts") return console.log(JSON.stringify(await parts(input)));
   const started = performance.now();
+  let zstdWorkers = 0;
   if (phase === "anchor") await anchor(input, out);
   else {
     const { ingestMcap, openFileSource, createDirectorySink } = require("../ingest/dist/index.js");
+    zstdWorkers = require("../ingest/dist/zstd-workers.js").defaultWorkerCount();
     const source = await openFileSource(input);
-    await ingestMcap(source, createDirectorySink(out));
+    await ingestMcap(source, createDirectorySink(out), { zstdWorkers });
     await source.close();
   }
   const seconds = (performance.now() - started) / 1000;
   const { userCPUTime, systemCPUTime, maxRSS } = process.resourceUsage();
-  console.log(JSON.stringify({ seconds, cpuSeconds: (userCPUTime + systemCPUTime) / 1e6, rssMb: maxRSS / 1024, threads: cpuByThread() }));
+  const cpuSeconds = (userCPUTime + systemCPUTime) / 1e6;
+  const threads = cpuByThread();
+  // The zstd workers have ended by now, and their threads with them: the process's CPU time still
+  // counts theirs (getrusage of the process), the live threads' does not.
+  threads.zstd = Math.max(0, cpuSeconds - Object.values(threads).reduce((sum, value) => sum + value, 0));
+  console.log(JSON.stringify({ seconds, cpuSeconds, rssMb: maxRSS / 1024, threads, zstdWorkers }));
 }
 
 /**
- * CPU seconds of this process's threads so far, by kind: `main` (the JavaScript thread), `libuv`
- * (the thread pool: zlib, file I/O) and `v8` (GC and compiler helpers). The main thread's share
+ * CPU seconds of this process's live threads so far, by kind: `main` (the JavaScript thread),
+ * `libuv` (the thread pool: file I/O) and `v8` (GC and compiler helpers). The main thread's share
  * bounds the wall time on idle cores: its work is sequential, whatever the other threads do.
  */
 function cpuByThread() {
@@ -245,9 +259,13 @@ async function parts(input) {
     seconds[part] = (seconds[part] ?? 0) + (used.user + used.system) / 1e6;
     return result;
   };
-  const { ChunkDecompressor } = require("../ingest/dist/compression.js");
+  const { ChunkDecompressor, zstdCompressBound } = require("../ingest/dist/compression.js");
   const { BufferPool } = require("../ingest/dist/buffer-pool.js");
-  const decompressor = new ChunkDecompressor(new BufferPool());
+  const { ZstdWorkers } = require("../ingest/dist/zstd-workers.js");
+  const pool = new BufferPool();
+  const zstd = new ZstdWorkers(pool, 1, ENGINE_LEVEL);
+  const decompressor = new ChunkDecompressor(pool, zstd);
+  const napi = zstdNapi();
   const channels = { copy: channelChunks(), set: channelChunks() };
   const derived = [];
   const compressedBytes = {};
@@ -256,9 +274,15 @@ async function parts(input) {
   for (const index of chunks) {
     const chunk = parseChunkRecord(await readAt(handle, index.chunkStartOffset, index.chunkLength));
     const records = await timed("zstd decompression, zstdDecompressSync", () => zstdDecompressSync(chunk.data, { maxOutputLength: chunk.size, chunkSize: chunk.size + 1 }));
-    const engine = await timed("zstd decompression, the engine's (one context, pooled buffers)", () => decompressor.decompress("zstd", chunk.data, chunk.size));
+    const engine = await timed("zstd decompression and CRC-32, the engine's (a worker thread's reused context, pooled buffers)", () => decompressor.decompress("zstd", chunk.data, chunk.size, chunk.crc));
     if (Buffer.compare(engine.records, records) !== 0) throw new Error("the engine's zstd decompression differs from zstdDecompressSync");
     decompressor.release(engine);
+    if (napi) {
+      const into = pool.takeAtLeast(chunk.size);
+      const written = await timed("zstd decompression, zstd-napi (one reused DCtx, pooled buffers, main thread)", () => napi.dctx.decompress(into, chunk.data));
+      if (Buffer.compare(into.subarray(0, written), records) !== 0) throw new Error("zstd-napi's decompression differs from zstdDecompressSync");
+      pool.give(into);
+    }
     await timed("input chunk CRC-32", () => {
       if (crc32(records) !== chunk.crc) throw new Error("chunk CRC mismatch");
     });
@@ -275,6 +299,16 @@ async function parts(input) {
       const full = derived.pop();
       const atEngineLevel = await timed(`zstd recompression of derived chunks, level ${ENGINE_LEVEL} (the engine's)`, () => zstdCompressSync(full, { ...ENGINE_ZSTD, chunkSize: full.byteLength + 1 }));
       compressedBytes[ENGINE_LEVEL] = (compressedBytes[ENGINE_LEVEL] ?? 0) + atEngineLevel.byteLength;
+      const input = pool.take(DERIVED_CHUNK);
+      input.set(full);
+      const output = pool.take(zstdCompressBound(DERIVED_CHUNK) + 1);
+      const done = await timed(`zstd recompression of derived chunks, level ${ENGINE_LEVEL}, the engine's (a worker thread's reused context, pooled buffers)`, () => zstd.compress(input, full.byteLength, output));
+      if (Buffer.compare(done.output.subarray(0, done.written), atEngineLevel) !== 0) throw new Error("the engine's zstd compression differs from zstdCompressSync's");
+      if (napi) {
+        const written = await timed(`zstd recompression of derived chunks, level ${ENGINE_LEVEL}, zstd-napi (one reused CCtx, pooled buffers, main thread)`, () => napi.cctx.compress2(done.output, full));
+        if (written !== atEngineLevel.byteLength) throw new Error(`zstd-napi compressed a chunk to ${written} bytes, zlib to ${atEngineLevel.byteLength}`);
+      }
+      pool.give(done.output);
       for (const level of OTHER_LEVELS) {
         const compressed = await timed(`zstd recompression of derived chunks, level ${level}`, () => zstdCompressSync(full, { params: { [constants.ZSTD_c_compressionLevel]: level }, chunkSize: full.byteLength + 1 }));
         compressedBytes[level] = (compressedBytes[level] ?? 0) + compressed.byteLength;
@@ -284,10 +318,25 @@ async function parts(input) {
     }
   }
   await handle.close();
-  decompressor.close();
+  await zstd.close();
   const ratios = Object.entries(compressedBytes).map(([level, bytes]) => `level ${level} ${(derivedBytes / bytes).toFixed(2)}x`);
   console.error(`derived chunks: ${(derivedBytes / 1e6).toFixed(0)} MB; compression ratio ${ratios.join(", ")}`);
   return seconds;
+}
+
+/**
+ * zstd-napi (npm), a Node-API binding to zstd with contexts that compress and decompress into the
+ * caller's buffers, the library way to what the engine does through Node's zlib internals. It is not
+ * a dependency of the project (it builds from source with node-gyp on install: no prebuilt binary
+ * for this platform is reachable), so the comparison runs when BENCH_ZSTD_NAPI names an installed
+ * copy (`npm install zstd-napi` in a scratch directory, then its node_modules/zstd-napi).
+ */
+function zstdNapi() {
+  if (!process.env.BENCH_ZSTD_NAPI) return undefined;
+  const { CCtx, DCtx } = require(path.resolve(process.env.BENCH_ZSTD_NAPI, "binding.js"));
+  const cctx = new CCtx();
+  cctx.setParameter(100, ENGINE_LEVEL); // ZSTD_c_compressionLevel
+  return { cctx, dctx: new DCtx() };
 }
 
 async function readAt(handle, offset, length) {

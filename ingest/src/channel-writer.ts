@@ -1,10 +1,11 @@
 import { McapRecordBuilder } from "@mcap/core";
 import type { Channel, ChunkIndex, Schema } from "@mcap/core";
-import { compressChunk, DERIVED_COMPRESSION, mcapCrc32 } from "./compression";
+import { DERIVED_COMPRESSION, mcapCrc32, zstdCompressBound } from "./compression";
 import { MESSAGE_LOG_TIME_AT, Opcode, RECORD_PREFIX } from "./records";
 import type { DerivedFile } from "./sink";
 import type { BufferPool } from "./buffer-pool";
 import type { WriteBudget } from "./write-budget";
+import type { ZstdWorkers } from "./zstd-workers";
 
 /** What one derived file holds, for the manifest: its message count and first and last log times (ns). */
 export interface ChannelTotals {
@@ -13,12 +14,13 @@ export interface ChannelTotals {
   endTime: bigint;
 }
 
-/** Options of a ChannelWriter: the input's profile, the uncompressed chunk size, the write budget, the pool. */
+/** Options of a ChannelWriter: the input's profile, the uncompressed chunk size, the write budget, the pool, the zstd workers. */
 export interface ChannelWriterOptions {
   profile: string;
   chunkSize: number;
   budget: WriteBudget;
   pool: BufferPool;
+  zstd: ZstdWorkers;
 }
 
 /** The library name derived files carry in their Header record. */
@@ -33,7 +35,7 @@ const TWO_32 = 2 ** 32;
  * Message records copied byte for byte (payloads are never decoded), each followed by its Message
  * Index, then a summary (Schema, Channel, Statistics, Chunk Indexes, Summary Offsets) so readers
  * can seek by time. `append` is synchronous and allocates nothing per message; full chunks
- * compress on the thread pool and reach the file in order. The output depends only on the input
+ * compress on the zstd workers, from and into pooled buffers, and reach the file in order. The output depends only on the input
  * records, so re-ingesting a file writes identical bytes.
  */
 export class ChannelWriter {
@@ -121,7 +123,7 @@ export class ChannelWriter {
   }
 
   private flush(): void {
-    const records = this.chunk.subarray(0, this.chunkLength);
+    const size = this.chunkLength;
     const index = this.index.subarray(0, this.indexLength);
     const chunkMin = [this.chunkMinHigh, this.chunkMinLow];
     const chunkMax = [this.chunkMaxHigh, this.chunkMaxLow];
@@ -135,14 +137,17 @@ export class ChannelWriter {
     this.chunkLength = this.indexLength = this.chunkMessages = 0;
     this.chunkMinHigh = Infinity;
     this.chunkMaxHigh = -1;
-    const compressed = compressChunk(records).finally(() => this.options.pool.give(chunk));
+    // One byte over the bound: an output that fills its buffer is told from one that fits (see zstd-worker.ts).
+    const output = this.options.pool.take(zstdCompressBound(chunk.byteLength) + 1);
+    const compressed = this.options.zstd.compress(chunk, size, output); // the chunk buffer goes back to the pool from there
     const previous = this.tail;
-    this.tail = Promise.all([compressed, previous]).then(async ([data]) => {
-      await this.writeChunk(data, records.byteLength, index, times);
+    this.tail = Promise.all([compressed, previous]).then(async ([done]) => {
+      await this.writeChunk(done.output.subarray(0, done.written), size, index, times);
+      this.options.pool.give(done.output);
       this.options.pool.give(indexBuffer);
     });
     this.tail.catch(() => undefined); // observed by finish(); this keeps an early failure from being "unhandled"
-    this.options.budget.track(this.tail, records.byteLength);
+    this.options.budget.track(this.tail, size);
   }
 
   private async writeChunk(data: Uint8Array, size: number, index: Uint8Array, times: { start: bigint; end: bigint }): Promise<void> {

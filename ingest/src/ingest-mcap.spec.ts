@@ -149,6 +149,20 @@ describe("ingestMcap", () => {
     expect(leftBehind()).toEqual(["out"]);
   });
 
+  test("the output is the same bytes whatever the number of zstd workers", async () => {
+    const fixture = await writeFixture("indexed");
+    const input = path.join(dir, "input.mcap");
+    writeFileSync(input, fixture.bytes);
+    const outputs = [];
+    for (const zstdWorkers of [1, 3]) {
+      const source = await openFileSource(input);
+      const out = path.join(dir, `out-${zstdWorkers}`);
+      await ingestMcap(source, createDirectorySink(out), { zstdWorkers, chunkSize: 1024 }).finally(() => source.close());
+      outputs.push(outputBytes(out));
+    }
+    expect(outputs[1]).toEqual(outputs[0]);
+  });
+
   test("channels without messages get no topic and no derived file", async () => {
     const manifest = await ingest((await writeFixture("indexed", 0)).bytes);
     expect(manifest.topics).toEqual([]);
@@ -213,6 +227,17 @@ describe("ingestMcap refusing a broken file", () => {
     bytes.fill(0, recordsAt, recordsAt + 4); // the zstd frame's magic number gone
     const error = await refusal(bytes);
     expect(error.message).toMatch(new RegExp(`^Chunk record at offset ${firstChunk}: zstd: \\w`));
+  });
+
+  test.each<Layout>(["indexed", "chunked-no-summary"])("a zstd chunk whose records do not match its CRC names the chunk (%s)", async (layout) => {
+    const bytes = Uint8Array.from((await writeFixture(layout)).bytes);
+    const [firstChunk] = await chunkOffsets((await writeFixture("indexed")).bytes);
+    const view = new DataView(bytes.buffer);
+    const crcAt = Number(firstChunk!) + UNCOMPRESSED_SIZE_AT + 8;
+    expect(view.getUint32(crcAt, true)).not.toBe(0); // the writer states one, so it is checked
+    view.setUint32(crcAt, view.getUint32(crcAt, true) ^ 1, true);
+    const error = await refusal(bytes);
+    expect(error.message).toBe(`Chunk record at offset ${firstChunk}: the CRC of its decompressed records does not match (the file is corrupt)`);
   });
 
   test.each([-1, 1])("a zstd chunk stating an uncompressed size off by %i names the chunk", async (delta) => {

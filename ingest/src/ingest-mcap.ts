@@ -1,5 +1,5 @@
 import { BufferPool } from "./buffer-pool";
-import { ChunkDecompressor } from "./compression";
+import { ChunkDecompressor, DERIVED_LEVEL } from "./compression";
 import { McapIngestError } from "./ingest-error";
 import { buildManifest } from "./manifest";
 import type { IngestManifest } from "./manifest";
@@ -9,24 +9,30 @@ import type { DerivedFileSink } from "./sink";
 import type { McapSource } from "./source";
 import { Splitter } from "./splitter";
 import { WriteBudget } from "./write-budget";
+import { defaultWorkerCount, ZstdWorkers } from "./zstd-workers";
 
 /** Tuning of ingestMcap; the defaults suit files of any size within a 256 MB process. */
 export interface IngestOptions {
   /**
    * Uncompressed size a derived chunk closes at (512 KiB). Every channel holds one open chunk, so
-   * this times the channel count is resident. Each chunk costs a zstd context made for it on
-   * libuv's threads, fresh memory the kernel must zero: on bench/mcap-ingest.mjs's 1 GiB file,
-   * 256 KiB chunks cost 15 s of CPU (5 s of it in the kernel), 512 KiB and 1 MiB chunks 10 s.
+   * this times the channel count is resident. On bench/mcap-ingest.mjs's 1 GiB file 1 MiB chunks
+   * cost as much CPU (5.8 s against 5.5 s) and 20 MB more peak RSS; smaller chunks mean more
+   * messages to the zstd workers and more index records.
    */
   chunkSize?: number;
   /**
    * Derived bytes that may wait for compression and writing before reading pauses (4 MiB: eight
-   * chunks, enough to keep libuv's four threads busy). Each waiting chunk also holds a zstd context
-   * and its output, so this bounds memory more than its size suggests.
+   * chunks, enough to keep the zstd workers busy while the disk writes). Each waiting chunk also
+   * holds its compressed output, so this bounds about twice its size.
    */
   writeBudget?: number;
-  /** Input chunks read ahead of the one being split (2); each is decompressed when its turn comes. */
+  /** Input chunks read and decompressed ahead of the one being split (2). */
   readAhead?: number;
+  /**
+   * Worker threads for zstd (the cores but one, at least one): derived chunks compress and input
+   * chunks decompress there, so the main thread only splits.
+   */
+  zstdWorkers?: number;
 }
 
 /**
@@ -39,8 +45,9 @@ export interface IngestOptions {
 export async function ingestMcap(source: McapSource, sink: DerivedFileSink, options: IngestOptions = {}): Promise<IngestManifest> {
   const budget = new WriteBudget(options.writeBudget ?? 4 * 1024 * 1024);
   const pool = new BufferPool();
-  const decompressor = new ChunkDecompressor(pool);
-  const splitter = new Splitter(sink, { chunkSize: options.chunkSize ?? 512 * 1024, budget, pool });
+  const zstd = new ZstdWorkers(pool, options.zstdWorkers ?? defaultWorkerCount(), DERIVED_LEVEL);
+  const decompressor = new ChunkDecompressor(pool, zstd);
+  const splitter = new Splitter(sink, { chunkSize: options.chunkSize ?? 512 * 1024, budget, pool, zstd });
   const afterChunk = () => budget.settle();
   try {
     const index = await openIndex(source);
@@ -59,6 +66,6 @@ export async function ingestMcap(source: McapSource, sink: DerivedFileSink, opti
     await sink.abort();
     throw error instanceof McapIngestError ? error : new McapIngestError("file", undefined, error instanceof Error ? error.message : String(error), { cause: error });
   } finally {
-    decompressor.close();
+    await zstd.close();
   }
 }

@@ -4,7 +4,6 @@ import type { ChunkDecompressor, Decompressed } from "./compression";
 import type { BufferPool } from "./buffer-pool";
 import { McapIngestError } from "./ingest-error";
 import { contentLengthAt, Opcode, parseChunkHeader, RECORD_PREFIX } from "./records";
-import type { ChunkHeader } from "./records";
 import type { McapSource } from "./source";
 import type { Splitter } from "./splitter";
 
@@ -27,15 +26,16 @@ export interface IndexedReading {
 
 interface LoadedChunk {
   offset: bigint;
-  header: ChunkHeader;
-  /** The pooled buffer the chunk was read into, given back once its records are split. */
+  decompressed: Decompressed;
+  /** The pooled buffer the chunk was read into, given back once its records are split (uncompressed records are a view of it). */
   readBuffer: Uint8Array;
 }
 
 /**
  * Splits an indexed file: schemas and channels from the summary, then each chunk the chunk
- * indexes list, in file order, reading and decompressing `readAhead` chunks ahead of the one
- * being split. The message index records and anything else between chunks are never read.
+ * indexes list, in file order, reading and decompressing (on the zstd workers) `readAhead` chunks
+ * ahead of the one being split, so the main thread only splits. The message index records and
+ * anything else between chunks are never read.
  */
 export async function splitIndexed(reader: McapIndexedReader, source: McapSource, splitter: Splitter, reading: IndexedReading, afterChunk: () => Promise<void>): Promise<void> {
   splitter.profile = reader.header.profile;
@@ -45,7 +45,7 @@ export async function splitIndexed(reader: McapIndexedReader, source: McapSource
   const loads: Promise<LoadedChunk>[] = [];
   let next = 0;
   const startLoad = (): void => {
-    const load = loadChunk(source, chunks[next++]!, reading.pool);
+    const load = loadChunk(source, chunks[next++]!, reading);
     load.catch(() => undefined); // awaited below in order; this keeps a later failure from being "unhandled" meanwhile
     loads.push(load);
   };
@@ -53,15 +53,15 @@ export async function splitIndexed(reader: McapIndexedReader, source: McapSource
   while (loads.length > 0) {
     const chunk = await loads.shift()!;
     if (next < chunks.length) startLoad();
-    const decompressed = await decompress(reading.decompressor, chunk);
-    splitter.splitChunk(decompressed.records, chunk.header.uncompressedCrc, chunk.offset);
-    reading.decompressor.release(decompressed);
+    splitter.splitChunk(chunk.decompressed.records, chunk.decompressed.crcToCheck, chunk.offset);
+    reading.decompressor.release(chunk.decompressed);
     reading.pool.give(chunk.readBuffer);
     await afterChunk();
   }
 }
 
-async function loadChunk(source: McapSource, index: ChunkIndex, pool: BufferPool): Promise<LoadedChunk> {
+/** Reads the chunk `index` lists into a pooled buffer and decompresses it (see ChunkDecompressor). */
+async function loadChunk(source: McapSource, index: ChunkIndex, { pool, decompressor }: IndexedReading): Promise<LoadedChunk> {
   const offset = index.chunkStartOffset;
   try {
     const readBuffer = pool.takeAtLeast(Number(index.chunkLength));
@@ -69,18 +69,10 @@ async function loadChunk(source: McapSource, index: ChunkIndex, pool: BufferPool
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     if (bytes[0] !== Opcode.CHUNK) throw new Error(`the chunk index points at opcode 0x${bytes[0]?.toString(16)}, not a chunk`);
     if (RECORD_PREFIX + contentLengthAt(view, 1) !== bytes.byteLength) throw new Error("the record's length differs from the chunk index's");
-    return { offset, header: parseChunkHeader(bytes.subarray(RECORD_PREFIX)), readBuffer };
-  } catch (error) {
-    throw new McapIngestError("Chunk", offset, error instanceof Error ? error.message : String(error), { cause: error });
-  }
-}
-
-/** Decompresses a loaded chunk here, on the main thread, into a pooled buffer (see ChunkDecompressor). */
-async function decompress(decompressor: ChunkDecompressor, { offset, header }: LoadedChunk): Promise<Decompressed> {
-  try {
-    const decompressed = await decompressor.decompress(header.compression, header.records, header.uncompressedSize);
+    const header = parseChunkHeader(bytes.subarray(RECORD_PREFIX));
+    const decompressed = await decompressor.decompress(header.compression, header.records, header.uncompressedSize, header.uncompressedCrc);
     if (decompressed.records.byteLength !== header.uncompressedSize) throw new Error(`decompressed to ${decompressed.records.byteLength} bytes, not the ${header.uncompressedSize} it states`);
-    return decompressed;
+    return { offset, decompressed, readBuffer };
   } catch (error) {
     throw new McapIngestError("Chunk", offset, error instanceof Error ? error.message : String(error), { cause: error });
   }

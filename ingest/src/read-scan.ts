@@ -62,10 +62,10 @@ async function splitRecord(opcode: number, record: Uint8Array, offset: bigint, s
       return splitter.message(asBuffer(record), 0, record.byteLength, offset);
     default: {
       const header = parseChunkHeader(content);
-      const decompressed = await decompressor.decompress(header.compression, header.records, header.uncompressedSize);
+      const decompressed = await decompressor.decompress(header.compression, header.records, header.uncompressedSize, header.uncompressedCrc);
       const { records } = decompressed;
       if (records.byteLength !== header.uncompressedSize) throw new Error(`decompressed to ${records.byteLength} bytes, not the ${header.uncompressedSize} it states`);
-      splitter.splitChunk(records, header.uncompressedCrc, offset);
+      splitter.splitChunk(records, decompressed.crcToCheck, offset);
       decompressor.release(decompressed);
     }
   }

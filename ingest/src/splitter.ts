@@ -1,18 +1,20 @@
 import type { Channel, Schema } from "@mcap/core";
 import { ChannelWriter } from "./channel-writer";
 import type { ChannelTotals } from "./channel-writer";
-import { mcapCrc32 } from "./compression";
+import { CRC_MISMATCH, mcapCrc32 } from "./compression";
 import { McapIngestError } from "./ingest-error";
 import { contentLengthAt, MESSAGE_CHANNEL_ID_AT, Opcode, parseChannel, parseSchema, RECORD_PREFIX } from "./records";
 import type { DerivedFile, DerivedFileSink } from "./sink";
 import type { BufferPool } from "./buffer-pool";
 import type { WriteBudget } from "./write-budget";
+import type { ZstdWorkers } from "./zstd-workers";
 
-/** Options of a Splitter: the derived chunk size, the shared write budget and buffer pool. */
+/** Options of a Splitter: the derived chunk size, the shared write budget, buffer pool and zstd workers. */
 export interface SplitterOptions {
   chunkSize: number;
   budget: WriteBudget;
   pool: BufferPool;
+  zstd: ZstdWorkers;
 }
 
 /** One channel that carried messages: its definition and what its derived file holds. */
@@ -73,7 +75,7 @@ export class Splitter {
    * copied, schemas and channels registered, anything else inside a chunk refused.
    */
   splitChunk(chunkRecords: Uint8Array, crc: number, offset: bigint): void {
-    if (crc !== 0 && mcapCrc32(chunkRecords) !== crc) throw new McapIngestError("Chunk", offset, "the CRC of its decompressed records does not match (the file is corrupt)");
+    if (crc !== 0 && mcapCrc32(chunkRecords) !== crc) throw new McapIngestError("Chunk", offset, CRC_MISMATCH);
     const records = asBuffer(chunkRecords);
     const view = new DataView(records.buffer, records.byteOffset, records.byteLength);
     const where = (at: number, detail: string) => new McapIngestError("Chunk", offset, `record at byte ${at} of its records: ${detail}`);

@@ -41,8 +41,12 @@ test("an uploaded .mcap file is ingested by the org's default rule: its topics a
   const rules = (await alice.client.get("/v1/ingestion-rules")).body.data.items;
   const rule = rules.find((r: any) => r.include_patterns.includes("**/*.mcap"));
   expect(rule).toMatchObject({ auto_ingest: true, invocation: { action: { name: MCAP_INGESTION_ACTION.name, owner: MCAP_INGESTION_ACTION.owner } } });
-  const runs = (await alice.client.post("/v1/ingestion-rules/runs/latest", { file_ids: [file.file_id] })).body.data.runs;
-  expect(runs[file.file_id]).toMatchObject({ rule_id: rule.rule_id, status: "finished" });
+  // The action marks the file ingested before its process ends and the runner reports the run: wait for that too.
+  const run = await waitFor("the rule's run to finish", async () => {
+    const runs = (await alice.client.post("/v1/ingestion-rules/runs/latest", { file_ids: [file.file_id] })).body.data.runs;
+    return runs[file.file_id]?.status === "running" ? undefined : runs[file.file_id];
+  }, 60_000, 250);
+  expect(run).toMatchObject({ rule_id: rule.rule_id, status: "finished" });
   expect((await fileOf(alice.client, datasetId, "notes.txt")).ingestion_status).toBe("not_ingested");
 });
 
