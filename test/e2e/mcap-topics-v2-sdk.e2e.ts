@@ -1,4 +1,5 @@
 import { createTenant, createDataset, startWithTenants, waitFor, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { at, imu, point, range, RECORD_MCAP } from "./mcap-recording";
 import { sdkWorkspace, type SdkWorkspace } from "./sdk-fixtures";
 
 // The 0.62 client's experimental topic read path on an ingested MCAP (issue 12; sdk-0.62-routes.md
@@ -27,28 +28,6 @@ afterAll(async () => {
   await ws?.close();
 });
 
-/** Ten messages on each channel, 100 ms apart from 1 s after the epoch; `/point` 1 ns after `/imu`. */
-const RECORD = String.raw`
-import json, os, sys, pathlib
-from mcap_ros2.writer import Writer
-from roboto import Dataset
-args = json.loads(sys.argv[1])
-path = pathlib.Path(os.environ["HOME"]) / "drive.mcap"
-imu_schema = {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "number"}, "nested": {"type": "object", "properties": {"z": {"type": "string"}}}}}
-with open(path, "wb") as stream:
-    writer = Writer(stream)
-    point = writer.register_msgdef("demo_msgs/msg/Point2", "float64 x\nfloat64 y\nstring label\n")
-    raw = writer._writer
-    imu = raw.register_channel(topic="/imu", message_encoding="json", schema_id=raw.register_schema(name="Imu", encoding="jsonschema", data=json.dumps(imu_schema).encode()))
-    for i in range(10):
-        t = 1_000_000_000 + i * 100_000_000
-        raw.add_message(channel_id=imu, log_time=t, publish_time=t, sequence=i, data=json.dumps({"x": i, "y": i * 2.5, "nested": {"z": f"s{i}"}}).encode())
-        writer.write_message("/point", point, {"x": i * 0.5, "y": float(i), "label": f"p{i}"}, log_time=t + 1, publish_time=t + 1, sequence=i)
-    writer.finish()
-dataset = Dataset.from_id(args["dataset_id"])
-dataset.upload_file(path)
-print(json.dumps({"file_id": dataset.get_file_by_path("drive.mcap").file_id}))
-`;
 
 /**
  * Reads both topics through the experimental v2 path, in the file's context (the window defaults to
@@ -87,14 +66,9 @@ print(json.dumps({
 }))
 `;
 
-const at = (i: number, offset = 0) => 1_000_000_000 + i * 100_000_000 + offset;
-const imu = (i: number) => ({ x: i, y: i * 2.5, nested: { z: `s${i}` } });
-const point = (i: number) => ({ x: i * 0.5, y: i, label: `p${i}` });
-const range = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => from + k);
-
 test("SDK 0.62's experimental Topic.get_data reads an ingested MCAP's topics through the v2 read plan, exactly as written", async () => {
   const datasetId = await createDataset(alice.client, "mcap-topics-v2-sdk");
-  const { file_id: fileId } = await ws.sdk("record", RECORD, { dataset_id: datasetId }, alice.token);
+  const { file_id: fileId } = await ws.sdk("record", RECORD_MCAP, { dataset_id: datasetId }, alice.token);
   await waitFor("the default rule's ingestion", async () => {
     const got = (await alice.client.get(`/v1/files/record/${fileId}`)).body.data;
     return got.ingestion_status === "ingested" ? true : undefined;
