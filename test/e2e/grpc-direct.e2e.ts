@@ -9,6 +9,8 @@ import {
   GetDatasetResponseSchema,
   MarkFilesIngestableRequestSchema,
   MarkFilesIngestableResponseSchema,
+  SetIngestionPathRulesRequestSchema,
+  SetIngestionPathRulesResponseSchema,
 } from "@hangar/shared/proto/data";
 import { startWithTenants, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 
@@ -122,6 +124,11 @@ test("the data service's operations for the platform's services (no HTTP route) 
   const data = clientOf(t.platform.services.data.url);
   const mark = create(MarkFilesIngestableRequestSchema, { files: [{ fileId: "fl_x", version: 1n }] });
   await expect(unary(data, "/hangar.data.v1.DataService/MarkFilesIngestable", MarkFilesIngestableRequestSchema, MarkFilesIngestableResponseSchema, mark, asAlice)).rejects.toMatchObject({
+    code: grpc.status.UNAUTHENTICATED,
+    details,
+  });
+  const rules = create(SetIngestionPathRulesRequestSchema, { rules: [{ includePatterns: ["**"] }], asOfMs: BigInt(Date.now()) });
+  await expect(unary(data, "/hangar.data.v1.DataService/SetIngestionPathRules", SetIngestionPathRulesRequestSchema, SetIngestionPathRulesResponseSchema, rules, asAlice)).rejects.toMatchObject({
     code: grpc.status.UNAUTHENTICATED,
     details,
   });

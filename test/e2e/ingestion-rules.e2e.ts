@@ -338,6 +338,85 @@ describe("ingestable", () => {
   });
 });
 
+describe("ingestable follows paths and rules", () => {
+  // A fresh org, so that its rules are only the ones made here (and the MCAP default its first
+  // upload gets, which matches none of these paths).
+  let org: TestTenant;
+  beforeAll(async () => {
+    org = await createTenant(t, "ingestable-paths");
+    await ok(org.client.post("/v1/actions", { name: "ingest", uri: "registry.example.com/ingest:1", parameters: [{ name: "mode", default: "full" }] }));
+  });
+
+  const record = async (fileId: string) => ok(org.client.get(`/v1/files/record/${fileId}`));
+  const verdicts = async (dataset: string) =>
+    Object.fromEntries((await ok(org.client.post(`/v1/datasets/${dataset}/files/query`, {}))).items.map((f: any) => [f.relative_path, f.ingestable]));
+
+  test("a rename, a move or an import decides it again in its own answer; a rule created, changed or deleted decides it for every file of the org", async () => {
+    const rule = await ok(createRule(org.client, { include_patterns: ["in/**/*.log"], exclude_patterns: ["**/skip.log"] }));
+    await ok(createRule(org.client, { include_patterns: ["**/*.off"], auto_ingest: false }));
+    const dataset = await createDataset(org.client, "ingestable-paths");
+    await uploadFiles(org.client, dataset, { "a.log": "1", "d/b.log": "2", "d/skip.log": "3", "d/c.off": "4" });
+    const [a, b] = await fileIds(org.client, dataset, ["a.log", "d/b.log"]);
+    expect(await verdicts(dataset)).toEqual({ "a.log": false, "d/b.log": false, "d/skip.log": false, "d/c.off": false });
+
+    // move_file: into the rule's paths and out again; the answer already says so.
+    expect(await ok(org.client.put(`/v1/files/${a}/rename`, { association_id: dataset, new_path: "in/a.log" }))).toMatchObject({ relative_path: "in/a.log", ingestable: true });
+    expect((await record(a!)).ingestable).toBe(true);
+    // rename_directory: every file below it, excludes still applied.
+    expect((await org.client.put(`/v1/datasets/${dataset}/directory/rename`, { old_path: "d", new_path: "in/d" })).status).toBe(200);
+    expect(await verdicts(dataset)).toEqual({ "in/a.log": true, "in/d/b.log": true, "in/d/skip.log": false, "in/d/c.off": false });
+    // move_nodes: a file moved out of the rule's paths is no longer ingestable, in the answer too.
+    const out = (await ok(org.client.put(`/v1/datasets/${dataset}/directory`, { name: "out" }))).directory_id;
+    const moved = await ok(org.client.put(`/v1/datasets/${dataset}/files/move`, { operations: [{ node_id: b, fs_type: "file", new_parent_id: out }] }));
+    expect(moved).toEqual([expect.objectContaining({ file_id: b, relative_path: "out/b.log", ingestable: false })]);
+    expect((await record(b!)).ingestable).toBe(false);
+
+    // import_file: an imported file has no upload event; its path decides at once.
+    const imported = async (path: string) => {
+      const key = `${org.orgId}/imports/${++counter}/${path}`;
+      await t.objectStore.putObject(key, Buffer.from("imported"));
+      return ok(org.client.post("/v1/files/import", { dataset_id: dataset, relative_path: path, uri: `s3://${t.objectStore.location.bucket}/${key}`, size: 8 }));
+    };
+    expect(await imported("in/i.log")).toMatchObject({ relative_path: "in/i.log", ingestable: true });
+    expect(await imported("elsewhere.log")).toMatchObject({ relative_path: "elsewhere.log", ingestable: false });
+
+    // update_rule: its new patterns decide for the org's files already there.
+    await ok(org.client.put(`/v1/ingestion-rules/id/${rule.rule_id}`, { include_patterns: ["**/*.log"] }));
+    expect(await verdicts(dataset)).toEqual({ "in/a.log": true, "in/d/skip.log": false, "in/d/c.off": false, "out/b.log": true, "in/i.log": true, "elsewhere.log": true });
+    // Turning auto_ingest off is as if the rule were not there.
+    await ok(org.client.put(`/v1/ingestion-rules/id/${rule.rule_id}`, { auto_ingest: false }));
+    expect(Object.values(await verdicts(dataset)).every((v) => v === false)).toBe(true);
+    await ok(org.client.put(`/v1/ingestion-rules/id/${rule.rule_id}`, { auto_ingest: true }));
+    expect((await record(b!)).ingestable).toBe(true);
+    // create_rule: a new rule makes the files it matches ingestable.
+    await ok(createRule(org.client, { include_patterns: ["**/*.off"] }));
+    expect((await verdicts(dataset))["in/d/c.off"]).toBe(true);
+    // delete_rule: what only that rule matched is no longer ingestable; an ingested file stays so.
+    await ok(org.client.put(`/v1/files/record/${a}`, { ingestion_complete: true }));
+    expect((await org.client.delete(`/v1/ingestion-rules/id/${rule.rule_id}`)).status).toBe(200);
+    expect(await verdicts(dataset)).toEqual({ "in/a.log": true, "in/d/skip.log": false, "in/d/c.off": true, "out/b.log": false, "in/i.log": false, "elsewhere.log": false });
+
+    // Another org's rules decide nothing here, and its caller sees none of these files.
+    const everything = await ok(createRule(alice.client, { include_patterns: ["**"] }));
+    expect((await record(b!)).ingestable).toBe(false);
+    expect((await alice.client.get(`/v1/files/record/${b}`)).status).toBe(404);
+    // Alice's later uploads must not all run it (the existing-files tests count files no rule ran on).
+    await ok(alice.client.delete(`/v1/ingestion-rules/id/${everything.rule_id}`));
+  });
+
+  test("a rename refused for bad input writes nothing, the verdict included", async () => {
+    const dataset = await createDataset(org.client, "ingestable-refused");
+    await uploadFiles(org.client, dataset, { "kept/x.bin": "1", "y.bin": "2" });
+    const [x] = await fileIds(org.client, dataset, ["kept/x.bin"]);
+    // Created after the upload: the rule decides for the files already there, in its own request.
+    await ok(createRule(org.client, { include_patterns: ["kept/*.bin"] }));
+    expect((await record(x!)).ingestable).toBe(true);
+    expectBadRequest(await org.client.put(`/v1/files/${x}/rename`, { association_id: dataset, new_path: "../x.bin" }), "new_path");
+    expect((await org.client.put(`/v1/files/${x}/rename`, { association_id: dataset, new_path: "y.bin" })).status).toBe(409);
+    expect(await record(x!)).toMatchObject({ relative_path: "kept/x.bin", ingestable: true });
+  });
+});
+
 describe("existing files", () => {
   test("the report counts matching files no rule has run on; paths only for an org admin; ingest_existing_files runs them in the background", async () => {
     const dataset = await createDataset(alice.client, "before-rules");

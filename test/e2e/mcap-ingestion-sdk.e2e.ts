@@ -1,4 +1,5 @@
 import { createDataset, createTenant, startWithTenants, waitFor, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { at, imu, point, range, RECORD_MCAP } from "./mcap-recording";
 import { perRelease, sdkWorkspace, type SdkWorkspace } from "./sdk-fixtures";
 
 // The built-in MCAP ingestion with the public Python SDK, both releases (issue 12): a script records
@@ -24,28 +25,6 @@ afterAll(async () => {
   await Promise.all(workspaces.map((w) => w.close()));
 });
 
-/** Ten messages on each channel, 100 ms apart from 1 s after the epoch; `/point` 1 ns after `/imu`. */
-const RECORD = String.raw`
-import json, os, sys, pathlib
-from mcap_ros2.writer import Writer
-from roboto import Dataset
-args = json.loads(sys.argv[1])
-path = pathlib.Path(os.environ["HOME"]) / "drive.mcap"
-imu_schema = {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "number"}, "nested": {"type": "object", "properties": {"z": {"type": "string"}}}}}
-with open(path, "wb") as stream:
-    writer = Writer(stream)
-    point = writer.register_msgdef("demo_msgs/msg/Point2", "float64 x\nfloat64 y\nstring label\n")
-    raw = writer._writer
-    imu = raw.register_channel(topic="/imu", message_encoding="json", schema_id=raw.register_schema(name="Imu", encoding="jsonschema", data=json.dumps(imu_schema).encode()))
-    for i in range(10):
-        t = 1_000_000_000 + i * 100_000_000
-        raw.add_message(channel_id=imu, log_time=t, publish_time=t, sequence=i, data=json.dumps({"x": i, "y": i * 2.5, "nested": {"z": f"s{i}"}}).encode())
-        writer.write_message("/point", point, {"x": i * 0.5, "y": float(i), "label": f"p{i}"}, log_time=t + 1, publish_time=t + 1, sequence=i)
-    writer.finish()
-dataset = Dataset.from_id(args["dataset_id"])
-dataset.upload_file(path)
-print(json.dumps({"file_id": dataset.get_file_by_path("drive.mcap").file_id}))
-`;
 
 /** Reads both topics of the ingested file back through the SDK, as rows and as a data frame. */
 const READ = String.raw`
@@ -68,10 +47,6 @@ print(json.dumps({
 }))
 `;
 
-const at = (i: number, offset = 0) => 1_000_000_000 + i * 100_000_000 + offset;
-const imu = (i: number) => ({ x: i, y: i * 2.5, nested: { z: `s${i}` } });
-const point = (i: number) => ({ x: i * 0.5, y: i, label: `p${i}` });
-const range = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => from + k);
 
 let ws: SdkWorkspace;
 let alice: TestTenant;
@@ -87,7 +62,7 @@ const sdkTest = perRelease(
 
 sdkTest("an MCAP recorded with the Python writers and uploaded with the SDK is ingested by the default rule and read back exactly", async () => {
   const datasetId = await createDataset(alice.client, "mcap-ingestion-sdk");
-  const { file_id: fileId } = await ws.sdk("record", RECORD, { dataset_id: datasetId }, alice.token);
+  const { file_id: fileId } = await ws.sdk("record", RECORD_MCAP, { dataset_id: datasetId }, alice.token);
   // No action written and nothing invoked: the org's default ingestion rule ingests the upload.
   await waitFor("the default rule's ingestion", async () => {
     const got = (await alice.client.get(`/v1/files/record/${fileId}`)).body.data;

@@ -5,8 +5,8 @@ import { sdkWorkspace, type SdkWorkspace } from "./sdk-fixtures";
 // Topic.from_id, TopicSchema.from_id (schema and fields), Session.get_topic then the session-scoped
 // Topic.set_unix_offset / clear_unix_offset, and the read plan Topic.get_data resolves first
 // (`Topic.__resolve_read_plan`, parsed into the SDK's own ReadPlan model) with a session context
-// and a file context. Topic.get_data itself decodes with pyarrow (the SDK's `analytics` extra),
-// which the test venv does not hold: the plan is where this server's part ends.
+// and a file context. Topic.get_data itself, which decodes the plan's files with pyarrow, reads an
+// ingested MCAP in mcap-topics-v2-sdk.e2e.ts.
 
 let t: TestPlatform;
 let alice: TestTenant;

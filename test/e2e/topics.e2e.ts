@@ -258,7 +258,28 @@ describe("listings, counts and time bounds", () => {
     expect(all.topics.map((x: any) => x.topic_name)).toEqual(["t3", "t2", "t1"]);
     const empty = await createDataset(alice.client, "no-topics");
     expect((await alice.client.get(`/v1/datasets/${empty}/topics/time-bounds`)).body.data).toEqual({ start_time: null, end_time: null });
+    expect((await alice.client.get(`/v1/topics/association/${assoc(empty)}`)).body.data).toMatchObject({ items: [], total_count: 0 });
     expectBadRequest(await alice.client.get(`/v1/datasets/${ds}/topics?page_token=garbage`), "page_token");
+  });
+
+  test("total_count and the count follow every change: an update, a deletion, a deleted file's topics", async () => {
+    const ds = await createDataset(alice.client, "topic-counts");
+    const fileId = await uploadOne(ds, "counted.mcap");
+    const counts = async () => ({
+      dataset: (await alice.client.get(`/v1/topics/association/${assoc(ds)}?page_size=1`)).body.data.total_count,
+      datasetCount: (await alice.client.get(`/v1/datasets/${ds}/topics/count`)).body.data,
+      file: (await alice.client.get(`/v1/topics/association/${q(`file:${fileId}`)}`)).body.data.total_count,
+    });
+    const made = [];
+    for (const name of ["a", "b", "c"]) made.push((await alice.client.post("/v1/topics", { association: { association_id: ds }, topic_name: name })).body.data);
+    await alice.client.post("/v1/topics", { association: { association_id: fileId, association_type: "file" }, topic_name: "/f1" });
+    await alice.client.post("/v1/topics", { association: { association_id: fileId, association_type: "file" }, topic_name: "/f2" });
+    expect(await counts()).toEqual({ dataset: 3, datasetCount: 3, file: 2 });
+    expect((await alice.client.put(`/v1/topics/id/${made[0].topic_id}`, { end_time: 7 })).status).toBe(200);
+    expect((await alice.client.delete(`/v1/topics/id/${made[1].topic_id}`)).status).toBe(200);
+    expect(await counts()).toEqual({ dataset: 2, datasetCount: 2, file: 2 });
+    expect((await alice.client.delete(`/v1/files/${fileId}`)).status).toBe(200);
+    expect((await alice.client.get(`/v1/topics/association/${assoc(ds)}`)).body.data.total_count).toBe(2);
   });
 });
 

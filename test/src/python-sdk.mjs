@@ -6,8 +6,9 @@ import { ensureVenv, venvDir } from "./venvs.mjs";
 
 /** The SDK releases the tests drive, keyed by what they stand for; keep in step with scripts/install-python-sdk.sh. */
 export const ROBOTO_RELEASES = {
-  pinned: { version: "0.53.0", variable: "HANGAR_ROBOTO_VENV", name: "roboto-venv" },
-  newest: { version: "0.62.0", variable: "HANGAR_ROBOTO_NEXT_VENV", name: "roboto-0.62-venv" },
+  pinned: { version: "0.53.0", variable: "HANGAR_ROBOTO_VENV", name: "roboto-venv", marker: ".hangar-roboto-0.53.0" },
+  // With its `analytics` extra (the experimental topic reads decode with pyarrow).
+  newest: { version: "0.62.0", variable: "HANGAR_ROBOTO_NEXT_VENV", name: "roboto-0.62-venv", marker: ".hangar-roboto-analytics-0.62.0" },
 };
 
 /**
@@ -17,7 +18,7 @@ export const ROBOTO_RELEASES = {
  * why when that fails.
  */
 export function robotoPython(release = "pinned") {
-  const { version, variable, name } = ROBOTO_RELEASES[release];
-  ensureVenv({ what: `the roboto SDK ${version}`, variable, name, marker: `.hangar-roboto-${version}`, script: "install-python-sdk.sh" });
+  const { version, variable, name, marker } = ROBOTO_RELEASES[release];
+  ensureVenv({ what: `the roboto SDK ${version}`, variable, name, marker, script: "install-python-sdk.sh" });
   return path.join(venvDir(variable, name), "bin", "python");
 }

@@ -8,7 +8,7 @@ import { triggerDispatchConsumer, type TriggerDispatchDeps } from "./events/trig
 import { createTriggerModelHandlers } from "./rpc/trigger-model-handlers";
 import { createScheduledTriggerHandlers } from "./rpc/scheduled-trigger-handlers";
 import { backgroundJobs, type BackgroundJobs } from "./domain/existing-files";
-import { dataServiceIngestableMarks, dataServiceUningestedFiles } from "./ingestion-files";
+import { dataServiceIngestableMarks, dataServiceRulePaths, dataServiceUningestedFiles } from "./ingestion-files";
 import { markIngestableUploads, type UploadedFileVersion } from "./domain/ingestable-files";
 import { seedDefaultRules } from "./domain/ingestion-rule-defaults";
 import { createIngestionRuleHandlers } from "./rpc/ingestion-rule-handlers";
@@ -90,12 +90,19 @@ export function computeService(options: ComputeServiceOptions = {}): ServiceDefi
         ...createScheduledTriggerHandlers(model),
         ...createTriggerModelHandlers({ ...model, entities: dataServiceEntities(clients), gatesFor: dataServiceGates(clients) }),
         ...createRunnerHandlers({ uow, settings: leases, concurrencyLimit, internalAuthSecret: context.runtime.internalAuthSecret }),
-        ...createIngestionRuleHandlers({ ...dispatchDeps(context, slack), uow, clock: scheduling.clock, files: dataServiceUningestedFiles(clients), jobs: (jobs ??= backgroundJobs(context.runtime.logger)) }),
+        ...createIngestionRuleHandlers({
+          ...dispatchDeps(context, slack),
+          uow,
+          clock: scheduling.clock,
+          rulePaths: dataServiceRulePaths(clients),
+          files: dataServiceUningestedFiles(clients),
+          jobs: (jobs ??= backgroundJobs(context.runtime.logger)),
+        }),
       });
     },
     consumers: (context) => {
       const dispatch = dispatchDeps(context, slack);
-      const rules = { ...dispatch, uow: computeUnitOfWork(context.orm), clock: scheduling.clock };
+      const rules = { ...dispatch, uow: computeUnitOfWork(context.orm), clock: scheduling.clock, rulePaths: dataServiceRulePaths(dataServiceClients(context)) };
       const beforeUpload = (orgId: string, uploader: string) => seedDefaultRules(rules, orgId, uploader);
       const marks = dataServiceIngestableMarks(dataServiceClients(context));
       const markIngestable = (orgId: string, files: readonly UploadedFileVersion[]) => markIngestableUploads(rules.uow, marks, orgId, files);

@@ -4,7 +4,7 @@ import type { Client } from "@connectrpc/connect";
 import { MAX_LIMIT } from "@hangar/shared";
 import type { DataService } from "@hangar/shared/proto/data";
 import type { UningestedFiles } from "./domain/existing-files";
-import type { IngestableMarks } from "./domain/ingestable-files";
+import type { IngestableMarks, RulePathsReplica } from "./domain/ingestable-files";
 
 const NOT_INGESTED = fromJson(ValueSchema, {
   operator: "AND",
@@ -35,6 +35,15 @@ export function dataServiceIngestableMarks(clientFor: (orgId: string) => Client<
   return {
     async mark(orgId, files) {
       await clientFor(orgId).markFilesIngestable({ files: [...files] });
+    },
+  };
+}
+
+/** Keeps the org's rules' patterns in the data service through its SetIngestionPathRules (acting in the org). */
+export function dataServiceRulePaths(clientFor: (orgId: string) => Client<typeof DataService>): RulePathsReplica {
+  return {
+    async send(orgId, rules, asOf) {
+      await clientFor(orgId).setIngestionPathRules({ rules: rules.map((rule) => ({ includePatterns: [...rule.includePatterns], excludePatterns: [...rule.excludePatterns] })), asOfMs: BigInt(asOf.getTime()) });
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { UnitOfWork } from "@hangar/shared";
-import { rulePathMatches } from "./ingestion-rule-paths";
+import type { IngestionRuleRecord } from "./ingestion-rule-records";
+import { effectiveExcludes, rulePathMatches, type PathRule } from "./ingestion-rule-paths";
 import type { IngestionRuleRepositories } from "./repositories";
 
 /** A file an upload made available, at the version it made. */
@@ -14,6 +15,30 @@ export interface IngestableMarks {
   mark(orgId: string, files: readonly { fileId: string; version: bigint }[]): Promise<void>;
 }
 
+/**
+ * Where the org's rules' path patterns are kept beside its files: the data service, which decides a
+ * file's `ingestable` again from them when its path changes, and for every file when they change.
+ */
+export interface RulePathsReplica {
+  send(orgId: string, rules: readonly PathRule[], asOf: Date): Promise<void>;
+}
+
+/** A rule whose trigger runs on uploads: the rules that make a file ingestable. */
+export function autoIngesting(rule: IngestionRuleRecord): boolean {
+  return rule.autoIngest && rule.triggerId !== null;
+}
+
+/**
+ * Sends the org's auto-ingesting rules' patterns (each rule's excludes as it applies them) to the
+ * data service, read after the change that calls it committed; `asOf`, taken before the read, lets
+ * the data service keep the later of two readings that arrive out of order.
+ */
+export async function sendRulePaths(uow: UnitOfWork<IngestionRuleRepositories>, replica: RulePathsReplica, orgId: string): Promise<void> {
+  const asOf = new Date();
+  const rules = (await uow.repositories().ingestionRules.ofOrg(orgId)).filter(autoIngesting);
+  await replica.send(orgId, rules.map((rule) => ({ includePatterns: rule.includePatterns, excludePatterns: effectiveExcludes(rule) })), asOf);
+}
+
 /** File versions one mark names at most (the data service's request limit). */
 const MARK_BATCH = 1000;
 
@@ -24,7 +49,7 @@ const MARK_BATCH = 1000;
  * for the whole upload.
  */
 export async function markIngestableUploads(uow: UnitOfWork<IngestionRuleRepositories>, marks: IngestableMarks, orgId: string, files: readonly UploadedFileVersion[]): Promise<void> {
-  const rules = (await uow.repositories().ingestionRules.ofOrg(orgId)).filter((rule) => rule.autoIngest && rule.triggerId !== null);
+  const rules = (await uow.repositories().ingestionRules.ofOrg(orgId)).filter(autoIngesting);
   const matched = files.filter((file) => rules.some((rule) => rulePathMatches(rule, file.relativePath)));
   for (let i = 0; i < matched.length; i += MARK_BATCH) {
     await marks.mark(orgId, matched.slice(i, i + MARK_BATCH).map(({ fileId, version }) => ({ fileId, version })));

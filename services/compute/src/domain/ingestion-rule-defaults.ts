@@ -1,6 +1,7 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { ConnectError } from "@connectrpc/connect";
 import { MCAP_INGESTION_ACTION, type Logger } from "@hangar/shared";
+import { sendRulePaths } from "./ingestable-files";
 import type { IngestionRuleRecord } from "./ingestion-rule-records";
 import { insertRule, parseInvocation, type Actor, type IngestionRuleDeps } from "./ingestion-rules";
 import type { IngestionRuleRepositories } from "./repositories";
@@ -43,7 +44,9 @@ export function defaultsFor(rules: readonly IngestionRuleRecord[]): (DefaultRule
 
 /** create_default_rules: creates the `for_new_orgs` defaults the org lacks, as the caller, in one transaction; returns those created. */
 export async function createDefaultRules(deps: IngestionRuleDeps, caller: Actor, orgId: string): Promise<IngestionRuleRecord[]> {
-  return deps.uow.transaction((repositories) => insertDefaults(deps, repositories, caller, orgId));
+  const created = await deps.uow.transaction((repositories) => insertDefaults(deps, repositories, caller, orgId));
+  if (created.length > 0) await sendRulePaths(deps.uow, deps.rulePaths, orgId);
+  return created;
 }
 
 async function insertDefaults(deps: IngestionRuleDeps, repositories: IngestionRuleRepositories, caller: Actor, orgId: string): Promise<IngestionRuleRecord[]> {
@@ -66,9 +69,10 @@ async function insertDefaults(deps: IngestionRuleDeps, repositories: IngestionRu
 export async function seedDefaultRules(deps: IngestionRuleDeps & { logger: Logger }, orgId: string, uploader: string): Promise<void> {
   if (await deps.uow.repositories().ingestionRules.seeded(orgId)) return;
   try {
-    await deps.uow.transaction(async (repositories) => {
-      if (await repositories.ingestionRules.markSeeded(orgId)) await insertDefaults(deps, repositories, { subject: uploader }, orgId);
-    });
+    const created = await deps.uow.transaction(async (repositories) =>
+      (await repositories.ingestionRules.markSeeded(orgId)) ? insertDefaults(deps, repositories, { subject: uploader }, orgId) : [],
+    );
+    if (created.length > 0) await sendRulePaths(deps.uow, deps.rulePaths, orgId);
   } catch (error) {
     if (!(error instanceof ConnectError)) throw error;
     deps.logger.debug({ orgId, detail: error.rawMessage }, "default ingestion rules not created");

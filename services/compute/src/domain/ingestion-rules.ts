@@ -2,6 +2,7 @@ import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { conflict, invalidArgument, newId, notFound, quoteValue, type Principal, type UnitOfWork } from "@hangar/shared";
 import { removeTrigger } from "./entity-deletions";
 import type { IngestionRuleRecord } from "./ingestion-rule-records";
+import { sendRulePaths, type RulePathsReplica } from "./ingestable-files";
 import { checkPatterns, effectiveExcludes } from "./ingestion-rule-paths";
 import { checkTargets, legacyBlank, type TriggerModelDeps } from "./manage-trigger-model";
 import { ruleOwner } from "./managed-triggers";
@@ -12,6 +13,8 @@ import { parseSource, parseTarget, sourceJson } from "./trigger-definition";
 /** What the rule operations run on: the trigger model's deps over the rule repositories. */
 export interface IngestionRuleDeps extends Omit<TriggerModelDeps, "uow" | "activeTriggerLimit"> {
   uow: UnitOfWork<IngestionRuleRepositories>;
+  /** Told the org's rules after every change (files' `ingestable` follows them). */
+  rulePaths: RulePathsReplica;
 }
 
 /** Longest rule name (the SDK states none; the trigger names' bound). */
@@ -46,7 +49,9 @@ export interface NewRule {
  * already uses is a conflict.
  */
 export async function createRule(deps: IngestionRuleDeps, caller: Actor, orgId: string, input: NewRule): Promise<IngestionRuleRecord> {
-  return deps.uow.transaction((repositories) => insertRule(deps, repositories, caller, orgId, input));
+  const rule = await deps.uow.transaction((repositories) => insertRule(deps, repositories, caller, orgId, input));
+  await sendRulePaths(deps.uow, deps.rulePaths, orgId);
+  return rule;
 }
 
 /** Who changes a rule: its managed trigger runs as the one who last set the invocation. */
@@ -99,7 +104,7 @@ export interface RuleChanges {
  * it (creating it when the rule had none), clearing the invocation deletes it.
  */
 export async function updateRule(deps: IngestionRuleDeps, caller: Actor, orgId: string | undefined, ruleId: string, changes: RuleChanges): Promise<IngestionRuleRecord> {
-  return deps.uow.transaction(async (repositories) => {
+  const updated = await deps.uow.transaction(async (repositories) => {
     const rule = orgId ? await repositories.ingestionRules.find(orgId, ruleId, true) : null;
     if (!rule) throw notFound("ingestion rule", ruleId);
     if (changes.name !== undefined && changes.name !== rule.name) {
@@ -120,17 +125,21 @@ export async function updateRule(deps: IngestionRuleDeps, caller: Actor, orgId: 
     await syncTrigger(deps, repositories, rule, caller, changes.invocation !== undefined);
     return rule;
   });
+  await sendRulePaths(deps.uow, deps.rulePaths, updated.orgId);
+  return updated;
 }
 
 /** Deletes a rule of the org and its managed trigger (with the trigger's runs). */
-export async function deleteRule(uow: UnitOfWork<IngestionRuleRepositories>, orgId: string | undefined, ruleId: string): Promise<void> {
-  await uow.transaction(async (repositories) => {
+export async function deleteRule(deps: Pick<IngestionRuleDeps, "uow" | "rulePaths">, orgId: string | undefined, ruleId: string): Promise<void> {
+  const deleted = await deps.uow.transaction(async (repositories) => {
     const rule = orgId ? await repositories.ingestionRules.find(orgId, ruleId, true) : null;
     if (!rule) throw notFound("ingestion rule", ruleId);
     const trigger = rule.triggerId ? await repositories.triggerModel.findById(rule.orgId, rule.triggerId, true) : null;
     if (trigger) removeTrigger(repositories, trigger);
     repositories.ingestionRules.remove(rule);
+    return rule;
   });
+  await sendRulePaths(deps.uow, deps.rulePaths, deleted.orgId);
 }
 
 function checkRuleName(name: string): string {

@@ -73,7 +73,7 @@ export function createIngestionRuleHandlers(deps: IngestionRuleHandlerDeps): Ing
     },
 
     async deleteIngestionRule(req, ctx) {
-      await deleteRule(uow, readableOrg(callerOf(ctx)), req.ruleId);
+      await deleteRule(deps, readableOrg(callerOf(ctx)), req.ruleId);
       return {};
     },
 

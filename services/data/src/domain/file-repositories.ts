@@ -8,6 +8,17 @@ import type { FsNodeRow, UploadItemRow, UploadTransactionRow } from "./file-reco
 export interface FileRepository {
   /** Marks these file versions of the org as matched by an auto-ingesting rule at upload (one statement; other versions are left). */
   markIngestable(orgId: string, files: readonly { fileId: string; version: bigint }[]): Promise<void>;
+  /**
+   * Whether each path matches one of the org's ingestion rules, as the rules the compute service
+   * last sent say (one query); null when it has sent none for the org.
+   */
+  ingestableVerdicts(orgId: string, paths: readonly string[]): Promise<Map<string, boolean> | null>;
+  /**
+   * Keeps the org's rules read at `asOf` unless a later reading is kept, then recomputes every
+   * dataset file's `ingestable` from them (one statement); the number of files that changed, or
+   * null when the reading was older and nothing changed.
+   */
+  setIngestionRules(orgId: string, rules: readonly IngestionPathRegexes[], asOf: Date): Promise<number | null>;
   /** A node of the org; a node whose owner was deleted is not found. With `lock`, locked for update (in a transaction). */
   findNode(orgId: string, nodeId: string, lock?: boolean): Promise<FsNodeRow | null>;
   /** The available node at a path, if any. */
@@ -48,6 +59,12 @@ export interface FileRepository {
   search(associationId: string, search: KeysetSearch, inheritedFrom?: string | null): Promise<KeysetPageRows<FsNodeRow> & { total: number }>;
   /** The distinct device ids of the org's files among `fileIds`. */
   deviceIds(orgId: string, fileIds: string[]): Promise<string[]>;
+}
+
+/** An ingestion rule's path patterns as regular expressions (the same in PostgreSQL and JavaScript). */
+export interface IngestionPathRegexes {
+  include: string[];
+  exclude: string[];
 }
 
 /** Where a page of directory children ends: the last child's sort key. */

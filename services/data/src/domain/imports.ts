@@ -3,6 +3,7 @@ import { conflict, invalidArgument, newId, notFound, quoteValue, type UnitOfWork
 import type { ObjectStore } from "../object-store/object-store";
 import { checkTags } from "./datasets";
 import { isLink, newFsNode, type FsNodeRow } from "./file-records";
+import { ingestableAt, type IngestableVerdicts } from "./ingestable";
 import type { DatasetLookup, FileRepository } from "./file-repositories";
 import { ancestorDirectories, checkRelativePath, checkUserPath } from "./paths";
 import type { DataRepositories } from "./repositories";
@@ -131,7 +132,8 @@ export async function applyImports(uow: UnitOfWork<ImportRepositories>, orgId: s
     for (const datasetId of datasetIds) await store.prefetchPaths(datasetId, plans.filter((p) => p.datasetId === datasetId).map((p) => p.path));
     const now = new Date();
     const files: FsNodeRow[] = [];
-    for (const plan of plans) files.push(await applyImport(store, orgId, plan, actor, now));
+    const verdicts = await store.ingestableVerdicts(orgId, plans.map((plan) => plan.path));
+    for (const plan of plans) files.push(await applyImport(store, orgId, plan, actor, now, verdicts));
     return files;
   });
 }
@@ -141,7 +143,7 @@ export async function applyImports(uow: UnitOfWork<ImportRepositories>, orgId: s
  * earlier state kept as a snapshot); otherwise a new available file is created. Given description,
  * device id, tags and metadata replace the file's; omitted ones keep what an existing file had.
  */
-async function applyImport(store: FileRepository, orgId: string, plan: ImportPlan, actor: string, now: Date): Promise<FsNodeRow> {
+async function applyImport(store: FileRepository, orgId: string, plan: ImportPlan, actor: string, now: Date, verdicts: IngestableVerdicts): Promise<FsNodeRow> {
   const field = `${plan.prefix}relative_path`;
   const existing = await store.nodeAtPath(plan.datasetId, plan.path);
   if (existing?.fsType === "directory") throw conflict(`${field}: ${quoteValue(plan.path)} is a directory`);
@@ -155,10 +157,12 @@ async function applyImport(store: FileRepository, orgId: string, plan: ImportPla
   const content = { uri: plan.uri, size: String(plan.size), storageType: "imported", uploadId: "NO_ID", modified: now, modifiedBy: actor };
   if (existing) {
     store.snapshot(existing);
-    return Object.assign(existing, described, content, { version: String(BigInt(existing.version) + 1n) });
+    Object.assign(existing, described, content, { version: String(BigInt(existing.version) + 1n) });
+    return Object.assign(existing, ingestableAt(verdicts, existing));
   }
   await checkAncestors(store, plan.datasetId, plan.path, field);
-  const file: FsNodeRow = { ...newFileNode(orgId, plan.datasetId, plan.path, actor, now), ...described, ...content };
+  const created: FsNodeRow = { ...newFileNode(orgId, plan.datasetId, plan.path, actor, now), ...described, ...content };
+  const file: FsNodeRow = { ...created, ...ingestableAt(verdicts, created) };
   file.parentId = await store.ensureParents(file, actor, now);
   store.addNode(file);
   return file;

@@ -1,5 +1,6 @@
 import { conflict, invalidArgument, notFound, quoteValue, rawSql, type UnitOfWork } from "@hangar/shared";
 import type { FsNodeRow } from "./file-records";
+import { ingestableAt } from "./ingestable";
 import type { DatasetLookup, TreeRepository } from "./file-repositories";
 import { isRootParent, planMoves, type NodeMove } from "./move-plan";
 import { baseName, checkUserPath } from "./paths";
@@ -89,7 +90,8 @@ export async function moveFile(
     if (to !== file.relativePath && (await files.findAvailableAtPath(file.associationId, to))) throw conflict(`${quoteValue(to)} already exists`);
     const now = new Date();
     file.parentId = await files.ensureParents({ ...file, relativePath: to }, actor, now);
-    return Object.assign(file, { relativePath: to, name: baseName(to), modified: now, modifiedBy: actor });
+    Object.assign(file, { relativePath: to, name: baseName(to), modified: now, modifiedBy: actor });
+    return Object.assign(file, ingestableAt(await files.ingestableVerdicts(file.orgId, [to]), file));
   });
 }
 

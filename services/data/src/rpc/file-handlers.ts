@@ -4,6 +4,7 @@ import type { DataService } from "@hangar/shared/proto/data";
 import { FileSchema } from "@hangar/shared/proto/data";
 import { checkRelativePath } from "../domain/paths";
 import { deleteFile, downloadableUri, getFile, getFileByPath, markFilesIngestable, queryAssociationFiles, updateFile } from "../domain/files";
+import { setIngestionPathRules } from "../domain/ingestable";
 import { keyOfUri } from "../object-store/object-store";
 import { associationTypeOf, routeAssociation } from "../domain/associations";
 import { orgOfRecord, serviceCaller } from "./actors";
@@ -11,7 +12,7 @@ import type { FileHandlerDeps } from "./file-deps";
 import { fileToProto } from "./file-mappers";
 import { CREDENTIALS_TTL_SECONDS } from "./uploads";
 
-type FileHandlers = Pick<ServiceImpl<typeof DataService>, "getFile" | "getFileByPath" | "updateFile" | "deleteFile" | "getSignedUrl" | "queryDatasetFiles" | "markFilesIngestable">;
+type FileHandlers = Pick<ServiceImpl<typeof DataService>, "getFile" | "getFileByPath" | "updateFile" | "deleteFile" | "getSignedUrl" | "queryDatasetFiles" | "markFilesIngestable" | "setIngestionPathRules">;
 
 /** The file record operations: read by id or path (at a version), update, delete, download URL, listing. */
 export function createFileHandlers({ uow, objects, resolveAssociation, eventsWritten }: FileHandlerDeps): FileHandlers {
@@ -19,6 +20,11 @@ export function createFileHandlers({ uow, objects, resolveAssociation, eventsWri
     async markFilesIngestable(req, ctx) {
       await markFilesIngestable(uow, readableOrg(serviceCaller(callerOf(ctx))), req.files);
       return {};
+    },
+
+    async setIngestionPathRules(req, ctx) {
+      const changed = await setIngestionPathRules(uow, readableOrg(serviceCaller(callerOf(ctx))), req.rules, new Date(Number(req.asOfMs)));
+      return { changedFiles: BigInt(changed) };
     },
 
     async getFile(req, ctx) {

@@ -17,8 +17,9 @@ import {
 } from "@hangar/shared";
 import { ancestorDirectories } from "../domain/paths";
 import { platformFilesExcluded, withDerivedIdsSql } from "./platform-files";
+import { ingestableVersionSql, matchesRuleSql } from "./ingestable-sql";
 import { newFsNode, type FsNodeRow } from "../domain/file-records";
-import type { FileRepository } from "../domain/file-repositories";
+import type { FileRepository, IngestionPathRegexes } from "../domain/file-repositories";
 import { FileVersion, FsNode, fsNodeFromRow } from "./file-entities";
 import { keyOfUri } from "../object-store/object-store";
 import { liveAssociation, liveAssociationFilter } from "./deleted-associations";
@@ -42,6 +43,35 @@ export class FileStore implements FileRepository {
        where n.node_id = m.file_id and n.org_id = ? and n.version = m.version`,
       [JSON.stringify(files.map((f) => ({ file_id: f.fileId, version: f.version.toString() }))), orgId],
     );
+  }
+
+  async ingestableVerdicts(orgId: string, paths: readonly string[]): Promise<Map<string, boolean> | null> {
+    if (paths.length === 0) return new Map();
+    const rows = await this.em.execute<{ path: string; known: boolean; matches: boolean }[]>(
+      `select candidate.path, r.org_id is not null as known, r.org_id is not null and ${matchesRuleSql("r", "candidate.path")} as matches
+       from unnest(?::text[]) candidate(path) left join ingestion_path_rules r on r.org_id = ?`,
+      [textArrayLiteral(paths), orgId],
+    );
+    return rows[0]?.known ? new Map(rows.map((row) => [row.path, row.matches])) : null;
+  }
+
+  async setIngestionRules(orgId: string, rules: readonly IngestionPathRegexes[], asOf: Date): Promise<number | null> {
+    const kept = await this.em.execute<{ org_id: string }[]>(
+      `insert into ingestion_path_rules (org_id, rules, as_of) values (?, ?::jsonb, ?)
+       on conflict (org_id) do update set rules = excluded.rules, as_of = excluded.as_of where ingestion_path_rules.as_of < excluded.as_of
+       returning org_id`,
+      [orgId, JSON.stringify(rules), asOf],
+    );
+    if (kept.length === 0) return null;
+    // One statement for the org's files; only those whose verdict changes are written.
+    const changed = await this.em.execute<{ node_id: string }[]>(
+      `update fs_nodes n set ingestable_version = v.version from
+         (select node_id, ${ingestableVersionSql("f", "f.relative_path")} as version from fs_nodes f
+          where f.org_id = ? and f.fs_type = 'file' and f.association_type = 'dataset') v
+       where n.node_id = v.node_id and n.ingestable_version is distinct from v.version returning n.node_id`,
+      [orgId],
+    );
+    return changed.length;
   }
 
   /**

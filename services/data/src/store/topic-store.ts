@@ -10,19 +10,37 @@ const TOPIC_COLUMNS = `topic_id, org_id, association_type, association_id, assoc
   schema_id, start_time, end_time, message_count, metadata, default_representation_id, created, created_by, modified, modified_by`;
 
 // A representation of `rp` with the ids of the message paths it holds; int8 as text, as the driver
-// returns it, so the same mapping reads it from a row and from JSON.
+// returns it.
 const REPRESENTATION_COLUMNS = `rp.representation_id, rp.topic_id, rp.org_id, rp.association_type, rp.association_id,
   rp.association_version::text as association_version, rp.storage_format, rp.version::text as version, rp.format, rp.transformations,
   rp.created, rp.modified, rp.seq,
   coalesce((select array_agg(l.message_path_id order by l.message_path_id) from message_path_representations l
     where l.representation_id = rp.representation_id), '{}') as message_path_ids`;
 
-// A topic of `t` with its message paths and representations as JSON columns (oldest first): a read
-// of any number of topics is one statement, whose cost follows the rows it returns.
+// A topic of `t` with its message paths and representations as JSON columns (oldest first), each
+// path and representation a positional array (PATH_FIELDS, REPRESENTATION_FIELDS): a read of any
+// number of topics is one statement, whose cost follows the rows it returns, and PostgreSQL writes
+// neither key names nor the topic's own ids again for every path and representation.
 const VIEW_COLUMNS = `${TOPIC_COLUMNS.replace(/(\w+)/g, "t.$1")}, t.seq,
-  (select coalesce(json_agg(mp order by mp.seq), '[]') from message_paths mp where mp.topic_id = t.topic_id) as message_paths_json,
-  (select coalesce(json_agg(r order by r.seq), '[]') from (select ${REPRESENTATION_COLUMNS} from representations rp where rp.topic_id = t.topic_id) r)
-    as representations_json`;
+  (select coalesce(json_agg(json_build_array(mp.message_path_id, mp.message_path, mp.source_path, mp.path_in_schema, mp.data_type,
+      mp.canonical_data_type, mp.metadata, mp.created, mp.created_by, mp.modified, mp.modified_by) order by mp.seq), '[]')
+    from message_paths mp where mp.topic_id = t.topic_id) as message_paths_json,
+  (select coalesce(json_agg(json_build_array(rp.representation_id, rp.association_type, rp.association_id, rp.association_version::text,
+      rp.storage_format, rp.version::text, rp.format, rp.transformations, rp.created, rp.modified,
+      coalesce((select array_agg(l.message_path_id order by l.message_path_id) from message_path_representations l
+        where l.representation_id = rp.representation_id), '{}')) order by rp.seq), '[]')
+    from representations rp where rp.topic_id = t.topic_id) as representations_json`;
+
+/** A message path as VIEW_COLUMNS lists it. */
+type PathFields = [string, string, string, string[], string, string, JsonObject, string, string, string, string];
+/** A representation as VIEW_COLUMNS lists it (int8 as text, as the driver returns it from a row). */
+type RepresentationFields = [string, string, string, string | null, string, string, string | null, string[], string, string, string[]];
+
+// An association's topic count (`0025-association-topic-counts`: one row, kept by triggers), when
+// the association is the org's: its first topic says so (0 when it has none, or is another org's).
+// Parameters: association id, org id, association id.
+const COUNT_SQL = `coalesce((select c.topics from association_topic_counts c where c.association_id = ?
+  and exists (select 1 from topics o where o.org_id = ? and o.association_id = ?)), 0)`;
 
 /**
  * The topics repository in SQL: every statement is one round trip whatever the batch size
@@ -97,9 +115,9 @@ export class TopicStore implements TopicRepository {
     const params = range.before === undefined ? [orgId, associationId] : [orgId, associationId, range.before];
     // The count's one row left-joined to the page: the number comes back even for an empty page.
     const rows = await this.read(
-      `select c.total, v.* from (select count(*) as total from topics where org_id = ? and association_id = ?) c
+      `select c.total, v.* from (select ${COUNT_SQL} as total) c
        left join lateral (select ${VIEW_COLUMNS} from topics t where t.org_id = ? and t.association_id = ?${after} order by t.seq desc limit ?) v on true`,
-      [orgId, associationId, ...params, range.limit + 1],
+      [associationId, orgId, associationId, ...params, range.limit + 1],
     );
     const found = rows.filter((r) => r.topic_id !== null);
     const served = found.slice(0, range.limit);
@@ -107,7 +125,7 @@ export class TopicStore implements TopicRepository {
   }
 
   async count(orgId: string, associationId: string): Promise<number> {
-    const rows = await this.em.execute<{ total: string }[]>("select count(*) as total from topics where org_id = ? and association_id = ?", [orgId, associationId]);
+    const rows = await this.em.execute<{ total: string }[]>(`select ${COUNT_SQL} as total`, [associationId, orgId, associationId]);
     return Number(rows[0]!.total);
   }
 
@@ -277,13 +295,45 @@ export function topicFromRow(row: Row): TopicRow {
   };
 }
 
-/** A topic view from a VIEW_COLUMNS row (the driver parses the JSON columns). */
+/** A topic view from a VIEW_COLUMNS row (the driver parses the JSON columns), its paths and representations in one pass each. */
 function viewFromRow(row: Row): TopicView {
-  return {
-    topic: topicFromRow(row),
-    messagePaths: (row.message_paths_json as Row[]).map(pathFromRow),
-    representations: (row.representations_json as Row[]).map(representationFromRow),
-  };
+  const topic = topicFromRow(row);
+  const { topicId, orgId } = topic;
+  const messagePaths = (row.message_paths_json as PathFields[]).map(
+    ([messagePathId, messagePath, sourcePath, pathInSchema, dataType, canonicalDataType, metadata, created, createdBy, modified, modifiedBy]): MessagePathRow => ({
+      messagePathId,
+      topicId,
+      orgId,
+      messagePath,
+      sourcePath,
+      pathInSchema,
+      dataType,
+      canonicalDataType,
+      metadata,
+      created: timestampFromRow(created),
+      createdBy,
+      modified: timestampFromRow(modified),
+      modifiedBy,
+    }),
+  );
+  const representations = (row.representations_json as RepresentationFields[]).map(
+    ([representationId, associationType, associationId, associationVersion, storageFormat, version, format, transformations, created, modified, messagePathIds]): RepresentationRow => ({
+      representationId,
+      topicId,
+      orgId,
+      associationType,
+      associationId,
+      associationVersion: bigintOrNull(associationVersion),
+      storageFormat,
+      version: BigInt(version),
+      format,
+      transformations,
+      created: timestampFromRow(created),
+      modified: timestampFromRow(modified),
+      messagePathIds,
+    }),
+  );
+  return { topic, messagePaths, representations };
 }
 
 /** A message path from its `message_paths` row (also the saved-query results store's mapping). */

@@ -4,6 +4,7 @@ import type { ChildCursor, NodePlace, TreeRepository } from "../domain/file-repo
 import { liveAssociation } from "./deleted-associations";
 import { platformFilesExcluded } from "./platform-files";
 import { fsNodeFromRow } from "./file-entities";
+import { ingestableVersionSql } from "./ingestable-sql";
 import type { FileStore } from "./file-store";
 
 /**
@@ -80,11 +81,15 @@ export class TreeStore implements TreeRepository {
     return rows.map(fsNodeFromRow);
   }
 
-  /** Writes nodes' new places in one statement (an update from arrays), marking them modified now by `actor`. */
+  /**
+   * Writes nodes' new places in one statement (an update from arrays), marking them modified now by
+   * `actor`; the statement recomputes each file's `ingestable` at its new path.
+   */
   async relocate(places: readonly NodePlace[], actor: string): Promise<void> {
     if (places.length === 0) return;
     await this.files.em.execute(
-      `update fs_nodes n set relative_path = p.path, name = p.name, parent_id = nullif(p.parent_id, ''), modified = now(), modified_by = ?
+      `update fs_nodes n set relative_path = p.path, name = p.name, parent_id = nullif(p.parent_id, ''), modified = now(), modified_by = ?,
+         ingestable_version = ${ingestableVersionSql("n", "p.path")}
        from unnest(?::text[], ?::text[], ?::text[], ?::text[]) as p(node_id, path, name, parent_id) where n.node_id = p.node_id`,
       [
         actor,
@@ -97,12 +102,14 @@ export class TreeStore implements TreeRepository {
     );
   }
 
-  /** Rewrites the paths below `from` to sit below `to` (after the node at `from` itself moved). */
+  /** Rewrites the paths below `from` to sit below `to` (after the node at `from` itself moved), recomputing each file's `ingestable` at its new path. */
   async movePrefix(associationId: string, from: string, to: string, actor: string): Promise<void> {
     await this.files.em.execute(
-      `update fs_nodes set relative_path = ? || substr(relative_path, ?), modified = now(), modified_by = ?
-       where association_id = ? and status = 'available' and starts_with(relative_path, ?)`,
-      [to, from.length + 1, actor, associationId, `${from}/`],
+      `update fs_nodes n set relative_path = m.path, modified = now(), modified_by = ?, ingestable_version = ${ingestableVersionSql("n", "m.path")}
+       from (select node_id, ? || substr(relative_path, ?) as path from fs_nodes
+             where association_id = ? and status = 'available' and starts_with(relative_path, ?)) m
+       where n.node_id = m.node_id`,
+      [actor, to, from.length + 1, associationId, `${from}/`],
     );
   }
 
