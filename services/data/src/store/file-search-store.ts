@@ -18,11 +18,19 @@ export class FileSearchStore implements FileSearchRepository {
   /**
    * Runs a search in the org: one keyset page (and one row more, to learn whether another page
    * follows) and the number of matches when at most `countCap`, planned by the shared engine's
-   * matchesFirstPage: a bounded walk in `created` order when many matches are expected, else (or
-   * when the walk found no full page) the matches' ids first, up to the cap, and only they sorted.
+   * matchesFirstPage: a bounded walk in `created` order where PostgreSQL would walk the org filtering,
+   * else (or when the walk found no full page) the matches' ids first, up to the cap, and only they
+   * sorted; a broad condition whose plan sorts or uses a matching index runs as planned, uncounted.
    */
   async search(orgId: string, search: KeysetSearch, countCap: number): Promise<FileSearchPage> {
-    const source = { columns: rawSql("f.*"), table: "fs_nodes", alias: "f", joins: DATASET_JOIN, scope: matching(orgId, rawSql("TRUE")), key: `"f"."node_id"` };
+    const source = {
+      columns: rawSql("f.*"),
+      table: "fs_nodes",
+      alias: "f",
+      joins: DATASET_JOIN,
+      scope: matching(orgId, rawSql("TRUE")), key: `"f"."node_id"`,
+      walkIndex: "fs_nodes_org_created_idx",
+    };
     const { rows, total } = await matchesFirstPage(this.execute, source, search, countCap);
     return { ...keysetPageRows(rows, search.limit, fsNodeFromRow), total };
   }

@@ -51,7 +51,8 @@ const SOURCES: Readonly<Record<QueryTargetName, { table: string; alias: string; 
  */
 export function querySource(target: QueryTargetName, orgId: string): SearchSource {
   const { table, alias, joins = "", scope } = SOURCES[target];
-  return { columns: rawSql(`${alias}.*`), table, alias, joins, scope: scope(orgId), key: TARGETS[target].tieBreaker };
+  // Every searchable table has its (org_id, created, key) index under this name (see the migrations).
+  return { columns: rawSql(`${alias}.*`), table, alias, joins, scope: scope(orgId), key: TARGETS[target].tieBreaker, walkIndex: `${table}_org_created_idx` };
 }
 
 /** The FROM list of a query of `target`. */

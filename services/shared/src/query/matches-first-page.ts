@@ -1,5 +1,5 @@
 import { textArrayLiteral } from "../db/array-literal";
-import { estimateRows, keysetPageSql, type KeysetSearch } from "./keyset-page-rows";
+import { keysetPageSql, type KeysetSearch } from "./keyset-page-rows";
 import { rawSql, sql, type SqlFragment } from "./sql-fragment";
 
 /** Runs one SQL statement and resolves its rows. */
@@ -8,7 +8,7 @@ export type ExecuteSql = (query: SqlFragment) => Promise<Record<string, unknown>
 /**
  * The rows a search reads: `columns` of `table` (aliased `alias`) and what `joins` adds, those in
  * `scope` (the org and liveness filter, on `alias` only); `key` is the primary key (trusted SQL such
- * as `"f"."node_id"`, the sort's tie-breaker). The table has an index on (org, created, key).
+ * as `"f"."node_id"`, the sort's tie-breaker); `walkIndex` is the table's index on (org, created, key).
  */
 export interface SearchSource {
   readonly columns: SqlFragment;
@@ -17,6 +17,7 @@ export interface SearchSource {
   readonly joins: string;
   readonly scope: SqlFragment;
   readonly key: string;
+  readonly walkIndex: string;
 }
 
 /** A page's raw rows (keysetPageSql's, one more than the limit when another page follows) and the number of matches up to the cap. */
@@ -26,11 +27,11 @@ export interface MatchesFirstPage {
   total: number | undefined;
 }
 
-/** Sorted by anything else, a condition expected to match this many times the cap or more is read in PostgreSQL's plan, uncounted. */
+/** A plan that does not walk, expected to match this many times the cap or more, runs as planned, uncounted. */
 const BROAD_FACTOR = 10;
 
 /** How many rows of the scope, in sort order, the bounded walk reads at least (and ten times the page). */
-const WALK_ROWS = 20_000;
+export const WALK_ROWS = 20_000;
 
 /**
  * One keyset page of `source` matching `search` (and the number of matches when at most `cap`),
@@ -43,31 +44,62 @@ const WALK_ROWS = 20_000;
  * walk read the whole org to prove there is no row: the saved query `metadata.robot = 'r-7' AND
  * dataset.tags CONTAINS 'outdoor'` took 171 ms or 1.7 s at a million files, by the sample.
  *
- * So, after PostgreSQL's estimate (EXPLAIN, about a millisecond): a condition expected to match
- * more than `cap` rows, sorted by `created`, is first looked for in a bounded walk, the newest
- * (or oldest) WALK_ROWS rows of the scope in page order; a full page found there is the page (any
- * earlier match would be in the window). Otherwise the matches' ids are collected, up to `cap + 1`,
- * by a statement without an order (no sort-order walk to choose: PostgreSQL reads the conditions'
- * indexes); with at most `cap` of them the page reads those rows by id and sorts only them. More
- * than `cap` matches that the walk did not meet leave the page to PostgreSQL's plan. Sorted by
- * another field (no index to walk, so PostgreSQL sorts the matches whatever it plans), a condition
- * expected to match ten times `cap` or more goes straight to PostgreSQL's plan, uncounted.
+ * So PostgreSQL's plan for the page is read first (EXPLAIN, about a millisecond). When it walks the
+ * (org, created) index in order, filtering as it goes, the page is first looked for in a bounded
+ * walk: the WALK_ROWS rows of the scope after the cursor in page order; a full page found there is
+ * the page (any earlier match would be in the window). Otherwise the matches' ids are collected,
+ * up to `cap + 1`, by a statement without an order (no sort-order walk to choose: PostgreSQL reads
+ * the conditions' indexes); with at most `cap` of them the page reads those rows by id and sorts
+ * only them. More than `cap` matches (where PostgreSQL planned to sort them all, after a bounded walk
+ * that did not find the page) leave the page to PostgreSQL's plan. A plan that sorts its matches or walks an index holding the condition (a dataset's files
+ * by association, topics by name) costs what it reads: it runs as planned when it expects ten
+ * times `cap` matches or more (uncounted), else after the ids are counted.
  */
 export async function matchesFirstPage(execute: ExecuteSql, source: SearchSource, search: KeysetSearch, cap: number): Promise<MatchesFirstPage> {
   const from = rawSql(`${source.table} ${source.alias} ${source.joins}`);
   const where = sql`${source.scope} and (${search.where})`;
-  const estimate = await estimateRows(execute, from, where);
-  if (estimate > cap && sortsByCreated(source, search)) {
-    const walked = await execute(boundedWalkSql(source, search));
-    if (walked.length > search.limit) return { rows: walked, total: undefined };
-  } else if (estimate >= BROAD_FACTOR * cap) {
-    return { rows: await execute(keysetPageSql(source.columns, from, where, search)), total: undefined };
-  }
+  const page = keysetPageSql(source.columns, from, where, search);
+  const plan = await plannedPage(execute, page, source.walkIndex);
+  // The walk in page order, bounded: the page when it found a full one there.
+  const walked = async () => {
+    const rows = sortsByCreated(source, search) ? await execute(boundedWalkSql(source, search)) : [];
+    return rows.length > search.limit ? { rows, total: undefined } : undefined;
+  };
+  const first = plan.walks ? await walked() : undefined;
+  if (first) return first;
+  if (!plan.walks && plan.matches >= BROAD_FACTOR * cap) return { rows: await execute(page), total: undefined };
   const ids = await idsUpTo(execute, from, where, source.key, cap);
-  const exact = ids.length <= cap;
-  const scope = exact ? sql`${rawSql(source.key)} = any(${textArrayLiteral(ids)}::text[]) and ${source.scope}` : where;
-  const rows = await execute(keysetPageSql(source.columns, from, scope, search));
-  return { rows, total: exact ? ids.length : undefined };
+  if (ids.length <= cap) {
+    const byIds = sql`${rawSql(source.key)} = any(${textArrayLiteral(ids)}::text[]) and ${source.scope}`;
+    return { rows: await execute(keysetPageSql(source.columns, from, byIds, search)), total: ids.length };
+  }
+  // More matches than PostgreSQL expected: where it planned to sort them all, the bounded walk may find the page first.
+  return (plan.sorts ? await walked() : undefined) ?? { rows: await execute(page), total: undefined };
+}
+
+/** One node of `EXPLAIN (FORMAT JSON)`, with the fields read here. */
+interface PlanNode {
+  "Node Type": string;
+  "Plan Rows": number;
+  "Index Name"?: string;
+  Plans?: PlanNode[];
+}
+
+/**
+ * PostgreSQL's plan for the page (EXPLAIN, no execution; about a millisecond): the matches it
+ * expects (the rows under the LIMIT), whether it walks `walkIndex` in order, filtering as it goes
+ * (the walk whose length nothing bounds), and whether it sorts the matches. A plan that sorts reads the matches it sorts; one
+ * that walks another index (a dataset's files by association) has the condition in its index.
+ */
+async function plannedPage(execute: ExecuteSql, page: SqlFragment, walkIndex: string): Promise<{ matches: number; walks: boolean; sorts: boolean }> {
+  const rows = await execute(sql`explain (format json) ${page}`);
+  const root = (rows[0]?.["QUERY PLAN"] as [{ Plan: PlanNode }] | undefined)?.[0]?.Plan;
+  if (!root) return { matches: Number.POSITIVE_INFINITY, walks: true, sorts: false };
+  const nodes: PlanNode[] = [];
+  const visit = (node: PlanNode): void => void (nodes.push(node), node.Plans?.forEach(visit));
+  visit(root);
+  const sorts = nodes.some((n) => n["Node Type"].includes("Sort"));
+  return { matches: root.Plans?.[0]?.["Plan Rows"] ?? root["Plan Rows"], walks: !sorts && nodes.some((n) => n["Index Name"] === walkIndex), sorts };
 }
 
 /** Whether the page is in (created, key) order of the source's own table, which its (org, created, key) index serves. */
