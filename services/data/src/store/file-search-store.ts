@@ -31,7 +31,7 @@ export class FileSearchStore implements FileSearchRepository {
       scope: matching(orgId, rawSql("TRUE")), key: `"f"."node_id"`,
       walkIndex: "fs_nodes_org_created_idx",
     };
-    const { rows, total } = await matchesFirstPage(this.execute, source, search, countCap);
+    const { rows, total } = await matchesFirstPage(this.execute, source, search, countCap, { counted: true });
     return { ...keysetPageRows(rows, search.limit, fsNodeFromRow), total };
   }
 

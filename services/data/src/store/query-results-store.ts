@@ -77,7 +77,7 @@ export class QueryResultsStore implements QueryResultsRepository {
    * sorts only them, so a query whose conditions never meet costs its matches, not the org.
    */
   async page(target: QueryTargetName, orgId: string, search: KeysetSearch): Promise<KeysetPageRows<QueryResultRow>> {
-    const { rows } = await matchesFirstPage(this.execute, querySource(target, orgId), search, COUNT_CAP);
+    const { rows } = await matchesFirstPage(this.execute, querySource(target, orgId), search, COUNT_CAP, { counted: false });
     const page = keysetPageRows(rows, search.limit, (row) => row);
     return { ...page, rows: await this.hydrate(target, page.rows) };
   }

@@ -47,7 +47,8 @@ export const WALK_ROWS = 20_000;
  * So PostgreSQL's plan for the page is read first (EXPLAIN, about a millisecond). When it walks the
  * (org, created) index in order, filtering as it goes, the page is first looked for in a bounded
  * walk: the WALK_ROWS rows of the scope after the cursor in page order; a full page found there is
- * the page (any earlier match would be in the window). Otherwise the matches' ids are collected,
+ * the page (any earlier match would be in the window), and with `counted` its matches are counted
+ * up to the cap unless PostgreSQL expects ten times `cap` of them. Otherwise the matches' ids are collected,
  * up to `cap + 1`, by a statement without an order (no sort-order walk to choose: PostgreSQL reads
  * the conditions' indexes); with at most `cap` of them the page reads those rows by id and sorts
  * only them. More than `cap` matches (where PostgreSQL planned to sort them all, after a bounded walk
@@ -55,26 +56,44 @@ export const WALK_ROWS = 20_000;
  * by association, topics by name) costs what it reads: it runs as planned when it expects ten
  * times `cap` matches or more (uncounted), else after the ids are counted.
  */
-export async function matchesFirstPage(execute: ExecuteSql, source: SearchSource, search: KeysetSearch, cap: number): Promise<MatchesFirstPage> {
+export async function matchesFirstPage(
+  execute: ExecuteSql,
+  source: SearchSource,
+  search: KeysetSearch,
+  cap: number,
+  options: { counted: boolean },
+): Promise<MatchesFirstPage> {
   const from = rawSql(`${source.table} ${source.alias} ${source.joins}`);
   const where = sql`${source.scope} and (${search.where})`;
   const page = keysetPageSql(source.columns, from, where, search);
   const plan = await plannedPage(execute, page, source.walkIndex);
-  // The walk in page order, bounded: the page when it found a full one there.
-  const walked = async () => {
-    const rows = sortsByCreated(source, search) ? await execute(boundedWalkSql(source, search)) : [];
-    return rows.length > search.limit ? { rows, total: undefined } : undefined;
-  };
-  const first = plan.walks ? await walked() : undefined;
-  if (first) return first;
-  if (!plan.walks && plan.matches >= BROAD_FACTOR * cap) return { rows: await execute(page), total: undefined };
-  const ids = await idsUpTo(execute, from, where, source.key, cap);
+  const broad = plan.matches >= BROAD_FACTOR * cap;
+  const idsOfMatches = () => idsUpTo(execute, from, where, source.key, cap);
+  if (plan.walks) {
+    const rows = await walked(execute, source, search);
+    // The ids are counted as they were before the walk existed: up to the cap, unless the plan expects a broad condition.
+    if (rows) return { rows, total: options.counted && !broad ? exactUpTo(await idsOfMatches(), cap) : undefined };
+  } else if (broad) {
+    return { rows: await execute(page), total: undefined };
+  }
+  const ids = await idsOfMatches();
   if (ids.length <= cap) {
     const byIds = sql`${rawSql(source.key)} = any(${textArrayLiteral(ids)}::text[]) and ${source.scope}`;
     return { rows: await execute(keysetPageSql(source.columns, from, byIds, search)), total: ids.length };
   }
   // More matches than PostgreSQL expected: where it planned to sort them all, the bounded walk may find the page first.
-  return (plan.sorts ? await walked() : undefined) ?? { rows: await execute(page), total: undefined };
+  const rows = (plan.sorts ? await walked(execute, source, search) : undefined) ?? (await execute(page));
+  return { rows, total: undefined };
+}
+
+/** The bounded walk's rows when it found a full page, else undefined. */
+async function walked(execute: ExecuteSql, source: SearchSource, search: KeysetSearch): Promise<Record<string, unknown>[] | undefined> {
+  const rows = sortsByCreated(source, search) ? await execute(boundedWalkSql(source, search)) : [];
+  return rows.length > search.limit ? rows : undefined;
+}
+
+function exactUpTo(ids: readonly string[], cap: number): number | undefined {
+  return ids.length <= cap ? ids.length : undefined;
 }
 
 /** One node of `EXPLAIN (FORMAT JSON)`, with the fields read here. */
