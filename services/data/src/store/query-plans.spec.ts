@@ -148,6 +148,15 @@ describe("query plans at scale: every page costs what the first does", () => {
     expect(problems).toEqual([]);
   });
 
+  // Every match is older than the bounded walk's window, and more than the count cap: PostgreSQL would
+  // walk the whole org to reach them; the engine sorts the matches it finds from the path index instead.
+  test("query_files: a condition only the old big dataset's files meet reads its bounded walk and its matches, not the org", async () => {
+    const store = new FileSearchStore(explaining(WALK_ROWS + 2 * BIG_DATASET_FILES));
+    const page = await store.search(ORG, planFileSearch(spec({ field: "path", comparator: "LIKE", value: "big/%" })), TOTAL_COUNT_CAP);
+    expect(page.rows.map((r) => r.nodeId)).toEqual(Array.from({ length: 100 }, (_, i) => `fl_big_${BIG_DATASET_FILES - i}`));
+    expect(problems).toEqual([]);
+  });
+
   // One robot's files are never in an outdoor dataset (issue 14): PostgreSQL, expecting matches,
   // would walk the org in date order to prove there are none. The page may read its bounded walk
   // (WALK_ROWS) and the rig's files from the metadata index, nothing more.

@@ -51,8 +51,10 @@ export const WALK_ROWS = 20_000;
  * up to the cap unless PostgreSQL expects ten times `cap` of them. Otherwise the matches' ids are collected,
  * up to `cap + 1`, by a statement without an order (no sort-order walk to choose: PostgreSQL reads
  * the conditions' indexes); with at most `cap` of them the page reads those rows by id and sorts
- * only them. More than `cap` matches (where PostgreSQL planned to sort them all, after a bounded walk
- * that did not find the page) leave the page to PostgreSQL's plan. A plan that sorts its matches or walks an index holding the condition (a dataset's files
+ * only them. More than `cap` matches are sorted whole where PostgreSQL planned the walk (the bounded
+ * walk showed them to be older than its window: the old 20,000-file dataset that every newer file
+ * follows: 1.8 s walked, 0.2 s sorted at a load of 7); where it planned to sort them the bounded walk is tried
+ * first. A plan that sorts its matches or walks an index holding the condition (a dataset's files
  * by association, topics by name) costs what it reads: it runs as planned when it expects ten
  * times `cap` matches or more (uncounted), else after the ids are counted.
  */
@@ -81,9 +83,18 @@ export async function matchesFirstPage(
     const byIds = sql`${rawSql(source.key)} = any(${textArrayLiteral(ids)}::text[]) and ${source.scope}`;
     return { rows: await execute(keysetPageSql(source.columns, from, byIds, search)), total: ids.length };
   }
-  // More matches than PostgreSQL expected: where it planned to sort them all, the bounded walk may find the page first.
-  const rows = (plan.sorts ? await walked(execute, source, search) : undefined) ?? (await execute(page));
-  return { rows, total: undefined };
+  // More than `cap` matches. Where PostgreSQL planned to sort them all, the bounded walk may find the
+  // page first; where it planned the walk, the bounded walk found no page in its window, so the
+  // matches are older than that and its walk would read the org up to them: they are sorted instead.
+  if (plan.sorts) return { rows: (await walked(execute, source, search)) ?? (await execute(page)), total: undefined };
+  return { rows: await execute(plan.walks && sortsByCreated(source, search) ? sortedMatchesSql(source, search) : page), total: undefined };
+}
+
+/** The page with every match found first (OFFSET 0 keeps PostgreSQL from walking the sort order) and only they sorted. */
+function sortedMatchesSql(source: SearchSource, search: KeysetSearch): SqlFragment {
+  const from = rawSql(`${source.table} ${source.alias} ${source.joins}`);
+  const matches = sql`(select ${source.columns}, ${search.cursorColumns} from ${from} where ${source.scope} and (${search.where}) and ${search.after} offset 0) ${rawSql(source.alias)}`;
+  return sql`select * from ${matches} order by ${search.orderBy} limit ${search.limit + 1}`;
 }
 
 /** The bounded walk's rows when it found a full page, else undefined. */
