@@ -9,8 +9,9 @@
 //
 // Then, per text or term query: submit it (`POST /v1/query/submit/roboql`, which saves it and counts its
 // matches exactly: context), then read its first page of 100 (`GET /v1/query/id/{id}/results`)
-// one request at a time, p50 against the goal; beside it the very statement the service runs for
-// that page (the data service's own `planOf` and `queryPageSql`, from dist/) run directly with pg
+// one request at a time, p50 against the goal; beside it the very statements the service runs for
+// that page (the data service's own `planOf` and `querySource` with the shared engine's
+// `matchesFirstPage`, from dist/) run directly with pg
 // in the same run, so the gap is the platform's overhead and not the database's.
 import { createRequire } from "node:module";
 import pgModule from "pg";
@@ -19,10 +20,10 @@ import { createTenant, startBenchPlatform } from "./platform.mjs";
 import { createReport, sized } from "./report.mjs";
 
 const require = createRequire(import.meta.url);
-const { parseQueryText } = require("../services/shared/dist/index.js");
+const { COUNT_CAP, matchesFirstPage, parseQueryText } = require("../services/shared/dist/index.js");
 const { planOf } = require("../services/data/dist/domain/saved-queries.js");
 const { termCondition } = require("../services/data/dist/domain/query-targets.js");
-const { queryPageSql } = require("../services/data/dist/store/query-results-store.js");
+const { querySource } = require("../services/data/dist/store/query-results-store.js");
 
 const DATASETS = Number(process.env.BENCH_DATASETS ?? sized(100_000, 2_000));
 const FILES_PER_DATASET = Number(process.env.BENCH_FILES_PER_DATASET ?? 10);
@@ -64,18 +65,22 @@ async function benchQuery({ target, query, term }) {
   const direct = directPage(target, term === undefined ? parseQueryText(query) : termCondition(target, term));
   const anchor = await sequential(direct, REQUESTS);
   const gateway = await sequential(() => platform.api("GET", `/v1/query/id/${record.query_id}/results?limit=${PAGE}`), REQUESTS);
-  report.add(`${label}: the page's SQL run directly, p50`, anchor.p50, "ms");
+  report.add(`${label}: the page's SQL statements run directly, p50`, anchor.p50, "ms");
   report.add(`${label}: first page of ${PAGE} through the gateway, p50`, gateway.p50, "ms", { goal: { max: GOAL_P50_MS }, anchor: { name: "same SQL p50", value: anchor.p50 } });
   report.add(`${label}: first page through the gateway, p99`, gateway.p99, "ms");
 }
 
-/** The statement the data service runs for a query's first page, run with pg (knex `?` placeholders numbered). */
+/**
+ * The statements the data service runs for a query's first page (its estimate, the match ids when
+ * few, the page: the shared engine's matchesFirstPage), run with pg (knex `?` placeholders numbered).
+ */
 function directPage(target, condition) {
   const plan = planOf(target, { condition }, "bench", undefined, BigInt(PAGE));
-  const statement = queryPageSql(target, platform.orgId, plan);
-  let n = 0;
-  const text = statement.sql.replace(/\?/g, () => `$${++n}`);
-  return async () => ({ data: { items: (await db.query(text, [...statement.params])).rows } });
+  const execute = async (statement) => {
+    let n = 0;
+    return (await db.query(statement.sql.replace(/\?/g, () => `$${++n}`), [...statement.params])).rows;
+  };
+  return async () => ({ data: { items: (await matchesFirstPage(execute, querySource(target, platform.orgId), plan, COUNT_CAP, { counted: false })).rows } });
 }
 
 async function seed(orgId, otherOrgId) {

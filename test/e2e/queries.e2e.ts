@@ -136,6 +136,9 @@ describe("the query language across resources", () => {
   test("datasets having a topic named /lidar with a message path of type float64: the same topic", async () => {
     expect(await find(alice.client, "datasets", "topic.topic_name = '/lidar' AND msgpath.data_type = 'float64'", "dataset_id")).toEqual(sorted("d1"));
     expect(await find(alice.client, "datasets", "topic.topic_name = '/lidar'", "dataset_id")).toEqual(sorted("d1", "d2"));
+    // The dataset's own metadata beside the topic's fields (compiled apart, as jsonb containment).
+    expect(await find(alice.client, "datasets", "metadata.weather = 'rain' AND topic.topic_name = '/lidar' AND msgpath.data_type = 'float64'", "dataset_id")).toEqual(sorted("d1"));
+    expect(await find(alice.client, "datasets", "metadata.weather = 'sun' AND topic.topic_name = '/lidar' AND msgpath.data_type = 'float64'", "dataset_id")).toEqual([]);
     expect(await find(alice.client, "datasets", "name LIKE 'run-%' AND dataset.topic.name != '/lidar'", "dataset_id")).toEqual(sorted("d3"));
   });
 

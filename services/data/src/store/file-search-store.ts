@@ -1,25 +1,13 @@
 import { platformFilesExcluded } from "./platform-files";
-import {
-  estimateRows,
-  keysetPageRows,
-  keysetPageSql,
-  rawSql,
-  sql,
-  textArrayLiteral,
-  type EntityManager,
-  type KeysetSearch,
-  type SqlFragment,
-} from "@hangar/shared";
+import { keysetPageRows, matchesFirstPage, rawSql, sql, type EntityManager, type KeysetSearch, type SqlFragment } from "@hangar/shared";
 import type { FileSearchPage, FileSearchRepository } from "../domain/file-repositories";
 import { liveAssociationProbe } from "./deleted-associations";
 import { fsNodeFromRow } from "./file-entities";
 
 // Fields under `dataset.` read the file's dataset. The join is on the dataset's primary key and
 // selects nothing, so PostgreSQL drops it from the plan when the condition and sort do not use it.
-const FILES = rawSql("fs_nodes f left join datasets d on d.dataset_id = f.association_id and d.org_id = f.org_id");
-
-/** A condition the planner expects to match this many times the count cap or more is broad. */
-const BROAD_FACTOR = 10;
+const DATASET_JOIN = "left join datasets d on d.dataset_id = f.association_id and d.org_id = f.org_id";
+const FILES = rawSql(`fs_nodes f ${DATASET_JOIN}`);
 
 /** The file search repository: org-wide searches over available files (query_files, count_files). */
 export class FileSearchStore implements FileSearchRepository {
@@ -29,23 +17,22 @@ export class FileSearchStore implements FileSearchRepository {
 
   /**
    * Runs a search in the org: one keyset page (and one row more, to learn whether another page
-   * follows) and the number of matches when at most `countCap`.
-   *
-   * The planner's estimate comes first (EXPLAIN, about a millisecond). A broad condition (ten
-   * times the cap or more) reads its page in sort order, walking a sort-order index such as (org,
-   * created) and filtering as it goes, and its total is null without counting: finding the first
-   * `countCap + 1` matches would cost more than the page. Otherwise the matches' ids are found up
-   * to the cap: few matches are then read by id and only they are sorted, which protects against
-   * a sort-order walk that reads most of the table when matches are in fact few.
+   * follows) and the number of matches when at most `countCap`, planned by the shared engine's
+   * matchesFirstPage: a bounded walk in `created` order where PostgreSQL would walk the org filtering,
+   * else (or when the walk found no full page) the matches' ids first, up to the cap, and only they
+   * sorted; a broad condition whose plan sorts or uses a matching index runs as planned, uncounted.
    */
   async search(orgId: string, search: KeysetSearch, countCap: number): Promise<FileSearchPage> {
-    const where = matching(orgId, search.where);
-    const broad = (await estimateRows(this.execute, FILES, where)) >= BROAD_FACTOR * countCap;
-    const ids = broad ? undefined : await this.idsUpTo(where, countCap);
-    const exact = ids !== undefined && ids.length <= countCap;
-    const scope = exact ? sql`f.node_id = any(${textArrayLiteral(ids)}::text[]) and ${matching(orgId, rawSql("TRUE"))}` : where;
-    const rows = await this.execute(keysetPageSql(rawSql("f.*"), FILES, scope, search));
-    return { ...keysetPageRows(rows, search.limit, fsNodeFromRow), total: exact ? ids.length : undefined };
+    const source = {
+      columns: rawSql("f.*"),
+      table: "fs_nodes",
+      alias: "f",
+      joins: DATASET_JOIN,
+      scope: matching(orgId, rawSql("TRUE")), key: `"f"."node_id"`,
+      walkIndex: "fs_nodes_org_created_idx",
+    };
+    const { rows, total } = await matchesFirstPage(this.execute, source, search, countCap, { counted: true });
+    return { ...keysetPageRows(rows, search.limit, fsNodeFromRow), total };
   }
 
   /** The exact number of the org's available files matching `where`. */
@@ -53,13 +40,6 @@ export class FileSearchStore implements FileSearchRepository {
     const query = sql`select count(*) as total from ${FILES} where ${matching(orgId, where)}`;
     const rows = await this.em.execute<{ total: string }[]>(query.sql, [...query.params]);
     return Number(rows[0]!.total);
-  }
-
-  /** The ids of the matches if at most `cap`, else of `cap + 1` of them: stopping there bounds the work. */
-  private async idsUpTo(where: SqlFragment, cap: number): Promise<string[]> {
-    const query = sql`select f.node_id from ${FILES} where ${where} limit ${cap + 1}`;
-    const rows = await this.em.execute<{ node_id: string }[]>(query.sql, [...query.params]);
-    return rows.map((r) => r.node_id);
   }
 }
 

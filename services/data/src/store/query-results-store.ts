@@ -1,8 +1,19 @@
-import { keysetPageRows, keysetPageSql, rawSql, sql, type EntityManager, type KeysetPageRows, type KeysetSearch, type SqlFragment } from "@hangar/shared";
+import {
+  COUNT_CAP,
+  keysetPageRows,
+  matchesFirstPage,
+  rawSql,
+  sql,
+  type EntityManager,
+  type KeysetPageRows,
+  type KeysetSearch,
+  type SearchSource,
+  type SqlFragment,
+} from "@hangar/shared";
 import { viewsOf } from "../domain/topic-use-cases";
 import type { QueryResultRow, QueryResultsRepository } from "../domain/saved-queries";
 import type { CountedField, ValueCountsResult } from "../domain/value-counts";
-import type { QueryTargetName } from "../domain/query-targets";
+import { TARGETS, type QueryTargetName } from "../domain/query-targets";
 import { Collection } from "./collection-entities";
 import { deviceFromRow } from "./device-entities";
 import { Dataset } from "./entities";
@@ -18,25 +29,36 @@ const TOPIC_OWNERS = `left join fs_nodes f on f.node_id = t.association_id
   left join datasets d on d.dataset_id = coalesce(f.association_id, t.association_id) and d.org_id = t.org_id`;
 
 /** Per target: the rows searched (aliases as query-targets.ts's catalogs use them) and the org and liveness filter. */
-const SOURCES: Readonly<Record<QueryTargetName, { select: string; from: string; scope: (orgId: string) => SqlFragment }>> = {
-  collections: { select: "c.*", from: "collections c", scope: (orgId) => sql`c.org_id = ${orgId}` },
-  datasets: { select: "d.*", from: "datasets d", scope: (orgId) => sql`d.org_id = ${orgId}` },
-  devices: { select: "dv.*", from: "devices dv", scope: (orgId) => sql`dv.org_id = ${orgId}` },
+const SOURCES: Readonly<Record<QueryTargetName, { table: string; alias: string; joins?: string; scope: (orgId: string) => SqlFragment }>> = {
+  collections: { table: "collections", alias: "c", scope: (orgId) => sql`c.org_id = ${orgId}` },
+  datasets: { table: "datasets", alias: "d", scope: (orgId) => sql`d.org_id = ${orgId}` },
+  devices: { table: "devices", alias: "dv", scope: (orgId) => sql`dv.org_id = ${orgId}` },
   files: {
-    select: "f.*",
-    from: "fs_nodes f left join datasets d on d.dataset_id = f.association_id and d.org_id = f.org_id",
+    table: "fs_nodes",
+    alias: "f",
+    joins: "left join datasets d on d.dataset_id = f.association_id and d.org_id = f.org_id",
     scope: (orgId) => sql`f.org_id = ${orgId} and f.status = 'available' and f.fs_type = 'file' and ${liveAssociationProbe("f")}`,
   },
-  sessions: { select: "s.*", from: "sessions s", scope: (orgId) => sql`s.org_id = ${orgId}` },
-  topics: { select: "t.*", from: `topics t ${TOPIC_OWNERS}`, scope: (orgId) => sql`t.org_id = ${orgId}` },
-  topic_message_paths: { select: "mp.*", from: `message_paths mp join topics t on t.topic_id = mp.topic_id ${TOPIC_OWNERS}`, scope: (orgId) => sql`mp.org_id = ${orgId}` },
-  events: { select: "e.*", from: "robot_events e", scope: (orgId) => sql`e.org_id = ${orgId}` },
+  sessions: { table: "sessions", alias: "s", scope: (orgId) => sql`s.org_id = ${orgId}` },
+  topics: { table: "topics", alias: "t", joins: TOPIC_OWNERS, scope: (orgId) => sql`t.org_id = ${orgId}` },
+  topic_message_paths: { table: "message_paths", alias: "mp", joins: `join topics t on t.topic_id = mp.topic_id ${TOPIC_OWNERS}`, scope: (orgId) => sql`mp.org_id = ${orgId}` },
+  events: { table: "robot_events", alias: "e", scope: (orgId) => sql`e.org_id = ${orgId}` },
 };
 
-/** The one statement that reads a page of a query's results (also run directly by bench/search.mjs). */
-export function queryPageSql(target: QueryTargetName, orgId: string, search: KeysetSearch): SqlFragment {
-  const source = SOURCES[target];
-  return keysetPageSql(rawSql(source.select), rawSql(source.from), sql`${source.scope(orgId)} and (${search.where})`, search);
+/**
+ * The rows a query of `target` reads in the org, as the shared engine's matchesFirstPage takes them
+ * (also run directly by bench/search.mjs and bench/topics.mjs).
+ */
+export function querySource(target: QueryTargetName, orgId: string): SearchSource {
+  const { table, alias, joins = "", scope } = SOURCES[target];
+  // Every searchable table has its (org_id, created, key) index under this name (see the migrations).
+  return { columns: rawSql(`${alias}.*`), table, alias, joins, scope: scope(orgId), key: TARGETS[target].tieBreaker, walkIndex: `${table}_org_created_idx` };
+}
+
+/** The FROM list of a query of `target`. */
+function fromOf(target: QueryTargetName): SqlFragment {
+  const { table, alias, joins = "" } = SOURCES[target];
+  return rawSql(`${table} ${alias} ${joins}`);
 }
 
 /**
@@ -49,15 +71,19 @@ export class QueryResultsStore implements QueryResultsRepository {
 
   private readonly execute = (query: SqlFragment): Promise<Record<string, unknown>[]> => this.em.execute(query.sql, [...query.params]);
 
+  /**
+   * A page of results, planned by matchesFirstPage: a query PostgreSQL expects to match broadly
+   * reads its page in sort order; any other finds its matches' ids first (up to COUNT_CAP) and
+   * sorts only them, so a query whose conditions never meet costs its matches, not the org.
+   */
   async page(target: QueryTargetName, orgId: string, search: KeysetSearch): Promise<KeysetPageRows<QueryResultRow>> {
-    const rows = await this.execute(queryPageSql(target, orgId, search));
+    const { rows } = await matchesFirstPage(this.execute, querySource(target, orgId), search, COUNT_CAP, { counted: false });
     const page = keysetPageRows(rows, search.limit, (row) => row);
     return { ...page, rows: await this.hydrate(target, page.rows) };
   }
 
   async count(target: QueryTargetName, orgId: string, where: SqlFragment): Promise<number> {
-    const source = SOURCES[target];
-    const rows = await this.execute(sql`select count(*)::text as n from ${rawSql(source.from)} where ${source.scope(orgId)} and (${where})`);
+    const rows = await this.execute(sql`select count(*)::text as n from ${fromOf(target)} where ${SOURCES[target].scope(orgId)} and (${where})`);
     return Number(rows[0]?.["n"] ?? 0);
   }
 
@@ -67,13 +93,12 @@ export class QueryResultsStore implements QueryResultsRepository {
    * most common first and ties in ascending order, each with its earliest and latest time.
    */
   async valueCounts(target: QueryTargetName, orgId: string, where: SqlFragment, counted: CountedField, limit: number): Promise<ValueCountsResult> {
-    const source = SOURCES[target];
     const elements = counted.list
       ? sql` cross join lateral unnest(case when cardinality(${counted.list}) > 0 then ${counted.list} else array[null]::text[] end) as vc(element)`
       : rawSql("");
     const rows = await this.execute(sql`with m as materialized (
         select ${counted.key} as id, ${counted.value} as v, ${counted.time ?? rawSql("null::int")} as t
-        from ${rawSql(source.from)}${elements} where ${source.scope(orgId)} and (${where}))
+        from ${fromOf(target)}${elements} where ${SOURCES[target].scope(orgId)} and (${where}))
       select (select count(distinct id) from m)::text as matched,
         (select count(distinct id) from m where v is null)::text as without_value,
         (select count(distinct v) from m)::text as distinct_values,

@@ -40,3 +40,4 @@ export { conditionOfValue, planSearch, type QuerySpecInput, type SearchPlan, typ
 export { isDecimalString, normalizeIsoTimestamp, parseIsoTimestamp } from "./value-formats";
 export { MAX_PATTERN_CHARS, MAX_PATTERN_WILDCARDS, globToRegex, matchesAnyGlob } from "./glob";
 export { COUNT_CAP, countUpTo, estimateRows, keysetPageRows, keysetPageSql, type KeysetPageRows, type KeysetSearch } from "./keyset-page-rows";
+export { matchesFirstPage, WALK_ROWS, type ExecuteSql, type MatchesFirstPage, type SearchSource } from "./matches-first-page";
