@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hangar/data/v1/metric.proto.
  */
 export const file_hangar_data_v1_metric: GenFile = /*@__PURE__*/
-  fileDesc("ChtoYW5nYXIvZGF0YS92MS9tZXRyaWMucHJvdG8SDmhhbmdhci5kYXRhLnYxIo0CChBNZXRyaWNEZWZpbml0aW9uEhEKCW1ldHJpY19pZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEisKB2NyZWF0ZWQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmNyZWF0ZWRfYnkYBiABKAkSLAoIbW9kaWZpZWQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC21vZGlmaWVkX2J5GAggASgJEhEKBHVuaXQYCSABKAlIAYgBAUIOCgxfZGVzY3JpcHRpb25CBwoFX3VuaXQi/gIKC01ldHJpY1ZhbHVlEhEKCW1ldHJpY19pZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRISCgpzZXNzaW9uX2lkGAQgASgJEh0KEG1pbl90aW1lc3RhbXBfbnMYBSABKANIAIgBARIdChBtYXhfdGltZXN0YW1wX25zGAYgASgDSAGIAQESDQoFdmFsdWUYByABKAESFgoJZGV2aWNlX2lkGAggASgJSAKIAQESGgoNaW52b2NhdGlvbl9pZBgJIAEoCUgDiAEBEhQKDHB1Ymxpc2hlZF9ieRgKIAEoCRItCglwdWJsaXNoZWQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKBHVuaXQYDCABKAlIBIgBAUITChFfbWluX3RpbWVzdGFtcF9uc0ITChFfbWF4X3RpbWVzdGFtcF9uc0IMCgpfZGV2aWNlX2lkQhAKDl9pbnZvY2F0aW9uX2lkQgcKBV91bml0IoYBChNDcmVhdGVNZXRyaWNSZXF1ZXN0EhgKBG5hbWUYASABKAlCCuBBAsLzGAMIgAISIQoLZGVzY3JpcHRpb24YAiABKAlCB8LzGAMIkE5IAIgBARIZCgR1bml0GAMgASgJQgbC8xgCCD9IAYgBAUIOCgxfZGVzY3JpcHRpb25CBwoFX3VuaXQiSAoUQ3JlYXRlTWV0cmljUmVzcG9uc2USMAoGbWV0cmljGAEgASgLMiAuaGFuZ2FyLmRhdGEudjEuTWV0cmljRGVmaW5pdGlvbiIvChBHZXRNZXRyaWNSZXF1ZXN0EhsKBG5hbWUYASABKAlCDeBBAsLzGAYI6AcY0A8iRQoRR2V0TWV0cmljUmVzcG9uc2USMAoGbWV0cmljGAEgASgLMiAuaGFuZ2FyLmRhdGEudjEuTWV0cmljRGVmaW5pdGlvbiKhAQoTVXBkYXRlTWV0cmljUmVxdWVzdBIbCgRuYW1lGAEgASgJQg3gQQLC8xgGCOgHGNAPEjoKC2Rlc2NyaXB0aW9uGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlQg3C8xgJCJBOGICABCAgEjEKBHVuaXQYAyABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCC8LzGAcIPxiAAiABIkgKFFVwZGF0ZU1ldHJpY1Jlc3BvbnNlEjAKBm1ldHJpYxgBIAEoCzIgLmhhbmdhci5kYXRhLnYxLk1ldHJpY0RlZmluaXRpb24iMgoTRGVsZXRlTWV0cmljUmVxdWVzdBIbCgRuYW1lGAEgASgJQg3gQQLC8xgGCOgHGNAPIhYKFERlbGV0ZU1ldHJpY1Jlc3BvbnNlImMKEkxpc3RNZXRyaWNzUmVxdWVzdBIgCgpwYWdlX3Rva2VuGAEgASgJQgfC8xgDCJBOSACIAQESEgoFbGltaXQYAiABKANIAYgBAUINCgtfcGFnZV90b2tlbkIICgZfbGltaXQimAEKE0xpc3RNZXRyaWNzUmVzcG9uc2USLwoFaXRlbXMYASADKAsyIC5oYW5nYXIuZGF0YS52MS5NZXRyaWNEZWZpbml0aW9uEhcKCm5leHRfdG9rZW4YAiABKAlIAIgBARIYCgt0b3RhbF9jb3VudBgDIAEoA0gBiAEBQg0KC19uZXh0X3Rva2VuQg4KDF90b3RhbF9jb3VudCJFCgtNZXRyaWNFbnRyeRIYCgRuYW1lGAEgASgJQgrC8xgGCOgHGNAPEhIKBXZhbHVlGAIgASgBSACIAQFCCAoGX3ZhbHVlIq0BChVQdWJsaXNoTWV0cmljc1JlcXVlc3QSIQoKc2Vzc2lvbl9pZBgBIAEoCUIN4EECwvMYBgjoBxjQDxI3CglkZXZpY2VfaWQYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCDMLzGAgI6AcY0A8gARI4CgdtZXRyaWNzGAMgAygLMhsuaGFuZ2FyLmRhdGEudjEuTWV0cmljRW50cnlCCuBBAsLzGAMQ6AciNAoVUHVibGlzaE1ldHJpY3NGYWlsdXJlEgwKBG5hbWUYASABKAkSDQoFZXJyb3IYAiABKAkibwoVUHVibGlzaGVkTWV0cmljUmVzdWx0EikKBGRhdGEYASABKAsyGy5oYW5nYXIuZGF0YS52MS5NZXRyaWNWYWx1ZRIrCgVlcnJvchgCIAEoCzIcLmhhbmdhci5jb21tb24udjEuQmF0Y2hFcnJvciK5AQoWUHVibGlzaE1ldHJpY3NSZXNwb25zZRIuCglzdWNjZWVkZWQYASADKAsyGy5oYW5nYXIuZGF0YS52MS5NZXRyaWNWYWx1ZRI1CgZmYWlsZWQYAiADKAsyJS5oYW5nYXIuZGF0YS52MS5QdWJsaXNoTWV0cmljc0ZhaWx1cmUSOAoJcmVzcG9uc2VzGAMgAygLMiUuaGFuZ2FyLmRhdGEudjEuUHVibGlzaGVkTWV0cmljUmVzdWx0IqwFChdBZ2dyZWdhdGVNZXRyaWNzUmVxdWVzdBIbCgRuYW1lGAEgASgJQg3gQQLC8xgGCOgHGNAPEhkKBnBlcmlvZBgCIAEoCUIJ4EECwvMYAghkEh4KC2FnZ3JlZ2F0aW9uGAMgASgJQgngQQLC8xgCCGQSGgoNc3RhcnRfdGltZV9ucxgEIAEoA0ID4EECEhgKC2VuZF90aW1lX25zGAUgASgDQgPgQQISIAoLdGltZV9maWx0ZXIYBiABKAlCBsLzGAIIZEgAiAEBEkEKEmluY2x1ZGVfZGV2aWNlX2lkcxgHIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUINwvMYCQjoBxiAiXogAhJCChNpbmNsdWRlX3Nlc3Npb25faWRzGAggASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlQg3C8xgJCOgHGICJeiACEkUKFmluY2x1ZGVfaW52b2NhdGlvbl9pZHMYCSABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCDcLzGAkI6AcYgIl6IAISOAoJY29uZGl0aW9uGAogASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlQg3C8xgJCJBOGICABCAgEh4KCGdyb3VwX2J5GAsgASgJQgfC8xgDCOgHSAGIAQESIwoWd2lkZW5fdG9fd2hvbGVfcGVyaW9kcxgMIAEoCEgCiAEBEh4KCXRpbWVfem9uZRgNIAEoCUIGwvMYAghkSAOIAQESHwoKd2Vla19zdGFydBgOIAEoCUIGwvMYAghkSASIAQFCDgoMX3RpbWVfZmlsdGVyQgsKCV9ncm91cF9ieUIZChdfd2lkZW5fdG9fd2hvbGVfcGVyaW9kc0IMCgpfdGltZV96b25lQg0KC193ZWVrX3N0YXJ0IrcBCg9NZXRyaWNBZ2dyZWdhdGUSEQoJbWV0cmljX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSDgoGcGVyaW9kGAMgASgJEhIKCnN0YXJ0X3RpbWUYBCABKAMSEAoIZW5kX3RpbWUYBSABKAMSDQoFdG90YWwYBiABKAMSDQoFdmFsdWUYByABKAESEwoLYWdncmVnYXRpb24YCCABKAkSEQoEdW5pdBgJIAEoCUgAiAEBQgcKBV91bml0ImEKGEFnZ3JlZ2F0ZU1ldHJpY3NSZXNwb25zZRITCgthZ2dyZWdhdGlvbhgBIAEoCRIwCgdyZWNvcmRzGAIgAygLMh8uaGFuZ2FyLmRhdGEudjEuTWV0cmljQWdncmVnYXRlIr8FChhRdWVyeU1ldHJpY1ZhbHVlc1JlcXVlc3QSGwoEbmFtZRgBIAEoCUIN4EECwvMYBgjoBxjQDxIgCgt0aW1lX2ZpbHRlchgCIAEoCUIGwvMYAghkSACIAQESGgoNc3RhcnRfdGltZV9ucxgDIAEoA0gBiAEBEhgKC2VuZF90aW1lX25zGAQgASgDSAKIAQESGAoLbWF4X3Jlc3VsdHMYBSABKANIA4gBARJBChJpbmNsdWRlX2RldmljZV9pZHMYBiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCDcLzGAkI6AcYgIl6IAISQgoTaW5jbHVkZV9zZXNzaW9uX2lkcxgHIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUINwvMYCQjoBxiAiXogAhJFChZpbmNsdWRlX2ludm9jYXRpb25faWRzGAggASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlQg3C8xgJCOgHGICJeiACEiAKCnBhZ2VfdG9rZW4YCSABKAlCB8LzGAMIkE5IBIgBARIZCgVuYW1lcxgKIAMoCUIKwvMYBgjoBxDoBxIdCgdzb3J0X2J5GAsgASgJQgfC8xgDCOgHSAWIAQESFwoKZGVzY2VuZGluZxgMIAEoCEgGiAEBEjgKCWNvbmRpdGlvbhgNIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUINwvMYCQiQThiAgAQgIBIeCghncm91cF9ieRgOIAEoCUIHwvMYAwjoB0gHiAEBQg4KDF90aW1lX2ZpbHRlckIQCg5fc3RhcnRfdGltZV9uc0IOCgxfZW5kX3RpbWVfbnNCDgoMX21heF9yZXN1bHRzQg0KC19wYWdlX3Rva2VuQgoKCF9zb3J0X2J5Qg0KC19kZXNjZW5kaW5nQgsKCV9ncm91cF9ieSKZAQoZUXVlcnlNZXRyaWNWYWx1ZXNSZXNwb25zZRIqCgVpdGVtcxgBIAMoCzIbLmhhbmdhci5kYXRhLnYxLk1ldHJpY1ZhbHVlEhcKCm5leHRfdG9rZW4YAiABKAlIAIgBARIYCgt0b3RhbF9jb3VudBgDIAEoA0gBiAEBQg0KC19uZXh0X3Rva2VuQg4KDF90b3RhbF9jb3VudCJcChlMaXN0U2Vzc2lvbk1ldHJpY3NSZXF1ZXN0EiEKCnNlc3Npb25faWQYASABKAlCDeBBAsLzGAYI6AcY0A8SEgoFbGltaXQYAiABKANIAIgBAUIICgZfbGltaXQiSQoaTGlzdFNlc3Npb25NZXRyaWNzUmVzcG9uc2USKwoGdmFsdWVzGAEgAygLMhsuaGFuZ2FyLmRhdGEudjEuTWV0cmljVmFsdWViBnByb3RvMw", [file_google_api_field_behavior, file_google_protobuf_struct, file_google_protobuf_timestamp, file_hangar_common_v1_common, file_hangar_common_v1_limits]);
+  fileDesc("ChtoYW5nYXIvZGF0YS92MS9tZXRyaWMucHJvdG8SDmhhbmdhci5kYXRhLnYxIo0CChBNZXRyaWNEZWZpbml0aW9uEhEKCW1ldHJpY19pZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEisKB2NyZWF0ZWQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmNyZWF0ZWRfYnkYBiABKAkSLAoIbW9kaWZpZWQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC21vZGlmaWVkX2J5GAggASgJEhEKBHVuaXQYCSABKAlIAYgBAUIOCgxfZGVzY3JpcHRpb25CBwoFX3VuaXQinAQKC01ldHJpY1ZhbHVlEhEKCW1ldHJpY19pZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRISCgpzZXNzaW9uX2lkGAQgASgJEh0KEG1pbl90aW1lc3RhbXBfbnMYBSABKANIAIgBARIdChBtYXhfdGltZXN0YW1wX25zGAYgASgDSAGIAQESDQoFdmFsdWUYByABKAESFgoJZGV2aWNlX2lkGAggASgJSAKIAQESGgoNaW52b2NhdGlvbl9pZBgJIAEoCUgDiAEBEhQKDHB1Ymxpc2hlZF9ieRgKIAEoCRItCglwdWJsaXNoZWQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKBHVuaXQYDCABKAlIBIgBARIWCglncm91cF9rZXkYDSABKAlIBYgBARIiChVzZXNzaW9uX3N0YXJ0X3RpbWVfbnMYDiABKANIBogBARIgChNzZXNzaW9uX2VuZF90aW1lX25zGA8gASgDSAeIAQFCEwoRX21pbl90aW1lc3RhbXBfbnNCEwoRX21heF90aW1lc3RhbXBfbnNCDAoKX2RldmljZV9pZEIQCg5faW52b2NhdGlvbl9pZEIHCgVfdW5pdEIMCgpfZ3JvdXBfa2V5QhgKFl9zZXNzaW9uX3N0YXJ0X3RpbWVfbnNCFgoUX3Nlc3Npb25fZW5kX3RpbWVfbnMihgEKE0NyZWF0ZU1ldHJpY1JlcXVlc3QSGAoEbmFtZRgBIAEoCUIK4EECwvMYAwiAAhIhCgtkZXNjcmlwdGlvbhgCIAEoCUIHwvMYAwiQTkgAiAEBEhkKBHVuaXQYAyABKAlCBsLzGAIIP0gBiAEBQg4KDF9kZXNjcmlwdGlvbkIHCgVfdW5pdCJIChRDcmVhdGVNZXRyaWNSZXNwb25zZRIwCgZtZXRyaWMYASABKAsyIC5oYW5nYXIuZGF0YS52MS5NZXRyaWNEZWZpbml0aW9uIi8KEEdldE1ldHJpY1JlcXVlc3QSGwoEbmFtZRgBIAEoCUIN4EECwvMYBgjoBxjQDyJFChFHZXRNZXRyaWNSZXNwb25zZRIwCgZtZXRyaWMYASABKAsyIC5oYW5nYXIuZGF0YS52MS5NZXRyaWNEZWZpbml0aW9uIqEBChNVcGRhdGVNZXRyaWNSZXF1ZXN0EhsKBG5hbWUYASABKAlCDeBBAsLzGAYI6AcY0A8SOgoLZGVzY3JpcHRpb24YAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCDcLzGAkIkE4YgIAEICASMQoEdW5pdBgDIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUILwvMYBwg/GIACIAEiSAoUVXBkYXRlTWV0cmljUmVzcG9uc2USMAoGbWV0cmljGAEgASgLMiAuaGFuZ2FyLmRhdGEudjEuTWV0cmljRGVmaW5pdGlvbiIyChNEZWxldGVNZXRyaWNSZXF1ZXN0EhsKBG5hbWUYASABKAlCDeBBAsLzGAYI6AcY0A8iFgoURGVsZXRlTWV0cmljUmVzcG9uc2UiYwoSTGlzdE1ldHJpY3NSZXF1ZXN0EiAKCnBhZ2VfdG9rZW4YASABKAlCB8LzGAMIkE5IAIgBARISCgVsaW1pdBgCIAEoA0gBiAEBQg0KC19wYWdlX3Rva2VuQggKBl9saW1pdCKYAQoTTGlzdE1ldHJpY3NSZXNwb25zZRIvCgVpdGVtcxgBIAMoCzIgLmhhbmdhci5kYXRhLnYxLk1ldHJpY0RlZmluaXRpb24SFwoKbmV4dF90b2tlbhgCIAEoCUgAiAEBEhgKC3RvdGFsX2NvdW50GAMgASgDSAGIAQFCDQoLX25leHRfdG9rZW5CDgoMX3RvdGFsX2NvdW50IkUKC01ldHJpY0VudHJ5EhgKBG5hbWUYASABKAlCCsLzGAYI6AcY0A8SEgoFdmFsdWUYAiABKAFIAIgBAUIICgZfdmFsdWUirQEKFVB1Ymxpc2hNZXRyaWNzUmVxdWVzdBIhCgpzZXNzaW9uX2lkGAEgASgJQg3gQQLC8xgGCOgHGNAPEjcKCWRldmljZV9pZBgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUIMwvMYCAjoBxjQDyABEjgKB21ldHJpY3MYAyADKAsyGy5oYW5nYXIuZGF0YS52MS5NZXRyaWNFbnRyeUIK4EECwvMYAxDoByI0ChVQdWJsaXNoTWV0cmljc0ZhaWx1cmUSDAoEbmFtZRgBIAEoCRINCgVlcnJvchgCIAEoCSJvChVQdWJsaXNoZWRNZXRyaWNSZXN1bHQSKQoEZGF0YRgBIAEoCzIbLmhhbmdhci5kYXRhLnYxLk1ldHJpY1ZhbHVlEisKBWVycm9yGAIgASgLMhwuaGFuZ2FyLmNvbW1vbi52MS5CYXRjaEVycm9yIrkBChZQdWJsaXNoTWV0cmljc1Jlc3BvbnNlEi4KCXN1Y2NlZWRlZBgBIAMoCzIbLmhhbmdhci5kYXRhLnYxLk1ldHJpY1ZhbHVlEjUKBmZhaWxlZBgCIAMoCzIlLmhhbmdhci5kYXRhLnYxLlB1Ymxpc2hNZXRyaWNzRmFpbHVyZRI4CglyZXNwb25zZXMYAyADKAsyJS5oYW5nYXIuZGF0YS52MS5QdWJsaXNoZWRNZXRyaWNSZXN1bHQirAUKF0FnZ3JlZ2F0ZU1ldHJpY3NSZXF1ZXN0EhsKBG5hbWUYASABKAlCDeBBAsLzGAYI6AcY0A8SGQoGcGVyaW9kGAIgASgJQgngQQLC8xgCCGQSHgoLYWdncmVnYXRpb24YAyABKAlCCeBBAsLzGAIIZBIaCg1zdGFydF90aW1lX25zGAQgASgDQgPgQQISGAoLZW5kX3RpbWVfbnMYBSABKANCA+BBAhIgCgt0aW1lX2ZpbHRlchgGIAEoCUIGwvMYAghkSACIAQESQQoSaW5jbHVkZV9kZXZpY2VfaWRzGAcgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlQg3C8xgJCOgHGICJeiACEkIKE2luY2x1ZGVfc2Vzc2lvbl9pZHMYCCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCDcLzGAkI6AcYgIl6IAISRQoWaW5jbHVkZV9pbnZvY2F0aW9uX2lkcxgJIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUINwvMYCQjoBxiAiXogAhI4Cgljb25kaXRpb24YCiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCDcLzGAkIkE4YgIAEICASHgoIZ3JvdXBfYnkYCyABKAlCB8LzGAMI6AdIAYgBARIjChZ3aWRlbl90b193aG9sZV9wZXJpb2RzGAwgASgISAKIAQESHgoJdGltZV96b25lGA0gASgJQgbC8xgCCGRIA4gBARIfCgp3ZWVrX3N0YXJ0GA4gASgJQgbC8xgCCGRIBIgBAUIOCgxfdGltZV9maWx0ZXJCCwoJX2dyb3VwX2J5QhkKF193aWRlbl90b193aG9sZV9wZXJpb2RzQgwKCl90aW1lX3pvbmVCDQoLX3dlZWtfc3RhcnQi3QEKD01ldHJpY0FnZ3JlZ2F0ZRIRCgltZXRyaWNfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZwZXJpb2QYAyABKAkSEgoKc3RhcnRfdGltZRgEIAEoAxIQCghlbmRfdGltZRgFIAEoAxINCgV0b3RhbBgGIAEoAxINCgV2YWx1ZRgHIAEoARITCgthZ2dyZWdhdGlvbhgIIAEoCRIRCgR1bml0GAkgASgJSACIAQESFgoJZ3JvdXBfa2V5GAogASgJSAGIAQFCBwoFX3VuaXRCDAoKX2dyb3VwX2tleSKnAQoYQWdncmVnYXRlTWV0cmljc1Jlc3BvbnNlEhMKC2FnZ3JlZ2F0aW9uGAEgASgJEjAKB3JlY29yZHMYAiADKAsyHy5oYW5nYXIuZGF0YS52MS5NZXRyaWNBZ2dyZWdhdGUSGQoMdG90YWxfZ3JvdXBzGAMgASgDSACIAQESGAoQZ3JvdXBzX3RydW5jYXRlZBgEIAEoCEIPCg1fdG90YWxfZ3JvdXBzIrsFChhRdWVyeU1ldHJpY1ZhbHVlc1JlcXVlc3QSGAoEbmFtZRgBIAEoCUIKwvMYBgjoBxjQDxIgCgt0aW1lX2ZpbHRlchgCIAEoCUIGwvMYAghkSACIAQESGgoNc3RhcnRfdGltZV9ucxgDIAEoA0gBiAEBEhgKC2VuZF90aW1lX25zGAQgASgDSAKIAQESGAoLbWF4X3Jlc3VsdHMYBSABKANIA4gBARJBChJpbmNsdWRlX2RldmljZV9pZHMYBiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCDcLzGAkI6AcYgIl6IAISQgoTaW5jbHVkZV9zZXNzaW9uX2lkcxgHIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUINwvMYCQjoBxiAiXogAhJFChZpbmNsdWRlX2ludm9jYXRpb25faWRzGAggASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlQg3C8xgJCOgHGICJeiACEiAKCnBhZ2VfdG9rZW4YCSABKAlCB8LzGAMIkE5IBIgBARIYCgVuYW1lcxgKIAMoCUIJwvMYBQjoBxBkEh0KB3NvcnRfYnkYCyABKAlCB8LzGAMI6AdIBYgBARIXCgpkZXNjZW5kaW5nGAwgASgISAaIAQESOAoJY29uZGl0aW9uGA0gASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlQg3C8xgJCJBOGICABCAgEh4KCGdyb3VwX2J5GA4gASgJQgfC8xgDCOgHSAeIAQFCDgoMX3RpbWVfZmlsdGVyQhAKDl9zdGFydF90aW1lX25zQg4KDF9lbmRfdGltZV9uc0IOCgxfbWF4X3Jlc3VsdHNCDQoLX3BhZ2VfdG9rZW5CCgoIX3NvcnRfYnlCDQoLX2Rlc2NlbmRpbmdCCwoJX2dyb3VwX2J5It8BChlRdWVyeU1ldHJpY1ZhbHVlc1Jlc3BvbnNlEioKBWl0ZW1zGAEgAygLMhsuaGFuZ2FyLmRhdGEudjEuTWV0cmljVmFsdWUSFwoKbmV4dF90b2tlbhgCIAEoCUgAiAEBEhgKC3RvdGFsX2NvdW50GAMgASgDSAGIAQESGQoMdG90YWxfZ3JvdXBzGAQgASgDSAKIAQESGAoQZ3JvdXBzX3RydW5jYXRlZBgFIAEoCEINCgtfbmV4dF90b2tlbkIOCgxfdG90YWxfY291bnRCDwoNX3RvdGFsX2dyb3VwcyJcChlMaXN0U2Vzc2lvbk1ldHJpY3NSZXF1ZXN0EiEKCnNlc3Npb25faWQYASABKAlCDeBBAsLzGAYI6AcY0A8SEgoFbGltaXQYAiABKANIAIgBAUIICgZfbGltaXQiSQoaTGlzdFNlc3Npb25NZXRyaWNzUmVzcG9uc2USKwoGdmFsdWVzGAEgAygLMhsuaGFuZ2FyLmRhdGEudjEuTWV0cmljVmFsdWViBnByb3RvMw", [file_google_api_field_behavior, file_google_protobuf_struct, file_google_protobuf_timestamp, file_hangar_common_v1_common, file_hangar_common_v1_limits]);
 
 /**
  * MetricDefinition names a number an org tracks over sessions (`cpu.usage_max`). Publishing a
@@ -149,6 +149,27 @@ export type MetricValue = Message<"hangar.data.v1.MetricValue"> & {
    * @generated from field: optional string unit = 12;
    */
   unit?: string | undefined;
+
+  /**
+   * The value of the request's `group_by` field this value carries, as text (null when ungrouped
+   * or when the value carries none).
+   *
+   * @generated from field: optional string group_key = 13;
+   */
+  groupKey?: string | undefined;
+
+  /**
+   * The times `time_filter: start_time` / `end_time` place the value at: its session's bounds
+   * (null while the session has none, and such a value is in no window).
+   *
+   * @generated from field: optional int64 session_start_time_ns = 14;
+   */
+  sessionStartTimeNs?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 session_end_time_ns = 15;
+   */
+  sessionEndTimeNs?: bigint | undefined;
 };
 
 /**
@@ -582,10 +603,13 @@ export type AggregateMetricsRequest = Message<"hangar.data.v1.AggregateMetricsRe
   includeInvocationIds?: Value | undefined;
 
   /**
-   * SDK 0.62 sends the fields below. `week_start` (`monday`, the default, to `sunday`) starts the
-   * weekly periods on that day; `time_zone` (an IANA name, default `UTC`) is the zone whose
-   * midnights bound the periods. Of the others only the defaults are served so far (null, null,
-   * true); any other value is a 400 naming the field rather than an answer that ignores it.
+   * SDK 0.62 sends the fields below. `condition` narrows the aggregated values (the fields it may
+   * name: README, Metrics); `group_by` (`device.device_id`, `session.custom.<name>`,
+   * `device.custom.<name>`) splits each period by that field's value, at most 100 named groups;
+   * `widen_to_whole_periods` (default true) false aggregates only the values inside the window
+   * (the records still carry whole-period bounds). `week_start` (`monday`, the default, to
+   * `sunday`) starts the weekly periods on that day; `time_zone` (an IANA name, default `UTC`) is
+   * the zone whose midnights bound the periods.
    *
    * @generated from field: google.protobuf.Value condition = 10;
    */
@@ -672,6 +696,14 @@ export type MetricAggregate = Message<"hangar.data.v1.MetricAggregate"> & {
    * @generated from field: optional string unit = 9;
    */
   unit?: string | undefined;
+
+  /**
+   * The `group_by` value this record aggregates (null when ungrouped, and for the group of values
+   * that carry none).
+   *
+   * @generated from field: optional string group_key = 10;
+   */
+  groupKey?: string | undefined;
 };
 
 /**
@@ -682,7 +714,10 @@ export const MetricAggregateSchema: GenMessage<MetricAggregate> = /*@__PURE__*/
   messageDesc(file_hangar_data_v1_metric, 18);
 
 /**
- * AggregateMetricsResponse lists the periods that hold values, oldest first.
+ * AggregateMetricsResponse lists the periods that hold values, oldest first (under `group_by`, one
+ * record per period and group). `total_groups` counts the named groups with values in the
+ * returned periods (null when ungrouped); `groups_truncated` says more than 100 had them and only
+ * the 100 with the most values in the requested window came back (and the null group).
  *
  * @generated from message hangar.data.v1.AggregateMetricsResponse
  */
@@ -696,6 +731,16 @@ export type AggregateMetricsResponse = Message<"hangar.data.v1.AggregateMetricsR
    * @generated from field: repeated hangar.data.v1.MetricAggregate records = 2;
    */
   records: MetricAggregate[];
+
+  /**
+   * @generated from field: optional int64 total_groups = 3;
+   */
+  totalGroups?: bigint | undefined;
+
+  /**
+   * @generated from field: bool groups_truncated = 4;
+   */
+  groupsTruncated: boolean;
 };
 
 /**
@@ -706,9 +751,10 @@ export const AggregateMetricsResponseSchema: GenMessage<AggregateMetricsResponse
   messageDesc(file_hangar_data_v1_metric, 19);
 
 /**
- * QueryMetricValuesRequest pages through a metric's values, oldest session time first. Without a
- * window every value qualifies (those of sessions without bounds too); with one, a value's time
- * (see AggregateMetricsRequest) must fall in [start_time_ns, end_time_ns).
+ * QueryMetricValuesRequest pages through the values of one metric (`name`) or several (`names`:
+ * exactly one of the two), ordered by `sort_by` (default `time`, the value's session time) and
+ * `descending`. Without a window every value qualifies (those of sessions without bounds too); with
+ * one, a value's time (see AggregateMetricsRequest) must fall in [start_time_ns, end_time_ns).
  *
  * @generated from message hangar.data.v1.QueryMetricValuesRequest
  */
@@ -763,8 +809,10 @@ export type QueryMetricValuesRequest = Message<"hangar.data.v1.QueryMetricValues
   pageToken?: string | undefined;
 
   /**
-   * SDK 0.62 sends the fields below. Only their defaults are served so far (no names beyond `name`,
-   * null, false, null, null); any other value is a 400 naming the field rather than an answer that ignores it.
+   * SDK 0.62 sends the fields below: `names` (1 to 100 distinct names), `sort_by` (`time`, `value`,
+   * `published`, `device_id`, `session_id`, `invocation_id`, `group_key`), `descending`,
+   * `condition` and `group_by` as on AggregateMetricsRequest (`group_by` adds `group_key` to each
+   * value and keeps the values of at most 100 named groups).
    *
    * @generated from field: repeated string names = 10;
    */
@@ -799,7 +847,8 @@ export const QueryMetricValuesRequestSchema: GenMessage<QueryMetricValuesRequest
   messageDesc(file_hangar_data_v1_metric, 20);
 
 /**
- * QueryMetricValuesResponse is a page of values.
+ * QueryMetricValuesResponse is a page of values; every page of a grouped query carries the same
+ * `total_groups` and `groups_truncated` (see AggregateMetricsResponse; null and false ungrouped).
  *
  * @generated from message hangar.data.v1.QueryMetricValuesResponse
  */
@@ -818,6 +867,16 @@ export type QueryMetricValuesResponse = Message<"hangar.data.v1.QueryMetricValue
    * @generated from field: optional int64 total_count = 3;
    */
   totalCount?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 total_groups = 4;
+   */
+  totalGroups?: bigint | undefined;
+
+  /**
+   * @generated from field: bool groups_truncated = 5;
+   */
+  groupsTruncated: boolean;
 };
 
 /**
