@@ -1,4 +1,4 @@
-import type { MessageInitShape } from "@bufbuild/protobuf";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, type Value } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import {
@@ -12,9 +12,10 @@ import {
   nullableString,
   planKeysetPage,
   queryFingerprint,
+  type Principal,
   type UnitOfWork,
 } from "@hangar/shared";
-import { MetricDefinitionSchema, MetricValueSchema, type DataService } from "@hangar/shared/proto/data";
+import { MetricDefinitionSchema, MetricValueSchema, PublishMetricsRequestSchema, type DataService, type PublishMetricsRequest } from "@hangar/shared/proto/data";
 import {
   aggregateMetrics,
   createMetric,
@@ -26,7 +27,7 @@ import {
   queryMetricValues,
   updateMetric,
   type MetricRepositories,
-  type PublishOutcome,
+  type PublishRequest,
   type ValueQuery,
 } from "../domain/metric-use-cases";
 import { MAX_QUERY_NAMES, readGroupBy, readMetricCondition, readSortBy } from "../domain/metric-conditions";
@@ -51,7 +52,7 @@ import { pageToProto } from "./device-mappers";
 
 type MetricHandlers = Pick<
   ServiceImpl<typeof DataService>,
-  "publishMetrics" | "aggregateMetrics" | "createMetric" | "getMetric" | "updateMetric" | "deleteMetric" | "listMetrics" | "queryMetricValues" | "listSessionMetrics"
+  "publishMetrics" | "publishMetricsByOutcome" | "aggregateMetrics" | "createMetric" | "getMetric" | "updateMetric" | "deleteMetric" | "listMetrics" | "queryMetricValues" | "listSessionMetrics"
 >;
 
 /** The fields a value query and an aggregation share, as the request messages carry them. */
@@ -72,11 +73,16 @@ interface ValueQueryFields {
 export function createMetricHandlers({ uow }: { uow: UnitOfWork<MetricRepositories> }): MetricHandlers {
   return {
     async publishMetrics(req, ctx) {
-      const caller = callerOf(ctx);
-      const entries = req.metrics.map((entry) => ({ name: entry.name, value: entry.value }));
-      const deviceId = nullableString(setOrUndefined(req.deviceId), "device_id");
-      const outcomes = await publishMetrics(uow, writerOf(caller), { sessionId: req.sessionId, deviceId, invocationId: caller.invocationId ?? null, entries });
-      return publishResponse(outcomes);
+      const outcomes = await publishMetrics(uow, writerOf(callerOf(ctx)), publishRequestOf(req, callerOf(ctx)));
+      return { responses: outcomes.map((o, i) => ("value" in o ? { data: valueToProto(o.value) } : { error: batchErrorOf(invalidArgument(`metrics[${i}]`, o.error)) })) };
+    },
+
+    async publishMetricsByOutcome(req, ctx) {
+      const outcomes = await publishMetrics(uow, writerOf(callerOf(ctx)), publishRequestOf(req.publish ?? create(PublishMetricsRequestSchema), callerOf(ctx)));
+      return {
+        succeeded: outcomes.flatMap((o) => ("value" in o ? [valueToProto(o.value)] : [])),
+        failed: outcomes.flatMap((o) => ("error" in o ? [{ name: o.name, error: o.error }] : [])),
+      };
     },
 
     async aggregateMetrics(req, ctx) {
@@ -150,11 +156,13 @@ export function createMetricHandlers({ uow }: { uow: UnitOfWork<MetricRepositori
   };
 }
 
-function publishResponse(outcomes: PublishOutcome[]) {
-  const succeeded = outcomes.flatMap((o) => ("value" in o ? [valueToProto(o.value)] : []));
-  const failed = outcomes.flatMap((o) => ("error" in o ? [{ name: o.name, error: o.error }] : []));
-  const responses = outcomes.map((o, i) => ("value" in o ? { data: valueToProto(o.value) } : { error: batchErrorOf(invalidArgument(`metrics[${i}]`, o.error)) }));
-  return { succeeded, failed, responses };
+function publishRequestOf(req: PublishMetricsRequest, caller: Principal): PublishRequest {
+  return {
+    sessionId: req.sessionId,
+    deviceId: nullableString(setOrUndefined(req.deviceId), "device_id"),
+    invocationId: caller.invocationId ?? null,
+    entries: req.metrics.map((entry) => ({ name: entry.name, value: entry.value })),
+  };
 }
 
 /** `name` or `names`: exactly one of them, a list of 1 to MAX_QUERY_NAMES distinct valid names (400s naming the field). */
