@@ -228,11 +228,12 @@ const deviceFields = createFieldCatalog({
   jsonColumns: { custom: `"d"."custom_fields"`, metadata: `"d"."metadata"` },
 });
 
-// The collections a value's session is a current member of: some one of them must pass the test.
+// The collections of the value's org that its session is a current member of: some one of them
+// must pass the test.
 const sessionCollections: Relation = {
   key: "collection",
   exists: (test) => sql`exists (select 1 from collection_members cm join collections c on c.collection_id = cm.collection_id
-    where cm.resource_type = 'session' and cm.resource_id = v.session_id and cm.removed_version is null and ${test})`,
+    where cm.resource_type = 'session' and cm.resource_id = v.session_id and cm.removed_version is null and c.org_id = v.org_id and ${test})`,
 };
 
 const collectionFields = createFieldCatalog({
