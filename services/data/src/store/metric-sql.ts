@@ -1,5 +1,6 @@
 import { compileKeysetOrder, compileWhere, createFieldCatalog, rawSql, sql, textArrayLiteral, type FieldCatalog, type FieldRef, type KeysetOrder, type PageCursor, type Relation, type SqlFragment } from "@hangar/shared";
 import { conditionEntityOf, MAX_METRIC_GROUPS, type MetricGroupBy } from "../domain/metric-conditions";
+import { sessionCatalog } from "../domain/session-search";
 import { DAYS_OF_WEEK, type AggregationPeriod, type Bucketing, type DayOfWeek, type MetricValueSelection, type NumericAggregation, type ValueOrder } from "../domain/metrics";
 
 // PostgreSQL's date_trunc unit and the length of one bucket, per period (date_trunc's weeks are ISO
@@ -196,24 +197,19 @@ export function idCondition(column: string, ids: readonly string[] | null | unde
   return sql`${rawSql(column)} = any(${textArrayLiteral([...ids])}::text[])`;
 }
 
-const sessionFields = createFieldCatalog({
+// A session's own fields (session queries' catalog over `sessions s`) and the time fields the SDK
+// documents for metric conditions, with custom fields as `custom.<name>`.
+const sessionTimeFields = createFieldCatalog({
   columns: {
-    session_id: { sql: `"s"."session_id"`, type: "text" },
-    id: { sql: `"s"."session_id"`, type: "text" },
-    name: { sql: `"s"."name"`, type: "text" },
     min_timestamp_ns: { sql: `"s"."min_timestamp_ns"`, type: "number" },
     start_time: { sql: `"s"."min_timestamp_ns"`, type: "number" },
     max_timestamp_ns: { sql: `"s"."max_timestamp_ns"`, type: "number" },
     end_time: { sql: `"s"."max_timestamp_ns"`, type: "number" },
     duration: { sql: `("s"."max_timestamp_ns" - "s"."min_timestamp_ns")`, type: "number" },
-    created: { sql: `"s"."created"`, type: "timestamp" },
-    created_by: { sql: `"s"."created_by"`, type: "text" },
-    modified: { sql: `"s"."modified"`, type: "timestamp" },
-    modified_by: { sql: `"s"."modified_by"`, type: "text" },
-    tags: { sql: `"s"."tags"`, type: "text[]" },
   },
-  jsonColumns: { custom: `"s"."custom_fields"`, metadata: `"s"."metadata"` },
+  jsonColumns: { custom: `"s"."custom_fields"` },
 });
+const sessionFields: FieldCatalog = { resolve: (field) => sessionTimeFields.resolve(field) ?? sessionCatalog.resolve(field) };
 
 const deviceFields = createFieldCatalog({
   columns: {
