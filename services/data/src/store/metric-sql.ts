@@ -58,7 +58,7 @@ function partialsAggregateSql(selection: MetricValueSelection, { period, weekSta
     with bounds as (${bounds}),
     partials as (
       select r.day, r.total, r.sum, r.min, r.max from metric_daily r, bounds b
-      where r.metric_id = any(${textArrayLiteral([...selection.metricIds])}::text[]) and r.kind = ${kind} and r.day >= b.lo_day and r.day < b.hi_day
+      where ${metricCondition("r", selection.metricIds)} and r.kind = ${kind} and r.day >= b.lo_day and r.day < b.hi_day
         and ${idCondition("r.device_id", selection.deviceIds)}
     ),
     buckets as (
@@ -144,7 +144,11 @@ export function valuePageSql(selection: MetricValueSelection, order: ValueOrder,
   return sql`with points as (${points}), ${groupCtes()} ${page(rawSql("points p"), KEPT_GROUP, rawSql("(select count(*) from ranked)"))}`;
 }
 
-// A value query's sort fields over the page's rows `p`; ties go to the session, then the metric.
+/**
+ * A value query's sort fields over the page's rows `p`; ties go to the session, then the metric.
+ * Of one metric the session alone breaks ties, so the index on (metric, time, session) of
+ * migration 0023 serves the default order page by page.
+ */
 function valueKeysetOrder(selection: MetricValueSelection, order: ValueOrder): KeysetOrder {
   const catalog = createFieldCatalog({
     columns: {
@@ -157,16 +161,23 @@ function valueKeysetOrder(selection: MetricValueSelection, order: ValueOrder): K
       group_key: { sql: `"p"."group_key"`, type: "text" },
     },
   });
-  return compileKeysetOrder(order.sortBy, order.descending ? "DESC" : "ASC", catalog, `(("p"."session_id" || '/' || "p"."metric_id") collate "C")`);
+  const tieBreaker = selection.metricIds.length === 1 ? `"p"."session_id"` : `(("p"."session_id" || '/' || "p"."metric_id") collate "C")`;
+  return compileKeysetOrder(order.sortBy, order.descending ? "DESC" : "ASC", catalog, tieBreaker);
 }
 
 /** The WHERE condition of a selection over `metric_values v` (with `s` and `d` when `valueSource` joins them). */
 export function selectionCondition(selection: MetricValueSelection): SqlFragment {
   const time = timeColumn(selection);
   const window = selection.window ? sql`${time} >= ${selection.window.startNs.toString()}::bigint and ${time} < ${selection.window.endNs.toString()}::bigint` : rawSql("true");
-  return sql`v.metric_id = any(${textArrayLiteral([...selection.metricIds])}::text[]) and ${window} and ${idCondition("v.device_id", selection.deviceIds)}
+  return sql`${metricCondition("v", selection.metricIds)} and ${window} and ${idCondition("v.device_id", selection.deviceIds)}
     and ${idCondition("v.session_id", selection.sessionIds)} and ${idCondition("v.invocation_id", selection.invocationIds)}
     and ${compileWhere(selection.condition, METRIC_CONDITION_FIELDS, "condition")}`;
+}
+
+// One metric is an equality, which lets the planner read an index on (metric, ...) in its order.
+function metricCondition(alias: "v" | "r", metricIds: readonly string[]): SqlFragment {
+  const column = rawSql(`${alias}.metric_id`);
+  return metricIds.length === 1 ? sql`${column} = ${metricIds[0]!}` : sql`${column} = any(${textArrayLiteral([...metricIds])}::text[])`;
 }
 
 function timeColumn(selection: MetricValueSelection): SqlFragment {

@@ -20,6 +20,7 @@ import { Migration0019TopicSchemas } from "./0019-topic-schemas";
 import { Migration0020TermSearch } from "./0020-term-search";
 import { Migration0021TopicQueryIndexes } from "./0021-topic-query-indexes";
 import { Migration0022FileIngestable } from "./0022-file-ingestable";
+import { Migration0023MetricsGroups } from "./0023-metrics-groups";
 
 /** The data schema's migrations in the order they apply. */
 export const dataMigrations: MigrationObject[] = [
@@ -44,4 +45,5 @@ export const dataMigrations: MigrationObject[] = [
   { name: "0020-term-search", class: Migration0020TermSearch },
   { name: "0021-topic-query-indexes", class: Migration0021TopicQueryIndexes },
   { name: "0022-file-ingestable", class: Migration0022FileIngestable },
+  { name: "0023-metrics-groups", class: Migration0023MetricsGroups },
 ];
