@@ -166,7 +166,7 @@ function valueKeysetOrder(selection: MetricValueSelection, order: ValueOrder): K
 }
 
 /** The WHERE condition of a selection over `metric_values v` (with `s` and `d` when `valueSource` joins them). */
-export function selectionCondition(selection: MetricValueSelection): SqlFragment {
+function selectionCondition(selection: MetricValueSelection): SqlFragment {
   const time = timeColumn(selection);
   const window = selection.window ? sql`${time} >= ${selection.window.startNs.toString()}::bigint and ${time} < ${selection.window.endNs.toString()}::bigint` : rawSql("true");
   return sql`${metricCondition("v", selection.metricIds)} and ${window} and ${idCondition("v.device_id", selection.deviceIds)}
@@ -202,7 +202,7 @@ function groupKeySql(groupBy: MetricGroupBy | undefined): SqlFragment {
 }
 
 /** The condition of one `include_*_ids` filter on `column` (see IdFilter). */
-export function idCondition(column: string, ids: readonly string[] | null | undefined): SqlFragment {
+function idCondition(column: string, ids: readonly string[] | null | undefined): SqlFragment {
   if (ids === undefined) return rawSql("true");
   if (ids === null) return rawSql(`${column} is null`);
   return sql`${rawSql(column)} = any(${textArrayLiteral([...ids])}::text[])`;
