@@ -264,6 +264,32 @@ describe("group_by", () => {
   });
 });
 
+test("grouped by device, the daily partials rank the groups by their values in the requested window, as the values do", async () => {
+  const metric = unique("per.device");
+  const prefix = unique("fleet");
+  const fileId = await oneFile(alice.client);
+  // 101 devices, one value each in June 2026. d000's value is in June but before the window's
+  // first instant, so it has none in the window: it is the one dropped (counting whole periods
+  // would tie it with the others and keep it, as first by key, dropping d100 instead).
+  for (let i = 0; i <= 100; i++) {
+    const device = (await createDevice(alice.client, { device_id: `${prefix}-d${String(i).padStart(3, "0")}` })).device_id;
+    const [id] = await declareSessions(alice.client, device, fileId, [{ name: unique("run"), end: i === 0 ? "2026-06-01T06:00:00Z" : "2026-06-10T12:00:00Z" }]);
+    await publish(alice.client, id!, device, [{ name: metric, value: i }]);
+  }
+  const body = { name: metric, period: "monthly", aggregation: "sum", group_by: "device.device_id", start_time_ns: at("2026-06-01T12:00:00Z"), end_time_ns: at("2026-06-20T12:00:00Z") };
+  const viaPartials = ok(await aggregate(alice.client, body));
+  // An invocation filter (every value has none) makes the statement read the values instead.
+  const viaValues = ok(await aggregate(alice.client, { ...body, include_invocation_ids: null }));
+  expect(viaPartials).toMatchObject({ total_groups: 101, groups_truncated: true });
+  expect(viaPartials.records.map((r: any) => r.group_key)).toEqual(Array.from({ length: 100 }, (_, i) => `${prefix}-d${String(i + 1).padStart(3, "0")}`));
+  expect(viaValues).toEqual(viaPartials);
+  // A window of whole days holding d000's value too (the partials alone serve it): all tie, and the
+  // first 100 by key stay, d000 among them.
+  const whole = ok(await aggregate(alice.client, { ...body, start_time_ns: at("2026-06-01T00:00:00Z"), end_time_ns: at("2026-06-21T00:00:00Z"), widen_to_whole_periods: false }));
+  expect(whole).toMatchObject({ total_groups: 101, groups_truncated: true });
+  expect(whole.records.map((r: any) => r.group_key)).toEqual(Array.from({ length: 100 }, (_, i) => `${prefix}-d${String(i).padStart(3, "0")}`));
+}, 120_000);
+
 describe("aggregate_metrics: condition and widen_to_whole_periods", () => {
   test("a condition narrows what each period aggregates; a period left empty is left out", async () => {
     expect(await records({ condition: { field: "device.custom.fleet", comparator: "EQUALS", value: "delivery" } })).toEqual([["2026-03-01", null, 2, 40]]);

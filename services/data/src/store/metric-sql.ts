@@ -27,8 +27,8 @@ const DAY_NS = 86_400_000_000_000n;
 /**
  * The one statement of an aggregation. Its periods are whole periods around the window. The
  * per-day partial results of `metric_daily` (migration 0017) serve it when it is in UTC, filters by
- * device at most, has no condition and no group, and takes whole days (the window widens, or its
- * bounds are midnights); otherwise it reads the values (`valuesAggregateSql`). Weekly periods start
+ * device at most, has no condition, groups by device at most, and takes whole days (the window
+ * widens, or its bounds are midnights); otherwise it reads the values (`valuesAggregateSql`). Weekly periods start
  * on `weekStart`. Columns: `start_ns`, `end_ns`, `group_key`, `total`, `value`, `total_groups`,
  * oldest period first.
  */
@@ -39,7 +39,7 @@ export function aggregateSql(selection: MetricValueSelection, bucketing: Bucketi
 function readsPartials(selection: MetricValueSelection, bucketing: Bucketing): boolean {
   const { startNs, endNs } = selection.window!;
   const wholeDays = bucketing.widenToWholePeriods || (startNs % DAY_NS === 0n && endNs % DAY_NS === 0n);
-  const filtersValues = selection.sessionIds !== undefined || selection.invocationIds !== undefined || selection.condition !== undefined || selection.groupBy !== undefined;
+  const filtersValues = selection.sessionIds !== undefined || selection.invocationIds !== undefined || selection.condition !== undefined || selection.groupBy?.kind === "custom";
   return bucketing.timeZone === "UTC" && wholeDays && !filtersValues;
 }
 
@@ -57,17 +57,44 @@ function partialsAggregateSql(selection: MetricValueSelection, { period, weekSta
   return sql`
     with bounds as (${bounds}),
     partials as (
-      select r.day, r.total, r.sum, r.min, r.max from metric_daily r, bounds b
+      select r.day, ${rawSql(selection.groupBy ? "r.device_id" : "null::text")} as group_key, r.total, r.sum, r.min, r.max from metric_daily r, bounds b
       where ${metricCondition("r", selection.metricIds)} and r.kind = ${kind} and r.day >= b.lo_day and r.day < b.hi_day
         and ${idCondition("r.device_id", selection.deviceIds)}
     ),
+    ${selection.groupBy ? devicesInWindowCtes(selection) : rawSql("ranked as (select null::text as group_key, 0 as n where false)")},
+    kept as (${KEPT_SELECT}),
     buckets as (
-      select ${start(rawSql("p.day"))} as bucket, sum(p.total) as total, ${rawSql(COMBINE[aggregation])} as value
-      from partials p group by 1
+      select ${start(rawSql("p.day"))} as bucket, p.group_key, sum(p.total) as total, ${rawSql(COMBINE[aggregation])} as value
+      from partials p where ${KEPT_GROUP} group by 1, 2
     )
     select extract(epoch from bucket)::bigint * 1000000000 as start_ns, extract(epoch from bucket + ${length}::interval)::bigint * 1000000000 as end_ns,
-      null::text as group_key, total, value, 0 as total_groups
-    from buckets order by bucket`;
+      group_key, total, value, (select count(*) from ranked) as total_groups
+    from buckets order by bucket, group_key collate "C" nulls last`;
+}
+
+/**
+ * `ranked` for a device-grouped aggregation over the partials (CTE `partials`): each device with
+ * values in the returned periods, with its values in the requested window, counted exactly: the
+ * window's whole days from the partials, its partial first and last days from the values (a range
+ * of the time index each).
+ */
+function devicesInWindowCtes(selection: MetricValueSelection): SqlFragment {
+  const { startNs, endNs } = selection.window!;
+  const [firstWholeDay, endWholeDay] = [(startNs + DAY_NS - 1n) / DAY_NS, endNs / DAY_NS];
+  const time = timeColumn(selection);
+  const valuesIn = (from: bigint, to: bigint) => sql`(${time} >= ${from.toString()}::bigint and ${time} < ${to.toString()}::bigint)`;
+  const edges = firstWholeDay > endWholeDay ? valuesIn(startNs, endNs) : sql`(${valuesIn(startNs, firstWholeDay * DAY_NS)} or ${valuesIn(endWholeDay * DAY_NS, endNs)})`;
+  return sql`
+    in_window as (
+      select p.group_key, p.total as n from partials p where p.day >= ${firstWholeDay.toString()}::integer and p.day < ${endWholeDay.toString()}::integer
+      union all
+      select v.device_id, 1 from metric_values v where ${selectionCondition({ ...selection, window: undefined })} and ${edges}
+    ),
+    ranked as (
+      select g.group_key, coalesce(sum(w.n), 0) as n
+      from (select distinct group_key from partials where group_key is not null) g left join in_window w on w.group_key = g.group_key
+      group by 1
+    )`;
 }
 
 /**
@@ -114,8 +141,9 @@ function valuesAggregateSql(selection: MetricValueSelection, { period, weekStart
  */
 function groupCtes(): SqlFragment {
   return rawSql(`ranked as (select group_key, count(*) filter (where in_window) as n from points where group_key is not null group by 1),
-    kept as (select group_key from ranked order by n desc, group_key collate "C" limit ${MAX_METRIC_GROUPS})`);
+    kept as (${KEPT_SELECT.sql})`);
 }
+const KEPT_SELECT = rawSql(`select group_key from ranked order by n desc, group_key collate "C" limit ${MAX_METRIC_GROUPS}`);
 const KEPT_GROUP = rawSql("(p.group_key is null or p.group_key in (select group_key from kept))");
 
 /** The start of the period holding a timestamp: date_trunc's, with weeks shifted to start on `weekStart`. */
