@@ -8,8 +8,10 @@
 // (see seed(): the values and the per-day partials migration 0017 describes, in one statement per
 // batch of a million, checked against each other). Each aggregation runs one at a time: a monthly mean over the two years (every
 // value), a daily sum over one quarter, and the same monthly mean for one device; then, for
-// context, aggregations that must read the values themselves: a session filter of 1,000 ids, and
-// SDK 0.62's group_by (the monthly mean per device over every value, which ranks the groups too).
+// context, SDK 0.62's group_by: per device (the daily partials keep devices apart, so it reads them),
+// and per session custom field (which reads every value, and ranks the groups over them); and an
+// aggregation that must read the values themselves (a session filter of 1,000 ids). Then
+// query_metric_values pages in the default order.
 import { createRequire } from "node:module";
 import pgModule from "pg";
 import { sequential } from "./measure.mjs";
@@ -41,7 +43,8 @@ try {
     { name: "daily sum over one quarter", body: { period: "daily", aggregation: "sum", start_time_ns: START_NS, end_time_ns: START_NS + 90n * 86_400_000_000_000n } },
     { name: "monthly mean of one device", body: { period: "monthly", aggregation: "mean", start_time_ns: START_NS, end_time_ns: END_NS, include_device_ids: ["robot-3"] } },
     { name: "monthly max of 1,000 sessions (reads the values)", body: { period: "monthly", aggregation: "max", start_time_ns: START_NS, end_time_ns: END_NS, include_session_ids: await someSessions(1000) } },
-    { name: "monthly mean per device, group_by (reads every value)", body: { period: "monthly", aggregation: "mean", start_time_ns: START_NS, end_time_ns: END_NS, group_by: "device.device_id" } },
+    { name: "monthly mean per device (group_by device.device_id)", body: { period: "monthly", aggregation: "mean", start_time_ns: START_NS, end_time_ns: END_NS, group_by: "device.device_id" } },
+    { name: "monthly mean per session custom field (group_by, reads every value)", body: { period: "monthly", aggregation: "mean", start_time_ns: START_NS, end_time_ns: END_NS, group_by: "session.custom.site" } },
   ];
   for (const c of cases) await report.attempt(c.name, () => measure(api, metric.metric_id, c));
   await report.attempt("query_metric_values pages", () => measureQueryPages(api, metric.metric_id));
@@ -96,8 +99,15 @@ function selectionOf(metricId, body) {
     sessionIds: body.include_session_ids,
     invocationIds: undefined,
     condition: undefined,
-    groupBy: body.group_by === "device.device_id" ? { kind: "device_id" } : undefined,
+    groupBy: groupByOf(body.group_by),
   };
+}
+
+// The group_by fields the cases use, as the domain reads them (domain/metric-conditions.ts).
+function groupByOf(field) {
+  if (field === "device.device_id") return { kind: "device_id" };
+  if (field?.startsWith("session.custom.")) return { kind: "custom", entity: "session", name: field.slice("session.custom.".length) };
+  return undefined;
 }
 
 // The store's fragments use `?` placeholders (knex style); node-postgres numbers them.
