@@ -114,19 +114,25 @@ function valuesAggregateSql(selection: MetricValueSelection, { period, weekStart
   const window = selection.window!;
   const [windowStart, windowEnd] = [sql`${window.startNs.toString()}::bigint`, sql`${window.endNs.toString()}::bigint`];
   const [from, to] = widenToWholePeriods ? [rawSql("b.lo_ns"), rawSql("b.hi_ns")] : [windowStart, windowEnd];
+  // The values are first summed per slot and group: in UTC a slot is a UTC day (integer arithmetic
+  // per value, and few rows to place in periods), elsewhere the value's period itself.
+  const utc = timeZone === "UTC";
+  const slot = utc ? sql`metric_day(${time})` : start(time);
+  const bucket = utc ? periodStart(period, weekStart, rawSql("timestamp 'epoch' + p.slot * interval '1 day'")) : rawSql("p.slot");
   return sql`
     with bounds as (
       select ${instantNs(start(windowStart))} as lo_ns, ${instantNs(sql`${start(sql`${(window.endNs - 1n).toString()}::bigint`)} + ${length}::interval`)} as hi_ns
     ),
     points as (
-      select ${start(time)} as bucket, ${groupKeySql(selection.groupBy)} as group_key, 1 as total, v.value as sum, v.value as min, v.value as max,
-        (${time} >= ${windowStart} and ${time} < ${windowEnd}) as in_window
+      select ${slot} as slot, ${groupKeySql(selection.groupBy)} as group_key, count(*) as total, sum(v.value) as sum, min(v.value) as min, max(v.value) as max,
+        count(*) filter (where ${time} >= ${windowStart} and ${time} < ${windowEnd}) as in_window
       from ${valueSource(selection)}, bounds b
       where ${selectionCondition({ ...selection, window: undefined })} and ${time} >= ${from} and ${time} < ${to}
+      group by 1, 2
     ),
-    ${groupCtes()},
+    ${groupCtes("sum(in_window)")},
     buckets as (
-      select p.bucket, p.group_key, sum(p.total) as total, ${rawSql(COMBINE[aggregation])} as value
+      select ${bucket} as bucket, p.group_key, sum(p.total) as total, ${rawSql(COMBINE[aggregation])} as value
       from points p where ${KEPT_GROUP} group by 1, 2
     )
     select ${instantNs(rawSql("bucket"))}::bigint as start_ns, ${instantNs(sql`bucket + ${length}::interval`)}::bigint as end_ns, group_key, total, value,
@@ -135,12 +141,13 @@ function valuesAggregateSql(selection: MetricValueSelection, { period, weekStart
 }
 
 /**
- * The CTEs `ranked` (each named group of the CTE `points`, with its values in the requested
- * window, `in_window`) and `kept` (the MAX_METRIC_GROUPS of them with the most, ties by key).
- * `KEPT_GROUP` keeps a point of `points p` whose group is kept or null (never dropped).
+ * The CTEs `ranked` (each named group of the CTE `points`, with `valuesInWindow`, its values in the
+ * requested window, as it counts them over `points`) and `kept` (the MAX_METRIC_GROUPS of them with
+ * the most, ties by key). `KEPT_GROUP` keeps a row of `points p` whose group is kept or null (never
+ * dropped).
  */
-function groupCtes(): SqlFragment {
-  return rawSql(`ranked as (select group_key, count(*) filter (where in_window) as n from points where group_key is not null group by 1),
+function groupCtes(valuesInWindow: "count(*)" | "sum(in_window)"): SqlFragment {
+  return rawSql(`ranked as (select group_key, ${valuesInWindow} as n from points where group_key is not null group by 1),
     kept as (${KEPT_SELECT.sql})`);
 }
 const KEPT_SELECT = rawSql(`select group_key from ranked order by n desc, group_key collate "C" limit ${MAX_METRIC_GROUPS}`);
@@ -162,14 +169,15 @@ function periodStart(period: AggregationPeriod, weekStart: DayOfWeek, timestamp:
 export function valuePageSql(selection: MetricValueSelection, order: ValueOrder, cursor: PageCursor | undefined, limit: number): SqlFragment {
   const keyset = valueKeysetOrder(selection, order);
   const points = sql`
-    select v.*, md.name, md.unit, ${groupKeySql(selection.groupBy)} as group_key, true as in_window
+    select v.*, md.name, md.unit, ${groupKeySql(selection.groupBy)} as group_key
     from ${valueSource(selection)} join metric_definitions md on md.metric_id = v.metric_id
     where ${selectionCondition(selection)}`;
   const page = (from: SqlFragment, kept: SqlFragment, totalGroups: SqlFragment) => sql`
     select p.*, ${totalGroups} as total_groups, ${keyset.cursorColumns} from ${from}
     where ${kept} and ${keyset.after(cursor, "page_token")} order by ${keyset.orderBy} limit ${limit + 1}`;
   if (!selection.groupBy) return page(sql`(${points}) p`, rawSql("true"), rawSql("0"));
-  return sql`with points as (${points}), ${groupCtes()} ${page(rawSql("points p"), KEPT_GROUP, rawSql("(select count(*) from ranked)"))}`;
+  // The query's values are all in its window, so a group's rank is its number of values.
+  return sql`with points as (${points}), ${groupCtes("count(*)")} ${page(rawSql("points p"), KEPT_GROUP, rawSql("(select count(*) from ranked)"))}`;
 }
 
 /**
