@@ -8,7 +8,10 @@
 // (see seed(): the values and the per-day partials migration 0017 describes, in one statement per
 // batch of a million, checked against each other). Each aggregation runs one at a time: a monthly mean over the two years (every
 // value), a daily sum over one quarter, and the same monthly mean for one device; then, for
-// context, an aggregation that must read the values themselves (a session filter of 1,000 ids).
+// context, SDK 0.62's group_by: per device (the daily partials keep devices apart, so it reads them),
+// and per session custom field (which reads every value, and ranks the groups over them); and an
+// aggregation that must read the values themselves (a session filter of 1,000 ids). Then
+// query_metric_values pages in the default order.
 import { createRequire } from "node:module";
 import pgModule from "pg";
 import { sequential } from "./measure.mjs";
@@ -16,7 +19,7 @@ import { createTenant, startBenchPlatform } from "./platform.mjs";
 import { createReport, loadAverage, sized } from "./report.mjs";
 
 const require = createRequire(import.meta.url);
-const { aggregateSql } = require("../services/data/dist/store/metric-sql.js");
+const { aggregateSql, valuePageSql } = require("../services/data/dist/store/metric-sql.js");
 
 const VALUES = Number(process.env.BENCH_METRIC_VALUES ?? sized(10_000_000, 100_000));
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? sized(50, 10));
@@ -40,8 +43,11 @@ try {
     { name: "daily sum over one quarter", body: { period: "daily", aggregation: "sum", start_time_ns: START_NS, end_time_ns: START_NS + 90n * 86_400_000_000_000n } },
     { name: "monthly mean of one device", body: { period: "monthly", aggregation: "mean", start_time_ns: START_NS, end_time_ns: END_NS, include_device_ids: ["robot-3"] } },
     { name: "monthly max of 1,000 sessions (reads the values)", body: { period: "monthly", aggregation: "max", start_time_ns: START_NS, end_time_ns: END_NS, include_session_ids: await someSessions(1000) } },
+    { name: "monthly mean per device (group_by device.device_id)", body: { period: "monthly", aggregation: "mean", start_time_ns: START_NS, end_time_ns: END_NS, group_by: "device.device_id" } },
+    { name: "monthly mean per session custom field (group_by, reads every value)", body: { period: "monthly", aggregation: "mean", start_time_ns: START_NS, end_time_ns: END_NS, group_by: "session.custom.site" } },
   ];
   for (const c of cases) await report.attempt(c.name, () => measure(api, metric.metric_id, c));
+  await report.attempt("query_metric_values pages", () => measureQueryPages(api, metric.metric_id));
 } finally {
   await db.end();
   await platform.stop();
@@ -55,22 +61,53 @@ async function measure(api, metricId, c) {
     if (!res.data?.records?.length) throw new Error(`no buckets: ${JSON.stringify(res).slice(0, 200)}`);
     return res;
   }, REQUESTS);
-  const statement = aggregateSql(selectionOf(metricId, c.body), { period: c.body.period, weekStart: "monday", timeZone: "UTC" }, c.body.aggregation);
+  const statement = aggregateSql(selectionOf(metricId, c.body), { period: c.body.period, weekStart: "monday", timeZone: "UTC", widenToWholePeriods: true }, c.body.aggregation);
   const direct = await sequential(async () => ({ data: (await db.query(toPg(statement.sql), statement.params)).rows }), REQUESTS);
   report.add(`${c.name}: p50 through the gateway`, gateway.p50, "ms", { goal: c.goal ? { max: GOAL_P50_MS } : undefined, anchor: { name: "the same SQL direct, p50", value: direct.p50 } });
   report.add(`${c.name}: p99 through the gateway`, gateway.p99, "ms");
   report.add(`${c.name}: the same SQL direct, p50`, direct.p50, "ms");
 }
 
+/**
+ * query_metric_values in SDK 0.62's default order (session time, ties by session): the first page
+ * of 100 and the page after the value in the middle of the metric, through the gateway and as the
+ * store's SQL direct. No goal is set for it; the figure shows whether a page reads an index range.
+ */
+async function measureQueryPages(api, metricId) {
+  const middle = (await db.query("select session_end_ns, session_id from metric_values where metric_id = $1 order by session_end_ns, session_id offset $2 limit 1", [metricId, Math.floor(VALUES / 2)])).rows[0];
+  const cursors = { "first page of 100": undefined, "page of 100 after the middle value": { key: String(middle.session_end_ns), id: middle.session_id } };
+  const direct = {};
+  for (const [name, cursor] of Object.entries(cursors)) {
+    const statement = valuePageSql({ ...selectionOf(metricId, {}), window: undefined }, { sortBy: "time", descending: false }, cursor, 100);
+    direct[name] = (await sequential(async () => ({ data: (await db.query(toPg(statement.sql), statement.params)).rows }), REQUESTS)).p50;
+    report.add(`query, ${name}: the store's SQL direct, p50`, direct[name], "ms");
+  }
+  const gateway = await sequential(async () => {
+    const res = await api("POST", "/v1/metrics/query", { name: "distance.km", max_results: 100 });
+    if (res.data?.items?.length !== 100) throw new Error(`not a page: ${JSON.stringify(res).slice(0, 200)}`);
+    return res;
+  }, REQUESTS);
+  report.add("query, first page of 100: p50 through the gateway", gateway.p50, "ms", { anchor: { name: "the same SQL direct, p50", value: direct["first page of 100"] } });
+}
+
 function selectionOf(metricId, body) {
   return {
-    metricId,
+    metricIds: [metricId],
     timeFilter: "end_time",
     window: { startNs: body.start_time_ns, endNs: body.end_time_ns },
     deviceIds: body.include_device_ids,
     sessionIds: body.include_session_ids,
     invocationIds: undefined,
+    condition: undefined,
+    groupBy: groupByOf(body.group_by),
   };
+}
+
+// The group_by fields the cases use, as the domain reads them (domain/metric-conditions.ts).
+function groupByOf(field) {
+  if (field === "device.device_id") return { kind: "device_id" };
+  if (field?.startsWith("session.custom.")) return { kind: "custom", entity: "session", name: field.slice("session.custom.".length) };
+  return undefined;
 }
 
 // The store's fragments use `?` placeholders (knex style); node-postgres numbers them.

@@ -35,6 +35,11 @@ function ok(res: ApiResponse): any {
 }
 
 const publish = (client: ApiClient, body: Record<string, unknown>) => client.post("/v1/metrics", body);
+// Before API 2026-10-05 (SDK 0.53) publish_metrics answers {succeeded, failed}; from it on, the batch envelope.
+const BEFORE_BATCHES = { "X-Roboto-Api-Version": "2026-10-02" };
+const publishByOutcome = (client: ApiClient, body: Record<string, unknown>) => client.post("/v1/metrics", body, BEFORE_BATCHES);
+/** The recorded values of a batch answer, in request order (null for a refused entry). */
+const recordedOf = (res: ApiResponse) => ok(res).responses.map((r: any) => r.data);
 const aggregate = (client: ApiClient, body: Record<string, unknown>) => client.post("/v1/metrics/aggregate", body);
 const query = (client: ApiClient, body: Record<string, unknown>, pageToken?: string) =>
   client.post(`/v1/metrics/query${pageToken ? `?page_token=${encodeURIComponent(pageToken)}` : ""}`, body);
@@ -109,9 +114,8 @@ describe("units (SDK 0.62)", () => {
     expect(ok(await alice.client.get("/v1/metrics/definitions/")).items.find((m: any) => m.name === name).unit).toBe("km/h");
 
     const sessionId = await session(alice.client, robotA, at("2026-06-01T10:00:00Z"), at("2026-06-01T11:00:00Z"));
-    const published = ok(await publish(alice.client, { session_id: sessionId, metrics: [{ name, value: 12.5 }, { name: unique("unitless"), value: 1 }] }));
-    expect(published.succeeded.map((v: any) => v.unit)).toEqual(["km/h", null]);
-    expect(published.responses.map((r: any) => r.data.unit)).toEqual(["km/h", null]);
+    const published = await publish(alice.client, { session_id: sessionId, metrics: [{ name, value: 12.5 }, { name: unique("unitless"), value: 1 }] });
+    expect(recordedOf(published).map((v: any) => v.unit)).toEqual(["km/h", null]);
     expect(ok(await query(alice.client, { name })).items.map((v: any) => v.unit)).toEqual(["km/h"]);
     expect(ok(await alice.client.get(`/v1/metrics/session/${sessionId}/`)).find((v: any) => v.name === name).unit).toBe("km/h");
     const window = { start_time_ns: at("2026-06-01T00:00:00Z"), end_time_ns: at("2026-06-02T00:00:00Z") };
@@ -135,15 +139,13 @@ describe("units (SDK 0.62)", () => {
 });
 
 describe("publish_metrics", () => {
-  test("answers every entry: good ones recorded, bad ones failed with the reason, in both shapes", async () => {
+  test("answers every entry: good ones recorded, bad ones failed with the reason; a repeated name stores its last value", async () => {
     const sessionId = await session(alice.client, robotA, at("2026-01-05T10:00:00Z"), at("2026-01-05T11:00:00Z"));
     const [good, other] = [unique("run.duration_s"), unique("memory.peak_mb")];
-    const res = ok(
-      await publish(alice.client, {
-        session_id: sessionId,
-        metrics: [{ name: good, value: 42.5 }, { name: "bad name!", value: 1 }, { name: other, value: 2048 }, { name: unique("no.value") }, { name: good, value: 7 }],
-      }),
-    );
+    const body = {
+      session_id: sessionId,
+      metrics: [{ name: good, value: 42.5 }, { name: "bad name!", value: 1 }, { name: other, value: 2048 }, { name: unique("no.value") }, { name: good, value: 7 }, { name: good }],
+    };
     const recorded = (name: string, value: number) => ({
       metric_id: expect.stringMatching(/^mt_/),
       org_id: alice.orgId,
@@ -157,18 +159,36 @@ describe("publish_metrics", () => {
       invocation_id: null,
       published_by: alice.userId,
       published: ISO,
+      group_key: null,
+      session_start_time_ns: at("2026-01-05T10:00:00Z"),
+      session_end_time_ns: at("2026-01-05T11:00:00Z"),
     });
-    expect(res.succeeded).toEqual([recorded(good, 42.5), recorded(other, 2048)]);
-    expect(res.failed).toEqual([
+    // The newest API answers the batch envelope only: one element per entry, in request order. The
+    // name given three times stores its last accepted value (7), which each of its accepted entries reports.
+    const batch = ok(await publish(alice.client, body));
+    expect(Object.keys(batch)).toEqual(["responses"]);
+    expect(batch.responses.map((r: any) => r.data)).toEqual([recorded(good, 7), null, recorded(other, 2048), null, recorded(good, 7), null]);
+    expect(batch.responses.map((r: any) => r.error && [r.error.error.error_code, r.error.error.message])).toEqual([
+      null,
+      [400, expect.stringMatching(/^metrics\[1\]: name: may hold only/)],
+      null,
+      [400, "metrics[3]: value: is required"],
+      null,
+      [400, "metrics[5]: value: is required"],
+    ]);
+    // Before API 2026-10-05 the same publish answers {succeeded, failed}.
+    const byOutcome = ok(await publishByOutcome(alice.client, body));
+    expect(Object.keys(byOutcome).sort()).toEqual(["failed", "succeeded"]);
+    expect(byOutcome.succeeded).toEqual([recorded(good, 7), recorded(other, 2048), recorded(good, 7)]);
+    expect(byOutcome.failed).toEqual([
       { name: "bad name!", error: expect.stringMatching(/^name: may hold only/) },
       { name: expect.stringMatching(/^no\.value/), error: "value: is required" },
-      { name: good, error: "name: given more than once in this request" },
+      { name: good, error: "value: is required" },
     ]);
-    expect(res.responses.map((r: any) => (r.error ? r.error.error.error_code : r.data.name))).toEqual([good, 400, other, 400, 400]);
     // Unknown names got definitions; the session lists exactly the recorded values, by name.
     expect(ok(await alice.client.get(`/v1/metrics/definition/${other}`)).name).toBe(other);
     const listed = ok(await alice.client.get(`/v1/metrics/session/${sessionId}/`));
-    expect(listed).toEqual([recorded(other, 2048), recorded(good, 42.5)].sort((a, b) => (a.name < b.name ? -1 : 1)));
+    expect(listed).toEqual([recorded(other, 2048), recorded(good, 7)].sort((a, b) => (a.name < b.name ? -1 : 1)));
   });
 
   test("republishing a metric for a session replaces its value", async () => {
@@ -182,10 +202,10 @@ describe("publish_metrics", () => {
   test("the device: omitted infers the session's only one, null means none, an unknown one is a 404", async () => {
     const sessionId = await session(alice.client, robotB, at("2026-01-07T10:00:00Z"), at("2026-01-07T11:00:00Z"));
     const name = unique("device.rule");
-    expect(ok(await publish(alice.client, { session_id: sessionId, metrics: [{ name, value: 1 }] })).succeeded[0].device_id).toBe(robotB);
+    expect(recordedOf(await publish(alice.client, { session_id: sessionId, metrics: [{ name, value: 1 }] }))[0].device_id).toBe(robotB);
     // The SDK sends a field it leaves out (its NotSet) as {}: the same as omitted.
-    expect(ok(await publish(alice.client, { session_id: sessionId, device_id: {}, metrics: [{ name, value: 1 }] })).succeeded[0].device_id).toBe(robotB);
-    expect(ok(await publish(alice.client, { session_id: sessionId, device_id: robotA, metrics: [{ name, value: 1 }] })).succeeded[0].device_id).toBe(robotA);
+    expect(recordedOf(await publish(alice.client, { session_id: sessionId, device_id: {}, metrics: [{ name, value: 1 }] }))[0].device_id).toBe(robotB);
+    expect(ok(await publishByOutcome(alice.client, { session_id: sessionId, device_id: robotA, metrics: [{ name, value: 1 }] })).succeeded[0].device_id).toBe(robotA);
     expect((await publish(alice.client, { session_id: sessionId, device_id: "no-such-robot", metrics: [{ name, value: 9 }] })).status).toBe(404);
     const bare = ok(await alice.client.post("/v1/sessions", { name: unique("bare") })).session_id;
     expectBadRequest(await publish(alice.client, { session_id: bare, metrics: [{ name, value: 9 }] }), "device_id");
@@ -245,10 +265,12 @@ describe("aggregate_metrics and query_metric_values", () => {
     const metricId = ok(await alice.client.get(`/v1/metrics/definition/${name}`)).metric_id;
     expect(res).toEqual({
       aggregation: "sum",
+      total_groups: null, // ungrouped
+      groups_truncated: false,
       records: [
-        { metric_id: metricId, name, period: "daily", start_time: at("2026-03-01T00:00:00Z"), end_time: at("2026-03-01T00:00:00Z") + DAY, total: 1, value: 10, aggregation: "sum", unit: null },
-        { metric_id: metricId, name, period: "daily", start_time: at("2026-03-02T00:00:00Z"), end_time: at("2026-03-03T00:00:00Z"), total: 2, value: 50, aggregation: "sum", unit: null },
-        { metric_id: metricId, name, period: "daily", start_time: at("2026-04-15T00:00:00Z"), end_time: at("2026-04-16T00:00:00Z"), total: 1, value: 5, aggregation: "sum", unit: null },
+        { metric_id: metricId, name, period: "daily", start_time: at("2026-03-01T00:00:00Z"), end_time: at("2026-03-01T00:00:00Z") + DAY, total: 1, value: 10, aggregation: "sum", unit: null, group_key: null },
+        { metric_id: metricId, name, period: "daily", start_time: at("2026-03-02T00:00:00Z"), end_time: at("2026-03-03T00:00:00Z"), total: 2, value: 50, aggregation: "sum", unit: null, group_key: null },
+        { metric_id: metricId, name, period: "daily", start_time: at("2026-04-15T00:00:00Z"), end_time: at("2026-04-16T00:00:00Z"), total: 1, value: 5, aggregation: "sum", unit: null, group_key: null },
       ],
     });
   });
@@ -362,30 +384,16 @@ describe("aggregate_metrics and query_metric_values", () => {
     expect((await aggregate(bob.client, base)).status).toBe(404);
   });
 
-  test("SDK 0.62's fields: their defaults are served, any other value is a 400 naming the field", async () => {
+  test("SDK 0.62's fields at their defaults answer as when left out; a bad week_start or time_zone is a 400", async () => {
     const base = { name, period: "monthly", aggregation: "sum", ...window };
     // What SDK 0.62 sends when its caller leaves them alone.
     const defaults = { condition: null, group_by: null, time_zone: "UTC", week_start: "monday" };
     expect(await buckets({ period: "monthly", aggregation: "sum", ...defaults, widen_to_whole_periods: true })).toEqual(await buckets({ period: "monthly", aggregation: "sum" }));
-    const refused: [string, unknown][] = [
-      ["condition", { field: "device.device_id", comparator: "Equals", value: robotA }],
-      ["group_by", "device.device_id"],
-      ["widen_to_whole_periods", false],
-      ["week_start", "sun"],
-    ];
-    for (const [field, value] of refused) expectBadRequest(await aggregate(alice.client, { ...base, [field]: value }), field);
+    expectBadRequest(await aggregate(alice.client, { ...base, week_start: "sun" }), "week_start");
     // An offset is a zone to Node but one PostgreSQL reads with the opposite sign: refused, as an unknown name is.
     for (const timeZone of ["Mars/Olympus_Mons", "+01:00"]) expectBadRequest(await aggregate(alice.client, { ...base, time_zone: timeZone }), "time_zone");
     const queried = async (body: Record<string, unknown>) => ok(await query(alice.client, { name, ...body })).items.map((v: any) => v.value);
-    expect(await queried({ names: [], sort_by: null, descending: false, condition: null, group_by: null })).toEqual(await queried({}));
-    const refusedInQuery: [string, unknown][] = [
-      ["names", [name, "other"]],
-      ["sort_by", "value"],
-      ["descending", true],
-      ["condition", { field: "device.device_id", comparator: "Equals", value: robotA }],
-      ["group_by", "device.device_id"],
-    ];
-    for (const [field, value] of refusedInQuery) expectBadRequest(await query(alice.client, { name, [field]: value }), field);
+    expect(await queried({ names: null, sort_by: null, descending: false, condition: null, group_by: null })).toEqual(await queried({}));
   });
 
   test("query_metric_values pages by max_results, filters and windows; bounds of max_results", async () => {
@@ -437,9 +445,8 @@ describe("values published by an action's invocation", () => {
     ok(await query(alice.client, { name, ...body })).items.map((v: any) => [v.session_id, v.value, v.invocation_id ?? null]);
 
   test("carry the invocation of the token; the invocation filters of queries and aggregates select them", async () => {
-    const published = ok(await publish(asInvocation, { session_id: sessions.byAction, metrics: [{ name, value: 7 }] }));
-    expect(published.succeeded).toEqual([expect.objectContaining({ session_id: sessions.byAction, value: 7, invocation_id: invocationId, published_by: alice.userId })]);
-    expect(published.responses[0].data.invocation_id).toBe(invocationId);
+    const published = recordedOf(await publish(asInvocation, { session_id: sessions.byAction, metrics: [{ name, value: 7 }] }));
+    expect(published).toEqual([expect.objectContaining({ session_id: sessions.byAction, value: 7, invocation_id: invocationId, published_by: alice.userId })]);
     ok(await publish(alice.client, { session_id: sessions.byUser, metrics: [{ name, value: 3 }] }));
 
     expect(await values({ include_invocation_ids: [invocationId] })).toEqual([[sessions.byAction, 7, invocationId]]);
@@ -460,10 +467,10 @@ describe("values published by an action's invocation", () => {
   test("a user's token cannot attribute values to an invocation: the id comes from the token, never the body", async () => {
     // The request has no invocation field: the gateway ignores unknown keys, as it does for every
     // client, so one sent anyway changes nothing, whether a user or an invocation sends it.
-    const claimed = ok(await publish(alice.client, { session_id: sessions.byUser, invocation_id: invocationId, metrics: [{ name, value: 4 }] }));
-    expect(claimed.succeeded[0].invocation_id ?? null).toBeNull();
+    const claimed = recordedOf(await publish(alice.client, { session_id: sessions.byUser, invocation_id: invocationId, metrics: [{ name, value: 4 }] }));
+    expect(claimed[0].invocation_id).toBeNull();
     expect((await values({ include_invocation_ids: [invocationId] })).map((v: any[]) => v[0])).not.toContain(sessions.byUser);
-    const redirected = ok(await publish(asInvocation, { session_id: sessions.byAction, invocation_id: "iv_someone_else", metrics: [{ name, value: 8 }] }));
+    const redirected = ok(await publishByOutcome(asInvocation, { session_id: sessions.byAction, invocation_id: "iv_someone_else", metrics: [{ name, value: 8 }] }));
     expect(redirected.succeeded[0].invocation_id).toBe(invocationId);
     // The invocation's token acts in its org only: another org's session is a 404 and gets nothing.
     const bobSession = await session(bob.client, (await createDevice(bob.client, { device_id: unique("robot-b") })).device_id, at("2026-05-03T10:00:00Z"), at("2026-05-03T11:00:00Z"));

@@ -10,8 +10,11 @@ import { perRelease, sdkWorkspace, type SdkRelease, type SdkWorkspace } from "./
 // refused entry (0.53 reads `succeeded`/`failed`, 0.62 the batch envelope, whose refused element it
 // turns into an exception), the session's values, a query by the invocation and a daily aggregate.
 // With 0.62 also weekly periods from Sunday (`week_start`). Every value read back carries the
-// invocation. Not covered: 0.62's group_by, condition, sort_by and names, which the platform does
-// not implement (README "Metrics"), nor time_zone, tested through the gateway (metrics-api.e2e.ts).
+// invocation. Then 0.62's reads alone: Metric.query with sort_by/descending, condition and group_by,
+// Metric.aggregate with condition and group_by, and, through the SDK's own request and response
+// models (its Metric methods take no argument for them), `names` and `widen_to_whole_periods`.
+// time_zone is tested through the gateway (metrics-api.e2e.ts), as are the rules of the reads
+// (metrics-reads.e2e.ts).
 
 let t: TestPlatform;
 let tenant: TestTenant;
@@ -112,4 +115,83 @@ flow("an action's metrics: define, publish with a refused entry, read by session
   expect(out.weeks_from_sunday).toEqual(release === "newest" ? [at("2026-06-28T00:00:00Z")] : null);
   // Read back through the gateway with the tenant's own token: the refused entry wrote nothing.
   expect(ok(await tenant.client.get(`/v1/metrics/session/${sessionId}/`)).map((v: any) => [v.name, v.invocation_id])).toEqual([[name, invocationId]]);
+});
+
+const READS = `
+import json, sys
+from roboto import RobotoClient
+from roboto.domain.metrics import (
+    AggregateMetricsRequest, AggregationPeriod, Metric, MetricQueryPage, NumericAggregateMetricsResponse, NumericAggregation, QueryMetricsRequest,
+)
+from roboto.query import Comparator, Condition
+
+args = json.loads(sys.argv[1])
+client = RobotoClient.from_env()
+name, other = args["name"], args["other"]
+window = {"start_time": args["start_ns"], "end_time": args["end_ns"]}
+monthly = {"name": name, "period": AggregationPeriod.Monthly, "aggregation": NumericAggregation.Sum}
+delivery = Condition(field="device.custom.fleet", comparator=Comparator.Equals, value="delivery")
+by_device = list(Metric.query(name=name, group_by="device.device_id", sort_by="group_key", roboto_client=client))
+names = client.post("v1/metrics/query", data=QueryMetricsRequest(names=[name, other], sort_by="value"), idempotent=True).to_record(MetricQueryPage)
+clipped = client.post(
+    "v1/metrics/aggregate",
+    data=AggregateMetricsRequest(**monthly, start_time_ns=args["clip_start_ns"], end_time_ns=args["clip_end_ns"], widen_to_whole_periods=False),
+    idempotent=True,
+).to_record(NumericAggregateMetricsResponse)
+print(json.dumps({
+    "by_value_desc": [m.value for m in Metric.query(name=name, sort_by="value", descending=True, roboto_client=client)],
+    "delivery": [m.value for m in Metric.query(name=name, condition=delivery, roboto_client=client)],
+    "by_device": [[m.group_key, m.value] for m in by_device],
+    "monthly_by_device": [[b.group_key, b.total, b.value, b.unit] for b in Metric.aggregate(**monthly, **window, group_by="device.device_id", roboto_client=client)],
+    "monthly_delivery": [[b.group_key, b.total, b.value] for b in Metric.aggregate(**monthly, **window, condition=delivery, roboto_client=client)],
+    "names": [[m.name, m.value] for m in names.items],
+    "names_groups": [names.total_groups, names.groups_truncated],
+    "clipped": [[b.start_time, b.end_time, b.total, b.value] for b in clipped.records],
+    "clipped_groups": [clipped.total_groups, clipped.groups_truncated],
+}))
+`;
+
+describe("roboto 0.62's metric reads", () => {
+  let reader: TestTenant;
+  let readerWs: SdkWorkspace;
+  beforeAll(async () => {
+    reader = await createTenant(t, "sdk-metric-reads");
+    readerWs = await sdkWorkspace(t, "newest");
+    workspaces.push(readerWs);
+  });
+
+  test("Metric.query and Metric.aggregate with sort_by, descending, condition and group_by; names and widen_to_whole_periods through the SDK's models", async () => {
+    const robotA = (await createDevice(reader.client, { device_id: unique("robot-a"), custom_fields: { fleet: "delivery" } })).device_id;
+    const robotB = (await createDevice(reader.client, { device_id: unique("robot-b"), custom_fields: { fleet: "survey" } })).device_id;
+    const [name, other] = [unique("lap.s"), unique("laps")];
+    // Three sessions in July 2026: robot A on the 1st and the 20th, robot B on the 2nd.
+    const sessions: [string, string, number][] = [[robotA, "2026-07-01", 10], [robotB, "2026-07-02", 20], [robotA, "2026-07-20", 30]];
+    for (const [device, day, value] of sessions) {
+      const sessionId = await sessionSpanning(reader.client, device, at(`${day}T08:00:00Z`), at(`${day}T09:00:00Z`), unique);
+      const metrics = value < 30 ? [{ name, value }, { name: other, value: value / 10 }] : [{ name, value }];
+      ok(await reader.client.post("/v1/metrics", { session_id: sessionId, metrics }));
+    }
+    const args = {
+      name,
+      other,
+      start_ns: at("2026-07-01T00:00:00Z"),
+      end_ns: at("2026-08-01T00:00:00Z"),
+      clip_start_ns: at("2026-07-02T00:00:00Z"),
+      clip_end_ns: at("2026-07-21T00:00:00Z"),
+    };
+    const out = await readerWs.sdk("metric-reads", READS, args, reader.token);
+
+    expect(out.by_value_desc).toEqual([30, 20, 10]);
+    expect(out.delivery).toEqual([10, 30]);
+    // Robot ids differ first in their letter, so they sort so in any collation.
+    expect(out.by_device.map((v: any[]) => v[0])).toEqual([robotA, robotA, robotB]);
+    expect(out.by_device.map((v: any[]) => v[1]).sort()).toEqual([10, 20, 30]);
+    expect(out.monthly_by_device).toEqual([[robotA, 2, 40, null], [robotB, 1, 20, null]]);
+    expect(out.monthly_delivery).toEqual([[null, 2, 40]]);
+    expect(out.names).toEqual([[other, 1], [other, 2], [name, 10], [name, 20], [name, 30]]);
+    expect(out.names_groups).toEqual([null, false]);
+    // Only the values inside [July 2, July 21) count; the record keeps July's bounds.
+    expect(out.clipped).toEqual([[at("2026-07-01T00:00:00Z"), at("2026-08-01T00:00:00Z"), 2, 50]]);
+    expect(out.clipped_groups).toEqual([null, false]);
+  });
 });

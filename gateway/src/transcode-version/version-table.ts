@@ -26,7 +26,7 @@ export type DatedChange = { since: ApiVersionDate; summary: string } & (
 /**
  * The one table of dated changes (sdk-0.62-routes.md, "Global changes"), for the areas this server
  * implements. Every version translation the gateway does is a row here: handlers never see the
- * caller's version. Dated changes of areas not built yet (threads 2026-09-30, metrics 2026-10-05,
+ * caller's version. Dated changes of areas not built yet (threads 2026-09-30,
  * Views 2026-10-06) get their row with their area.
  */
 export const DATED_CHANGES: readonly DatedChange[] = [
@@ -74,6 +74,13 @@ export const DATED_CHANGES: readonly DatedChange[] = [
     change: "reroute",
     rpc: "hangar.data.v1.DataService.ResolveReadPlan",
     olderRpc: "hangar.data.v1.DataService.ResolveExtentReadPlan",
+  },
+  {
+    since: "2026-10-05",
+    summary: "publish_metrics answers a batch envelope, one element per entry; older clients reach the RPC that answers {succeeded, failed}",
+    change: "reroute",
+    rpc: "hangar.data.v1.DataService.PublishMetrics",
+    olderRpc: "hangar.data.v1.DataService.PublishMetricsByOutcome",
   },
   {
     since: "2026-08-10",

@@ -83,12 +83,14 @@ export function computeService(options: ComputeServiceOptions = {}): ServiceDefi
       const users = adminUserDirectory(context);
       const model = { uow, slack, clock: scheduling.clock, activeTriggerLimit: options.activeTriggerLimit ?? DEFAULT_ACTIVE_TRIGGER_LIMIT };
       const clients = dataServiceClients(context);
+      // Deletions write ComputeEntityDeleted events to the outbox; the relay is woken after each commit.
+      const eventsWritten = () => context.eventsWritten();
       router.service(ComputeService, {
-        ...createActionHandlers(uow),
-        ...createInvocationHandlers({ uow, datasets, concurrencyLimit }),
-        ...createTriggerHandlers({ uow, users, datasets, model }),
+        ...createActionHandlers({ uow, eventsWritten }),
+        ...createInvocationHandlers({ uow, datasets, concurrencyLimit, eventsWritten }),
+        ...createTriggerHandlers({ uow, users, datasets, model, eventsWritten }),
         ...createScheduledTriggerHandlers(model),
-        ...createTriggerModelHandlers({ ...model, entities: dataServiceEntities(clients), gatesFor: dataServiceGates(clients) }),
+        ...createTriggerModelHandlers({ ...model, entities: dataServiceEntities(clients), gatesFor: dataServiceGates(clients), eventsWritten }),
         ...createRunnerHandlers({ uow, settings: leases, concurrencyLimit, internalAuthSecret: context.runtime.internalAuthSecret }),
         ...createIngestionRuleHandlers({
           ...dispatchDeps(context, slack),
@@ -97,6 +99,7 @@ export function computeService(options: ComputeServiceOptions = {}): ServiceDefi
           rulePaths: dataServiceRulePaths(clients),
           files: dataServiceUningestedFiles(clients),
           jobs: (jobs ??= backgroundJobs(context.runtime.logger)),
+          eventsWritten,
         }),
       });
     },

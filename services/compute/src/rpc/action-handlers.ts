@@ -28,8 +28,14 @@ type ActionHandlers = Pick<
   | "listActionMetadataKeys"
 >;
 
+/** What the action operations need: the unit of work, and the outbox relay's wake-up after a commit that recorded events. */
+export interface ActionHandlerDeps {
+  uow: UnitOfWork<ActionRepositories>;
+  eventsWritten(): void;
+}
+
 /** Implements the operations on actions of hangar.compute.v1.ComputeService. */
-export function createActionHandlers(uow: UnitOfWork<ActionRepositories>): ActionHandlers {
+export function createActionHandlers({ uow, eventsWritten }: ActionHandlerDeps): ActionHandlers {
   return {
     async createAction(req, ctx) {
       const caller = callerOf(ctx);
@@ -71,6 +77,8 @@ export function createActionHandlers(uow: UnitOfWork<ActionRepositories>): Actio
 
     async deleteAction(req, ctx) {
       await deleteAction(uow, changeableOrg(callerOf(ctx), req.name), req.name);
+      // The deletion's ComputeEntityDeleted event is in the outbox: wake the relay rather than wait for its poll.
+      eventsWritten();
       return {};
     },
 

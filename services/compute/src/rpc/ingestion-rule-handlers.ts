@@ -26,8 +26,11 @@ type IngestionRuleHandlers = Pick<
   | "latestIngestionRuns"
 >;
 
-/** What the ingestion-rule operations run on: the rule use cases, firing by hand, the org's files and the background jobs. */
-export type IngestionRuleHandlerDeps = IngestionRuleDeps & RuleFiringDeps & { files: UningestedFiles; jobs: BackgroundJobs };
+/**
+ * What the ingestion-rule operations run on: the rule use cases, firing by hand, the org's files,
+ * the background jobs, and the outbox relay's wake-up (removing a rule's trigger records an event).
+ */
+export type IngestionRuleHandlerDeps = IngestionRuleDeps & RuleFiringDeps & { files: UningestedFiles; jobs: BackgroundJobs; eventsWritten(): void };
 
 const PAGE = "ingestion-rules";
 
@@ -69,11 +72,15 @@ export function createIngestionRuleHandlers(deps: IngestionRuleHandlerDeps): Ing
 
     async updateIngestionRule(req, ctx) {
       const caller = callerOf(ctx);
-      return { rule: ruleToProto(await updateRule(deps, caller, readableOrg(caller), req.ruleId, ruleChanges(req))) };
+      const rule = await updateRule(deps, caller, readableOrg(caller), req.ruleId, ruleChanges(req));
+      // Clearing the invocation removes the rule's trigger, whose deletion event is in the outbox.
+      deps.eventsWritten();
+      return { rule: ruleToProto(rule) };
     },
 
     async deleteIngestionRule(req, ctx) {
       await deleteRule(deps, readableOrg(callerOf(ctx)), req.ruleId);
+      deps.eventsWritten();
       return {};
     },
 

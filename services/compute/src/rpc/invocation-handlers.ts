@@ -68,8 +68,10 @@ export function createInvocationHandlers(deps: {
   datasets: DatasetDirectory;
   /** How many invocations of one org may run at once, as queue_status reports it. */
   concurrencyLimit: number;
+  /** Wakes the outbox relay after a commit that recorded events. */
+  eventsWritten(): void;
 }): InvocationHandlers {
-  const { uow, datasets, concurrencyLimit } = deps;
+  const { uow, datasets, concurrencyLimit, eventsWritten } = deps;
   return {
     async invokeAction(req, ctx) {
       const caller = callerOf(ctx);
@@ -112,6 +114,8 @@ export function createInvocationHandlers(deps: {
 
     async deleteInvocation(req, ctx) {
       await deleteInvocation(uow, refOf(callerOf(ctx), req.invocationId));
+      // The deletion's ComputeEntityDeleted event is in the outbox: wake the relay rather than wait for its poll.
+      eventsWritten();
       return {};
     },
 

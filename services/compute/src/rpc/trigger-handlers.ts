@@ -33,10 +33,12 @@ export interface TriggerHandlerDeps {
   users: UserDirectory;
   datasets: DatasetDirectory;
   model: TriggerModelDeps;
+  /** Wakes the outbox relay after a commit that recorded events. */
+  eventsWritten(): void;
 }
 
 /** Implements the operations on triggers of hangar.compute.v1.ComputeService. */
-export function createTriggerHandlers({ uow, users, datasets, model }: TriggerHandlerDeps): TriggerHandlers {
+export function createTriggerHandlers({ uow, users, datasets, model, eventsWritten }: TriggerHandlerDeps): TriggerHandlers {
   return {
     async createTrigger(req, ctx) {
       const caller = callerOf(ctx);
@@ -64,6 +66,8 @@ export function createTriggerHandlers({ uow, users, datasets, model }: TriggerHa
 
     async deleteTrigger(req, ctx) {
       await deleteTrigger(uow, refOf(callerOf(ctx), req.name));
+      // The deletion's ComputeEntityDeleted event is in the outbox: wake the relay rather than wait for its poll.
+      eventsWritten();
       return {};
     },
 

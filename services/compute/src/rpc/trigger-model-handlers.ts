@@ -22,6 +22,8 @@ type TriggerModelHandlers = Pick<
 export interface TriggerModelHandlerDeps extends TriggerModelDeps {
   entities: EntityReader;
   gatesFor: (orgId: string) => GateReaders;
+  /** Wakes the outbox relay after a commit that recorded events. */
+  eventsWritten(): void;
 }
 
 /** Implements the `triggers (0.62 model)` operations of hangar.compute.v1.ComputeService. */
@@ -61,6 +63,8 @@ export function createTriggerModelHandlers(deps: TriggerModelHandlerDeps): Trigg
 
     async deleteTriggerById(req, ctx) {
       await deleteModelTrigger(uow, readableOrg(callerOf(ctx)), req.triggerId);
+      // The deletion's ComputeEntityDeleted event is in the outbox: wake the relay rather than wait for its poll.
+      deps.eventsWritten();
       return {};
     },
 

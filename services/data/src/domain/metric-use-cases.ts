@@ -1,17 +1,21 @@
-import { badRequest, conflict, invalidArgument, newId, notFound, quoteValue, type UnitOfWork } from "@hangar/shared";
+import { badRequest, conflict, invalidArgument, newId, notFound, quoteValue, type PageCursor, type QueryNode, type UnitOfWork } from "@hangar/shared";
 import type { Actor, OrgActor } from "./actor";
 import type { ListedPage } from "./devices";
+import type { MetricGroupBy } from "./metric-conditions";
 import {
   checkMetricName,
   metricNameProblem,
   type Bucketing,
+  type GroupSummary,
   type IdFilter,
   type MetricAggregateRecord,
   type MetricDefinitionRecord,
   type MetricRepository,
   type MetricTimeFilter,
+  type MetricValuePage,
   type MetricValueRecord,
   type NumericAggregation,
+  type ValueOrder,
 } from "./metrics";
 
 /** What the metric use cases reach. */
@@ -32,14 +36,16 @@ export interface PublishRequest {
 /** The outcome of one entry of a publish, in request order. */
 export type PublishOutcome = { name: string; value: MetricValueRecord } | { name: string; error: string };
 
-/** A value query or aggregation as rpc/ read it (choices and limits already checked). */
+/** A value query or aggregation as rpc/ read it (choices and limits already checked); an aggregation names one metric. */
 export interface ValueQuery {
-  name: string;
+  names: readonly string[];
   timeFilter: MetricTimeFilter;
   window: { startNs: bigint; endNs: bigint } | undefined;
   deviceIds: IdFilter;
   sessionIds: IdFilter;
   invocationIds: IdFilter;
+  condition: QueryNode | undefined;
+  groupBy: MetricGroupBy | undefined;
 }
 
 /** What a definition says besides its name: null clears a field; undefined (on update) keeps it. */
@@ -97,22 +103,24 @@ export function listMetrics(uow: UnitOfWork<MetricRepositories>, actor: Actor, r
 
 /**
  * Records values for a session of the actor's org (a 404 otherwise), replacing each metric's
- * earlier value for it; unknown names get a definition. A refused entry (bad name, no value, a
- * name given twice) is reported and does not stop the others. The device is the request's, or
- * the session's only one when the request names none (a 400 when it has none or several).
+ * earlier value for it; unknown names get a definition. A refused entry (bad name, no value) is
+ * reported and does not stop the others. A name given more than once stores the last accepted
+ * value given for it, and every accepted entry of that name reports it (SDK 0.62's rule). The
+ * device is the request's, or the session's only one when the request names none (a 400 when it
+ * has none or several).
  */
 export async function publishMetrics(uow: UnitOfWork<MetricRepositories>, actor: OrgActor, req: PublishRequest): Promise<PublishOutcome[]> {
   if (req.entries.length === 0) throw invalidArgument("metrics", "must hold at least one entry");
   const repository = uow.repositories().metrics;
   const deviceId = await resolveDevice(repository, actor.orgId, req);
-  const seen = new Set<string>();
-  const problems = req.entries.map((entry) => entryProblem(entry, seen));
-  const accepted = req.entries.filter((_, i) => problems[i] === undefined);
-  const stored = accepted.length === 0 ? [] : await uow.transaction(async (r) => {
+  const problems = req.entries.map(entryProblem);
+  // Later entries of a name overwrite earlier ones: the map holds each name's last accepted value.
+  const lastValues = new Map(req.entries.flatMap((e, i) => (problems[i] === undefined ? [[e.name, e.value!] as const] : [])));
+  const stored = lastValues.size === 0 ? [] : await uow.transaction(async (r) => {
     const now = new Date();
-    const definitions = await r.metrics.ensureDefinitions(actor.orgId, accepted.map((e) => e.name), { description: null, unit: null, created: now, createdBy: actor.subject, modified: now, modifiedBy: actor.subject });
+    const definitions = await r.metrics.ensureDefinitions(actor.orgId, [...lastValues.keys()], { description: null, unit: null, created: now, createdBy: actor.subject, modified: now, modifiedBy: actor.subject });
     const context = { orgId: actor.orgId, sessionId: req.sessionId, deviceId, invocationId: req.invocationId, publishedBy: actor.subject, published: now };
-    return r.metrics.publish(context, accepted.map((e) => ({ metricId: definitions.get(e.name)!.metricId, value: e.value! })));
+    return r.metrics.publish(context, [...lastValues].map(([name, value]) => ({ metricId: definitions.get(name)!.metricId, value })));
   });
   const byName = new Map(stored.map((value) => [value.name, value]));
   return req.entries.map((entry, i) => {
@@ -121,18 +129,24 @@ export async function publishMetrics(uow: UnitOfWork<MetricRepositories>, actor:
   });
 }
 
-/** One bucket per period of the window (widened to whole periods) that holds values, oldest first. */
-export async function aggregateMetrics(uow: UnitOfWork<MetricRepositories>, actor: Actor, query: ValueQuery, bucketing: Bucketing, aggregation: NumericAggregation): Promise<{ definition: MetricDefinitionRecord; records: MetricAggregateRecord[] }> {
+/** One bucket per period of the window (and group, under `groupBy`) that holds values, oldest first. */
+export async function aggregateMetrics(
+  uow: UnitOfWork<MetricRepositories>,
+  actor: Actor,
+  query: ValueQuery,
+  bucketing: Bucketing,
+  aggregation: NumericAggregation,
+): Promise<{ definition: MetricDefinitionRecord; records: MetricAggregateRecord[]; groups: GroupSummary }> {
   const repository = uow.repositories().metrics;
-  const definition = await definitionOf(repository, actor, query.name);
-  return { definition, records: await repository.aggregate({ ...query, metricId: definition.metricId }, bucketing, aggregation) };
+  const [definition] = await definitionsOf(repository, actor, query.names);
+  return { definition: definition!, ...(await repository.aggregate({ ...query, metricIds: [definition!.metricId] }, bucketing, aggregation)) };
 }
 
-/** A page of a metric's selected values, in publish order. */
-export async function queryMetricValues(uow: UnitOfWork<MetricRepositories>, actor: Actor, query: ValueQuery, range: { limit: number; cursor: number | undefined }) {
+/** A page of the selected values of the named metrics (a 404 when the org lacks one), in `order`. */
+export async function queryMetricValues(uow: UnitOfWork<MetricRepositories>, actor: Actor, query: ValueQuery, order: ValueOrder, range: { limit: number; cursor: PageCursor | undefined }): Promise<MetricValuePage> {
   const repository = uow.repositories().metrics;
-  const definition = await definitionOf(repository, actor, query.name);
-  return repository.queryValues({ ...query, metricId: definition.metricId }, range);
+  const definitions = await definitionsOf(repository, actor, query.names);
+  return repository.queryValues({ ...query, metricIds: definitions.map((d) => d.metricId) }, order, range);
 }
 
 /** Every value published to a session of the actor's org (a 404 otherwise), by metric name. */
@@ -148,6 +162,17 @@ async function definitionOf(repository: MetricRepository, actor: Actor, name: st
   return record;
 }
 
+/** The actor's org's definitions of `names`, in their order; a 404 naming the first it lacks. */
+async function definitionsOf(repository: MetricRepository, actor: Actor, names: readonly string[]): Promise<MetricDefinitionRecord[]> {
+  const found = actor.orgId ? await repository.findDefinitions(actor.orgId, names) : [];
+  const byName = new Map(found.map((d) => [d.name, d]));
+  return names.map((name) => {
+    const definition = byName.get(name);
+    if (!definition) throw notFound("metric", name);
+    return definition;
+  });
+}
+
 async function resolveDevice(repository: MetricRepository, orgId: string, req: PublishRequest): Promise<string | null> {
   const devices = await repository.sessionDevices(orgId, req.sessionId);
   if (devices === null) throw notFound("session", req.sessionId);
@@ -159,12 +184,10 @@ async function resolveDevice(repository: MetricRepository, orgId: string, req: P
   return req.deviceId;
 }
 
-function entryProblem(entry: { name: string; value: number | undefined }, seen: Set<string>): string | undefined {
+function entryProblem(entry: { name: string; value: number | undefined }): string | undefined {
   const problem = metricNameProblem(entry.name);
   if (problem) return `name: ${problem}`;
   if (entry.value === undefined) return "value: is required";
   if (!Number.isFinite(entry.value)) return "value: must be a finite number";
-  if (seen.has(entry.name)) return "name: given more than once in this request";
-  seen.add(entry.name);
   return undefined;
 }

@@ -1,5 +1,6 @@
-import { invalidArgument } from "@hangar/shared";
+import { invalidArgument, type PageCursor, type QueryNode } from "@hangar/shared";
 import type { ListedPage } from "./devices";
+import type { MetricGroupBy, MetricSortField } from "./metric-conditions";
 
 /** UTC calendar buckets of an aggregation (the spec's AggregationPeriod); weeks are ISO weeks, from Monday. */
 export const AGGREGATION_PERIODS = ["daily", "weekly", "monthly", "quarterly", "yearly"] as const;
@@ -12,13 +13,16 @@ export const DAYS_OF_WEEK = ["monday", "tuesday", "wednesday", "thursday", "frid
 export type DayOfWeek = (typeof DAYS_OF_WEEK)[number];
 
 /**
- * How an aggregation buckets values: its period, the day its weeks start on, and the IANA zone
- * whose midnights bound its periods (`UTC`, the default, reads the per-day partials).
+ * How an aggregation buckets values: its period, the day its weeks start on, the IANA zone whose
+ * midnights bound its periods (`UTC`, the default, reads the per-day partials), and whether the
+ * first and last periods take all their values (`widenToWholePeriods`, the default) or only those
+ * inside the requested window.
  */
 export interface Bucketing {
   period: AggregationPeriod;
   weekStart: DayOfWeek;
   timeZone: string;
+  widenToWholePeriods: boolean;
 }
 
 /**
@@ -83,6 +87,8 @@ export interface MetricValueRecord {
   invocationId: string | null;
   published: Date;
   publishedBy: string;
+  /** The value of the read's `group_by` field it carries, as text; null when ungrouped or it has none. */
+  groupKey: string | null;
 }
 
 /** One value as publish_metrics records it (device and session resolved). */
@@ -107,28 +113,56 @@ export interface PublishContext {
  */
 export type IdFilter = readonly string[] | null | undefined;
 
-/** Which values of a metric a query or aggregation reads. */
+/** Which values of which metrics a query or aggregation reads. */
 export interface MetricValueSelection {
-  metricId: string;
+  metricIds: readonly string[];
   timeFilter: MetricTimeFilter;
   /** [startNs, endNs) of the value's time; undefined: no window (values without a time too). */
   window: { startNs: bigint; endNs: bigint } | undefined;
   deviceIds: IdFilter;
   sessionIds: IdFilter;
   invocationIds: IdFilter;
+  /** Narrows the values by their session, device and collections (fields: store/metric-sql.ts). */
+  condition: QueryNode | undefined;
+  groupBy: MetricGroupBy | undefined;
 }
 
-/** One bucket of an aggregation: [startNs, endNs), how many values fell in it and the aggregate. */
+/** One bucket of an aggregation: [startNs, endNs), its group, how many values fell in it and the aggregate. */
 export interface MetricAggregateRecord {
   startNs: bigint;
   endNs: bigint;
+  groupKey: string | null;
   total: bigint;
   value: number;
+}
+
+/** How a grouped read's groups came out: null and false when the read is not grouped. */
+export interface GroupSummary {
+  /** The named groups holding values (the null group not counted). */
+  totalGroups: number | null;
+  /** More than MAX_METRIC_GROUPS named groups held values, so the rest were dropped. */
+  groupsTruncated: boolean;
+}
+
+/** The order of a value query's page. */
+export interface ValueOrder {
+  sortBy: MetricSortField;
+  descending: boolean;
+}
+
+/** A page of values, each row's cursor, whether more follow, and the groups of the whole read. */
+export interface MetricValuePage {
+  rows: MetricValueRecord[];
+  cursors: PageCursor[];
+  hasMore: boolean;
+  groups: GroupSummary;
 }
 
 /** The persistence of metric definitions and values (store/metric-store.ts). */
 export interface MetricRepository {
   findDefinition(orgId: string, name: string, lock?: boolean): Promise<MetricDefinitionRecord | null>;
+  /** The org's definitions of these names (those it has). */
+  findDefinitions(orgId: string, names: readonly string[]): Promise<MetricDefinitionRecord[]>;
   /** The definitions of these names in the org, created as `template` says for those missing (no conflict under concurrent publishes). */
   ensureDefinitions(orgId: string, names: readonly string[], template: Omit<MetricDefinitionRecord, "metricId" | "orgId" | "name">): Promise<Map<string, MetricDefinitionRecord>>;
   /** Adds a definition; false when the org already has one of that name. */
@@ -142,10 +176,10 @@ export interface MetricRepository {
   deviceExists(orgId: string, deviceId: string): Promise<boolean>;
   /** Records the values (replacing each metric's earlier value for the session) and returns them as stored. */
   publish(context: PublishContext, values: readonly NewMetricValue[]): Promise<MetricValueRecord[]>;
-  /** One bucket per period holding values, oldest first: one SQL statement. */
-  aggregate(selection: MetricValueSelection, bucketing: Bucketing, aggregation: NumericAggregation): Promise<MetricAggregateRecord[]>;
-  /** A page of the selected values in publish order, after key `cursor`. */
-  queryValues(selection: MetricValueSelection, range: { limit: number; cursor: number | undefined }): Promise<{ rows: MetricValueRecord[]; keys: number[]; hasMore: boolean }>;
+  /** One bucket per period (and group) holding values, oldest first: one SQL statement. */
+  aggregate(selection: MetricValueSelection, bucketing: Bucketing, aggregation: NumericAggregation): Promise<{ records: MetricAggregateRecord[]; groups: GroupSummary }>;
+  /** A page of the selected values in `order`, after `cursor`. */
+  queryValues(selection: MetricValueSelection, order: ValueOrder, range: { limit: number; cursor: PageCursor | undefined }): Promise<MetricValuePage>;
   /** The session's values by metric name, at most `limit`. */
   sessionValues(orgId: string, sessionId: string, limit: number): Promise<MetricValueRecord[]>;
 }

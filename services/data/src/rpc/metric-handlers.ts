@@ -1,8 +1,21 @@
-import type { MessageInitShape } from "@bufbuild/protobuf";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, type Value } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { batchErrorOf, callerOf, fitPage, invalidArgument, nullableString, planKeysetPage, type UnitOfWork } from "@hangar/shared";
-import { MetricDefinitionSchema, MetricValueSchema, type DataService } from "@hangar/shared/proto/data";
+import {
+  batchErrorOf,
+  callerOf,
+  conditionOfValue,
+  decodeCursorToken,
+  encodeCursorToken,
+  fitPage,
+  invalidArgument,
+  nullableString,
+  planKeysetPage,
+  queryFingerprint,
+  type Principal,
+  type UnitOfWork,
+} from "@hangar/shared";
+import { MetricDefinitionSchema, MetricValueSchema, PublishMetricsRequestSchema, type DataService, type PublishMetricsRequest } from "@hangar/shared/proto/data";
 import {
   aggregateMetrics,
   createMetric,
@@ -14,19 +27,22 @@ import {
   queryMetricValues,
   updateMetric,
   type MetricRepositories,
-  type PublishOutcome,
+  type PublishRequest,
   type ValueQuery,
 } from "../domain/metric-use-cases";
+import { MAX_QUERY_NAMES, readGroupBy, readMetricCondition, readSortBy } from "../domain/metric-conditions";
 import {
   AGGREGATION_PERIODS,
   checkChoice,
   checkIdFilter,
+  checkMetricName,
   checkTimeZone,
   checkWindow,
   DAYS_OF_WEEK,
   MAX_METRIC_RESULTS,
   NUMERIC_AGGREGATIONS,
   TIME_FILTERS,
+  type GroupSummary,
   type IdFilter,
   type MetricDefinitionRecord,
   type MetricValueRecord,
@@ -36,16 +52,17 @@ import { pageToProto } from "./device-mappers";
 
 type MetricHandlers = Pick<
   ServiceImpl<typeof DataService>,
-  "publishMetrics" | "aggregateMetrics" | "createMetric" | "getMetric" | "updateMetric" | "deleteMetric" | "listMetrics" | "queryMetricValues" | "listSessionMetrics"
+  "publishMetrics" | "publishMetricsByOutcome" | "aggregateMetrics" | "createMetric" | "getMetric" | "updateMetric" | "deleteMetric" | "listMetrics" | "queryMetricValues" | "listSessionMetrics"
 >;
 
 /** The fields a value query and an aggregation share, as the request messages carry them. */
 interface ValueQueryFields {
-  name: string;
   timeFilter?: string;
   includeDeviceIds?: Value;
   includeSessionIds?: Value;
   includeInvocationIds?: Value;
+  condition?: Value;
+  groupBy?: string;
 }
 
 /**
@@ -56,23 +73,29 @@ interface ValueQueryFields {
 export function createMetricHandlers({ uow }: { uow: UnitOfWork<MetricRepositories> }): MetricHandlers {
   return {
     async publishMetrics(req, ctx) {
-      const caller = callerOf(ctx);
-      const entries = req.metrics.map((entry) => ({ name: entry.name, value: entry.value }));
-      const deviceId = nullableString(setOrUndefined(req.deviceId), "device_id");
-      const outcomes = await publishMetrics(uow, writerOf(caller), { sessionId: req.sessionId, deviceId, invocationId: caller.invocationId ?? null, entries });
-      return publishResponse(outcomes);
+      const outcomes = await publishMetrics(uow, writerOf(callerOf(ctx)), publishRequestOf(req, callerOf(ctx)));
+      return { responses: outcomes.map((o, i) => ("value" in o ? { data: valueToProto(o.value) } : { error: batchErrorOf(invalidArgument(`metrics[${i}]`, o.error)) })) };
+    },
+
+    async publishMetricsByOutcome(req, ctx) {
+      const outcomes = await publishMetrics(uow, writerOf(callerOf(ctx)), publishRequestOf(req.publish ?? create(PublishMetricsRequestSchema), callerOf(ctx)));
+      return {
+        succeeded: outcomes.flatMap((o) => ("value" in o ? [valueToProto(o.value)] : [])),
+        failed: outcomes.flatMap((o) => ("error" in o ? [{ name: o.name, error: o.error }] : [])),
+      };
     },
 
     async aggregateMetrics(req, ctx) {
-      refuseUnserved(req, AGGREGATE_DEFAULTS);
       const period = checkChoice(req.period, AGGREGATION_PERIODS, "period");
       const weekStart = req.weekStart === undefined ? "monday" : checkChoice(req.weekStart, DAYS_OF_WEEK, "week_start");
       const timeZone = req.timeZone === undefined ? "UTC" : checkTimeZone(req.timeZone);
       const aggregation = checkChoice(req.aggregation, NUMERIC_AGGREGATIONS, "aggregation");
-      const query = valueQueryOf(req, checkWindow(req.startTimeNs, req.endTimeNs));
-      const { definition, records } = await aggregateMetrics(uow, readerOf(callerOf(ctx)), query, { period, weekStart, timeZone }, aggregation);
+      const query = valueQueryOf(req, [req.name], checkWindow(req.startTimeNs, req.endTimeNs));
+      const bucketing = { period, weekStart, timeZone, widenToWholePeriods: req.widenToWholePeriods ?? true };
+      const { definition, records, groups } = await aggregateMetrics(uow, readerOf(callerOf(ctx)), query, bucketing, aggregation);
       return {
         aggregation,
+        ...groupsToProto(groups),
         records: records.map((r) => ({
           metricId: definition.metricId,
           name: definition.name,
@@ -83,6 +106,7 @@ export function createMetricHandlers({ uow }: { uow: UnitOfWork<MetricRepositori
           value: r.value,
           aggregation,
           ...(definition.unit !== null ? { unit: definition.unit } : {}),
+          ...(r.groupKey !== null ? { groupKey: r.groupKey } : {}),
         })),
       };
     },
@@ -112,18 +136,18 @@ export function createMetricHandlers({ uow }: { uow: UnitOfWork<MetricRepositori
     },
 
     async queryMetricValues(req, ctx) {
-      refuseUnserved(req, QUERY_DEFAULTS);
       const actor = readerOf(callerOf(ctx));
-      const query = valueQueryOf(req, optionalWindow(req.startTimeNs, req.endTimeNs));
-      // The token is bound to the query, so a token of another query (or org) is a 400.
-      const keyset = planKeysetPage(undefined, req.pageToken, `metric-values:${actor.orgId}:${JSON.stringify(query, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}`, {
-        defaultSize: resultLimit(req.maxResults, "max_results"),
-      });
-      const page = await queryMetricValues(uow, actor, query, { limit: keyset.limit, cursor: keyset.before });
+      const query = valueQueryOf(req, queriedNames(req.name, req.names), optionalWindow(req.startTimeNs, req.endTimeNs));
+      const order = { sortBy: readSortBy(req.sortBy, query.groupBy !== undefined), descending: req.descending ?? false };
+      const limit = resultLimit(req.maxResults, "max_results");
+      // The token is bound to the query and its order, so a token of another query (or org) is a 400.
+      const fingerprint = queryFingerprint({ scope: `metric-values:${actor.orgId}:${JSON.stringify({ query, order }, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}` });
+      const page = await queryMetricValues(uow, actor, query, order, { limit, cursor: decodeCursorToken(req.pageToken, fingerprint, "page_token") });
       // No total_count: counting every value of a query could cost more than the page (null is allowed).
       const items = fitPage(MetricValueSchema, page.rows.map(valueToProto));
-      const nextToken = keyset.nextToken(page.keys[items.length - 1], page.hasMore || items.length < page.rows.length);
-      return { items, ...(nextToken ? { nextToken } : {}) };
+      const last = page.cursors[items.length - 1];
+      const more = page.hasMore || items.length < page.rows.length;
+      return { items, ...(more && last ? { nextToken: encodeCursorToken(last, fingerprint) } : {}), ...groupsToProto(page.groups) };
     },
 
     async listSessionMetrics(req, ctx) {
@@ -132,50 +156,39 @@ export function createMetricHandlers({ uow }: { uow: UnitOfWork<MetricRepositori
   };
 }
 
-/**
- * The SDK 0.62 request fields that only their default value is served for: the field, its JSON
- * name, and whether a given value is that default. The SDK sends every one of them on every call
- * (most as their default), so the defaults must pass; anything else is refused, naming the field,
- * rather than answered as if it had not been sent.
- */
-type UnservedField<R> = readonly [keyof R, string, (value: unknown) => boolean];
-
-const isAbsent = (value: unknown) => value === undefined || (value as Value).kind?.case === "nullValue" || setOrUndefined(value as Value) === undefined;
-const isEmptyText = (value: unknown) => value === undefined || value === "";
-const AGGREGATE_DEFAULTS: readonly UnservedField<Parameters<MetricHandlers["aggregateMetrics"]>[0]>[] = [
-  ["condition", "condition", isAbsent],
-  ["groupBy", "group_by", isEmptyText],
-  ["widenToWholePeriods", "widen_to_whole_periods", (value) => value !== false],
-];
-const QUERY_DEFAULTS: readonly UnservedField<Parameters<MetricHandlers["queryMetricValues"]>[0]>[] = [
-  ["names", "names", (value) => (value as string[]).length === 0],
-  ["sortBy", "sort_by", isEmptyText],
-  ["descending", "descending", (value) => value !== true],
-  ["condition", "condition", isAbsent],
-  ["groupBy", "group_by", isEmptyText],
-];
-
-function refuseUnserved<R>(req: R, fields: readonly UnservedField<R>[]): void {
-  for (const [key, field, isDefault] of fields) {
-    if (!isDefault(req[key])) throw invalidArgument(field, "only its default is supported so far (README, Metrics)");
-  }
-}
-
-function publishResponse(outcomes: PublishOutcome[]) {
-  const succeeded = outcomes.flatMap((o) => ("value" in o ? [valueToProto(o.value)] : []));
-  const failed = outcomes.flatMap((o) => ("error" in o ? [{ name: o.name, error: o.error }] : []));
-  const responses = outcomes.map((o, i) => ("value" in o ? { data: valueToProto(o.value) } : { error: batchErrorOf(invalidArgument(`metrics[${i}]`, o.error)) }));
-  return { succeeded, failed, responses };
-}
-
-function valueQueryOf(req: ValueQueryFields, window: ValueQuery["window"]): ValueQuery {
+function publishRequestOf(req: PublishMetricsRequest, caller: Principal): PublishRequest {
   return {
-    name: req.name,
+    sessionId: req.sessionId,
+    deviceId: nullableString(setOrUndefined(req.deviceId), "device_id"),
+    invocationId: caller.invocationId ?? null,
+    entries: req.metrics.map((entry) => ({ name: entry.name, value: entry.value })),
+  };
+}
+
+/** `name` or `names`: exactly one of them, a list of 1 to MAX_QUERY_NAMES distinct valid names (400s naming the field). */
+function queriedNames(name: string, names: readonly string[]): string[] {
+  if ((name === "") === (names.length === 0)) throw invalidArgument("name", "give exactly one of name and names");
+  if (name !== "") return [name];
+  if (names.length > MAX_QUERY_NAMES) throw invalidArgument("names", `must hold at most ${MAX_QUERY_NAMES} names`);
+  names.forEach((n, i) => checkMetricName(n, `names[${i}]`));
+  if (new Set(names).size !== names.length) throw invalidArgument("names", "must not repeat a name");
+  return [...names];
+}
+
+function groupsToProto(groups: GroupSummary) {
+  return { ...(groups.totalGroups !== null ? { totalGroups: BigInt(groups.totalGroups) } : {}), groupsTruncated: groups.groupsTruncated };
+}
+
+function valueQueryOf(req: ValueQueryFields, names: readonly string[], window: ValueQuery["window"]): ValueQuery {
+  return {
+    names,
     timeFilter: req.timeFilter === undefined ? "end_time" : checkChoice(req.timeFilter, TIME_FILTERS, "time_filter"),
     window,
     deviceIds: checkIdFilter(idFilterOf(req.includeDeviceIds, "include_device_ids"), "include_device_ids", true),
     sessionIds: checkIdFilter(idFilterOf(req.includeSessionIds, "include_session_ids"), "include_session_ids", false),
     invocationIds: checkIdFilter(idFilterOf(req.includeInvocationIds, "include_invocation_ids"), "include_invocation_ids", true),
+    condition: readMetricCondition(conditionOfValue(req.condition)),
+    groupBy: readGroupBy(req.groupBy),
   };
 }
 
@@ -248,5 +261,8 @@ export function valueToProto(record: MetricValueRecord): MessageInitShape<typeof
     ...(record.invocationId !== null ? { invocationId: record.invocationId } : {}),
     published: timestampFromDate(record.published),
     publishedBy: record.publishedBy,
+    ...(record.groupKey !== null ? { groupKey: record.groupKey } : {}),
+    ...(record.minTimestampNs !== null ? { sessionStartTimeNs: record.minTimestampNs } : {}),
+    ...(record.maxTimestampNs !== null ? { sessionEndTimeNs: record.maxTimestampNs } : {}),
   };
 }

@@ -1,17 +1,21 @@
-import { newId, rawSql, sql, textArrayLiteral, timestampFromRow, type EntityManager, type SqlFragment } from "@hangar/shared";
+import { cursorOfRow, newId, rawSql, sql, textArrayLiteral, timestampFromRow, type EntityManager, type PageCursor, type SqlFragment } from "@hangar/shared";
 import type { ListedPage } from "../domain/devices";
 import type {
   Bucketing,
+  GroupSummary,
   MetricAggregateRecord,
   MetricDefinitionRecord,
   MetricRepository,
+  MetricValuePage,
   MetricValueRecord,
   MetricValueSelection,
   NewMetricValue,
   NumericAggregation,
   PublishContext,
+  ValueOrder,
 } from "../domain/metrics";
-import { aggregateSql, selectionCondition } from "./metric-sql";
+import { MAX_METRIC_GROUPS } from "../domain/metric-conditions";
+import { aggregateSql, valuePageSql } from "./metric-sql";
 
 type Row = Record<string, unknown>;
 
@@ -30,6 +34,11 @@ export class MetricStore implements MetricRepository {
   async findDefinition(orgId: string, name: string, lock = false): Promise<MetricDefinitionRecord | null> {
     const rows = await this.run(sql`select * from metric_definitions where org_id = ${orgId} and name = ${name} ${rawSql(lock ? "for update" : "")}`);
     return rows[0] ? definitionFromRow(rows[0]) : null;
+  }
+
+  async findDefinitions(orgId: string, names: readonly string[]): Promise<MetricDefinitionRecord[]> {
+    const rows = await this.run(sql`select * from metric_definitions where org_id = ${orgId} and name = any(${textArrayLiteral([...names])}::text[])`);
+    return rows.map(definitionFromRow);
   }
 
   async ensureDefinitions(orgId: string, names: readonly string[], template: Omit<MetricDefinitionRecord, "metricId" | "orgId" | "name">): Promise<Map<string, MetricDefinitionRecord>> {
@@ -103,18 +112,22 @@ export class MetricStore implements MetricRepository {
     return rows.map(valueFromRow);
   }
 
-  async aggregate(selection: MetricValueSelection, bucketing: Bucketing, aggregation: NumericAggregation): Promise<MetricAggregateRecord[]> {
+  async aggregate(selection: MetricValueSelection, bucketing: Bucketing, aggregation: NumericAggregation): Promise<{ records: MetricAggregateRecord[]; groups: GroupSummary }> {
     const rows = await this.run(aggregateSql(selection, bucketing, aggregation));
-    return rows.map((row) => ({ startNs: BigInt(row.start_ns as string), endNs: BigInt(row.end_ns as string), total: BigInt(row.total as string), value: Number(row.value) }));
+    const records = rows.map((row) => ({
+      startNs: BigInt(row.start_ns as string),
+      endNs: BigInt(row.end_ns as string),
+      groupKey: row.group_key as string | null,
+      total: BigInt(row.total as string),
+      value: Number(row.value),
+    }));
+    return { records, groups: groupSummary(selection, rows) };
   }
 
-  async queryValues(selection: MetricValueSelection, range: { limit: number; cursor: number | undefined }): Promise<{ rows: MetricValueRecord[]; keys: number[]; hasMore: boolean }> {
-    const after = range.cursor === undefined ? rawSql("true") : sql`v.seq > ${range.cursor}`;
-    const rows = await this.run(sql`
-      select ${VALUE_COLUMNS} from metric_values v join metric_definitions d on d.metric_id = v.metric_id
-      where ${selectionCondition(selection)} and ${after} order by v.seq limit ${range.limit + 1}`);
+  async queryValues(selection: MetricValueSelection, order: ValueOrder, range: { limit: number; cursor: PageCursor | undefined }): Promise<MetricValuePage> {
+    const rows = await this.run(valuePageSql(selection, order, range.cursor, range.limit));
     const served = rows.slice(0, range.limit);
-    return { rows: served.map(valueFromRow), keys: served.map((row) => Number(row.seq)), hasMore: rows.length > range.limit };
+    return { rows: served.map(valueFromRow), cursors: served.map(cursorOfRow), hasMore: rows.length > range.limit, groups: groupSummary(selection, rows) };
   }
 
   async sessionValues(orgId: string, sessionId: string, limit: number): Promise<MetricValueRecord[]> {
@@ -127,6 +140,13 @@ export class MetricStore implements MetricRepository {
   private run(fragment: SqlFragment): Promise<Row[]> {
     return this.em.execute<Row[]>(fragment.sql, [...fragment.params]);
   }
+}
+
+// Every row of a grouped read carries the same `total_groups`; a read with no rows has no group.
+function groupSummary(selection: MetricValueSelection, rows: Row[]): GroupSummary {
+  if (!selection.groupBy) return { totalGroups: null, groupsTruncated: false };
+  const totalGroups = rows.length === 0 ? 0 : Number(rows[0]!.total_groups);
+  return { totalGroups, groupsTruncated: totalGroups > MAX_METRIC_GROUPS };
 }
 
 function definitionFromRow(row: Row): MetricDefinitionRecord {
@@ -158,5 +178,6 @@ function valueFromRow(row: Row): MetricValueRecord {
     invocationId: row.invocation_id as string | null,
     published: timestampFromRow(row.published),
     publishedBy: row.published_by as string,
+    groupKey: (row.group_key as string | null | undefined) ?? null,
   };
 }

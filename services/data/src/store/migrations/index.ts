@@ -20,6 +20,7 @@ import { Migration0019TopicSchemas } from "./0019-topic-schemas";
 import { Migration0020TermSearch } from "./0020-term-search";
 import { Migration0021TopicQueryIndexes } from "./0021-topic-query-indexes";
 import { Migration0022FileIngestable } from "./0022-file-ingestable";
+import { Migration0023MetricsGroups } from "./0023-metrics-groups";
 import { Migration0024IngestionPathRules } from "./0024-ingestion-path-rules";
 import { Migration0025AssociationTopicCounts } from "./0025-association-topic-counts";
 
@@ -46,6 +47,7 @@ export const dataMigrations: MigrationObject[] = [
   { name: "0020-term-search", class: Migration0020TermSearch },
   { name: "0021-topic-query-indexes", class: Migration0021TopicQueryIndexes },
   { name: "0022-file-ingestable", class: Migration0022FileIngestable },
+  { name: "0023-metrics-groups", class: Migration0023MetricsGroups },
   { name: "0024-ingestion-path-rules", class: Migration0024IngestionPathRules },
   { name: "0025-association-topic-counts", class: Migration0025AssociationTopicCounts },
 ];

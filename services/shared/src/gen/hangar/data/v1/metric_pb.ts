@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hangar/data/v1/metric.proto.
  */
 export const file_hangar_data_v1_metric: GenFile = /*@__PURE__*/
-  fileDesc("ChtoYW5nYXIvZGF0YS92MS9tZXRyaWMucHJvdG8SDmhhbmdhci5kYXRhLnYxIo0CChBNZXRyaWNEZWZpbml0aW9uEhEKCW1ldHJpY19pZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEisKB2NyZWF0ZWQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmNyZWF0ZWRfYnkYBiABKAkSLAoIbW9kaWZpZWQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC21vZGlmaWVkX2J5GAggASgJEhEKBHVuaXQYCSABKAlIAYgBAUIOCgxfZGVzY3JpcHRpb25CBwoFX3VuaXQi/gIKC01ldHJpY1ZhbHVlEhEKCW1ldHJpY19pZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRISCgpzZXNzaW9uX2lkGAQgASgJEh0KEG1pbl90aW1lc3RhbXBfbnMYBSABKANIAIgBARIdChBtYXhfdGltZXN0YW1wX25zGAYgASgDSAGIAQESDQoFdmFsdWUYByABKAESFgoJZGV2aWNlX2lkGAggASgJSAKIAQESGgoNaW52b2NhdGlvbl9pZBgJIAEoCUgDiAEBEhQKDHB1Ymxpc2hlZF9ieRgKIAEoCRItCglwdWJsaXNoZWQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKBHVuaXQYDCABKAlIBIgBAUITChFfbWluX3RpbWVzdGFtcF9uc0ITChFfbWF4X3RpbWVzdGFtcF9uc0IMCgpfZGV2aWNlX2lkQhAKDl9pbnZvY2F0aW9uX2lkQgcKBV91bml0IoYBChNDcmVhdGVNZXRyaWNSZXF1ZXN0EhgKBG5hbWUYASABKAlCCuBBAsLzGAMIgAISIQoLZGVzY3JpcHRpb24YAiABKAlCB8LzGAMIkE5IAIgBARIZCgR1bml0GAMgASgJQgbC8xgCCD9IAYgBAUIOCgxfZGVzY3JpcHRpb25CBwoFX3VuaXQiSAoUQ3JlYXRlTWV0cmljUmVzcG9uc2USMAoGbWV0cmljGAEgASgLMiAuaGFuZ2FyLmRhdGEudjEuTWV0cmljRGVmaW5pdGlvbiIvChBHZXRNZXRyaWNSZXF1ZXN0EhsKBG5hbWUYASABKAlCDeBBAsLzGAYI6AcY0A8iRQoRR2V0TWV0cmljUmVzcG9uc2USMAoGbWV0cmljGAEgASgLMiAuaGFuZ2FyLmRhdGEudjEuTWV0cmljRGVmaW5pdGlvbiKhAQoTVXBkYXRlTWV0cmljUmVxdWVzdBIbCgRuYW1lGAEgASgJQg3gQQLC8xgGCOgHGNAPEjoKC2Rlc2NyaXB0aW9uGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlQg3C8xgJCJBOGICABCAgEjEKBHVuaXQYAyABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCC8LzGAcIPxiAAiABIkgKFFVwZGF0ZU1ldHJpY1Jlc3BvbnNlEjAKBm1ldHJpYxgBIAEoCzIgLmhhbmdhci5kYXRhLnYxLk1ldHJpY0RlZmluaXRpb24iMgoTRGVsZXRlTWV0cmljUmVxdWVzdBIbCgRuYW1lGAEgASgJQg3gQQLC8xgGCOgHGNAPIhYKFERlbGV0ZU1ldHJpY1Jlc3BvbnNlImMKEkxpc3RNZXRyaWNzUmVxdWVzdBIgCgpwYWdlX3Rva2VuGAEgASgJQgfC8xgDCJBOSACIAQESEgoFbGltaXQYAiABKANIAYgBAUINCgtfcGFnZV90b2tlbkIICgZfbGltaXQimAEKE0xpc3RNZXRyaWNzUmVzcG9uc2USLwoFaXRlbXMYASADKAsyIC5oYW5nYXIuZGF0YS52MS5NZXRyaWNEZWZpbml0aW9uEhcKCm5leHRfdG9rZW4YAiABKAlIAIgBARIYCgt0b3RhbF9jb3VudBgDIAEoA0gBiAEBQg0KC19uZXh0X3Rva2VuQg4KDF90b3RhbF9jb3VudCJFCgtNZXRyaWNFbnRyeRIYCgRuYW1lGAEgASgJQgrC8xgGCOgHGNAPEhIKBXZhbHVlGAIgASgBSACIAQFCCAoGX3ZhbHVlIq0BChVQdWJsaXNoTWV0cmljc1JlcXVlc3QSIQoKc2Vzc2lvbl9pZBgBIAEoCUIN4EECwvMYBgjoBxjQDxI3CglkZXZpY2VfaWQYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCDMLzGAgI6AcY0A8gARI4CgdtZXRyaWNzGAMgAygLMhsuaGFuZ2FyLmRhdGEudjEuTWV0cmljRW50cnlCCuBBAsLzGAMQ6AciNAoVUHVibGlzaE1ldHJpY3NGYWlsdXJlEgwKBG5hbWUYASABKAkSDQoFZXJyb3IYAiABKAkibwoVUHVibGlzaGVkTWV0cmljUmVzdWx0EikKBGRhdGEYASABKAsyGy5oYW5nYXIuZGF0YS52MS5NZXRyaWNWYWx1ZRIrCgVlcnJvchgCIAEoCzIcLmhhbmdhci5jb21tb24udjEuQmF0Y2hFcnJvciK5AQoWUHVibGlzaE1ldHJpY3NSZXNwb25zZRIuCglzdWNjZWVkZWQYASADKAsyGy5oYW5nYXIuZGF0YS52MS5NZXRyaWNWYWx1ZRI1CgZmYWlsZWQYAiADKAsyJS5oYW5nYXIuZGF0YS52MS5QdWJsaXNoTWV0cmljc0ZhaWx1cmUSOAoJcmVzcG9uc2VzGAMgAygLMiUuaGFuZ2FyLmRhdGEudjEuUHVibGlzaGVkTWV0cmljUmVzdWx0IqwFChdBZ2dyZWdhdGVNZXRyaWNzUmVxdWVzdBIbCgRuYW1lGAEgASgJQg3gQQLC8xgGCOgHGNAPEhkKBnBlcmlvZBgCIAEoCUIJ4EECwvMYAghkEh4KC2FnZ3JlZ2F0aW9uGAMgASgJQgngQQLC8xgCCGQSGgoNc3RhcnRfdGltZV9ucxgEIAEoA0ID4EECEhgKC2VuZF90aW1lX25zGAUgASgDQgPgQQISIAoLdGltZV9maWx0ZXIYBiABKAlCBsLzGAIIZEgAiAEBEkEKEmluY2x1ZGVfZGV2aWNlX2lkcxgHIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUINwvMYCQjoBxiAiXogAhJCChNpbmNsdWRlX3Nlc3Npb25faWRzGAggASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlQg3C8xgJCOgHGICJeiACEkUKFmluY2x1ZGVfaW52b2NhdGlvbl9pZHMYCSABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCDcLzGAkI6AcYgIl6IAISOAoJY29uZGl0aW9uGAogASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlQg3C8xgJCJBOGICABCAgEh4KCGdyb3VwX2J5GAsgASgJQgfC8xgDCOgHSAGIAQESIwoWd2lkZW5fdG9fd2hvbGVfcGVyaW9kcxgMIAEoCEgCiAEBEh4KCXRpbWVfem9uZRgNIAEoCUIGwvMYAghkSAOIAQESHwoKd2Vla19zdGFydBgOIAEoCUIGwvMYAghkSASIAQFCDgoMX3RpbWVfZmlsdGVyQgsKCV9ncm91cF9ieUIZChdfd2lkZW5fdG9fd2hvbGVfcGVyaW9kc0IMCgpfdGltZV96b25lQg0KC193ZWVrX3N0YXJ0IrcBCg9NZXRyaWNBZ2dyZWdhdGUSEQoJbWV0cmljX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSDgoGcGVyaW9kGAMgASgJEhIKCnN0YXJ0X3RpbWUYBCABKAMSEAoIZW5kX3RpbWUYBSABKAMSDQoFdG90YWwYBiABKAMSDQoFdmFsdWUYByABKAESEwoLYWdncmVnYXRpb24YCCABKAkSEQoEdW5pdBgJIAEoCUgAiAEBQgcKBV91bml0ImEKGEFnZ3JlZ2F0ZU1ldHJpY3NSZXNwb25zZRITCgthZ2dyZWdhdGlvbhgBIAEoCRIwCgdyZWNvcmRzGAIgAygLMh8uaGFuZ2FyLmRhdGEudjEuTWV0cmljQWdncmVnYXRlIr8FChhRdWVyeU1ldHJpY1ZhbHVlc1JlcXVlc3QSGwoEbmFtZRgBIAEoCUIN4EECwvMYBgjoBxjQDxIgCgt0aW1lX2ZpbHRlchgCIAEoCUIGwvMYAghkSACIAQESGgoNc3RhcnRfdGltZV9ucxgDIAEoA0gBiAEBEhgKC2VuZF90aW1lX25zGAQgASgDSAKIAQESGAoLbWF4X3Jlc3VsdHMYBSABKANIA4gBARJBChJpbmNsdWRlX2RldmljZV9pZHMYBiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCDcLzGAkI6AcYgIl6IAISQgoTaW5jbHVkZV9zZXNzaW9uX2lkcxgHIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUINwvMYCQjoBxiAiXogAhJFChZpbmNsdWRlX2ludm9jYXRpb25faWRzGAggASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlQg3C8xgJCOgHGICJeiACEiAKCnBhZ2VfdG9rZW4YCSABKAlCB8LzGAMIkE5IBIgBARIZCgVuYW1lcxgKIAMoCUIKwvMYBgjoBxDoBxIdCgdzb3J0X2J5GAsgASgJQgfC8xgDCOgHSAWIAQESFwoKZGVzY2VuZGluZxgMIAEoCEgGiAEBEjgKCWNvbmRpdGlvbhgNIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUINwvMYCQiQThiAgAQgIBIeCghncm91cF9ieRgOIAEoCUIHwvMYAwjoB0gHiAEBQg4KDF90aW1lX2ZpbHRlckIQCg5fc3RhcnRfdGltZV9uc0IOCgxfZW5kX3RpbWVfbnNCDgoMX21heF9yZXN1bHRzQg0KC19wYWdlX3Rva2VuQgoKCF9zb3J0X2J5Qg0KC19kZXNjZW5kaW5nQgsKCV9ncm91cF9ieSKZAQoZUXVlcnlNZXRyaWNWYWx1ZXNSZXNwb25zZRIqCgVpdGVtcxgBIAMoCzIbLmhhbmdhci5kYXRhLnYxLk1ldHJpY1ZhbHVlEhcKCm5leHRfdG9rZW4YAiABKAlIAIgBARIYCgt0b3RhbF9jb3VudBgDIAEoA0gBiAEBQg0KC19uZXh0X3Rva2VuQg4KDF90b3RhbF9jb3VudCJcChlMaXN0U2Vzc2lvbk1ldHJpY3NSZXF1ZXN0EiEKCnNlc3Npb25faWQYASABKAlCDeBBAsLzGAYI6AcY0A8SEgoFbGltaXQYAiABKANIAIgBAUIICgZfbGltaXQiSQoaTGlzdFNlc3Npb25NZXRyaWNzUmVzcG9uc2USKwoGdmFsdWVzGAEgAygLMhsuaGFuZ2FyLmRhdGEudjEuTWV0cmljVmFsdWViBnByb3RvMw", [file_google_api_field_behavior, file_google_protobuf_struct, file_google_protobuf_timestamp, file_hangar_common_v1_common, file_hangar_common_v1_limits]);
+  fileDesc("ChtoYW5nYXIvZGF0YS92MS9tZXRyaWMucHJvdG8SDmhhbmdhci5kYXRhLnYxIo0CChBNZXRyaWNEZWZpbml0aW9uEhEKCW1ldHJpY19pZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEisKB2NyZWF0ZWQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmNyZWF0ZWRfYnkYBiABKAkSLAoIbW9kaWZpZWQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC21vZGlmaWVkX2J5GAggASgJEhEKBHVuaXQYCSABKAlIAYgBAUIOCgxfZGVzY3JpcHRpb25CBwoFX3VuaXQinAQKC01ldHJpY1ZhbHVlEhEKCW1ldHJpY19pZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRISCgpzZXNzaW9uX2lkGAQgASgJEh0KEG1pbl90aW1lc3RhbXBfbnMYBSABKANIAIgBARIdChBtYXhfdGltZXN0YW1wX25zGAYgASgDSAGIAQESDQoFdmFsdWUYByABKAESFgoJZGV2aWNlX2lkGAggASgJSAKIAQESGgoNaW52b2NhdGlvbl9pZBgJIAEoCUgDiAEBEhQKDHB1Ymxpc2hlZF9ieRgKIAEoCRItCglwdWJsaXNoZWQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKBHVuaXQYDCABKAlIBIgBARIWCglncm91cF9rZXkYDSABKAlIBYgBARIiChVzZXNzaW9uX3N0YXJ0X3RpbWVfbnMYDiABKANIBogBARIgChNzZXNzaW9uX2VuZF90aW1lX25zGA8gASgDSAeIAQFCEwoRX21pbl90aW1lc3RhbXBfbnNCEwoRX21heF90aW1lc3RhbXBfbnNCDAoKX2RldmljZV9pZEIQCg5faW52b2NhdGlvbl9pZEIHCgVfdW5pdEIMCgpfZ3JvdXBfa2V5QhgKFl9zZXNzaW9uX3N0YXJ0X3RpbWVfbnNCFgoUX3Nlc3Npb25fZW5kX3RpbWVfbnMihgEKE0NyZWF0ZU1ldHJpY1JlcXVlc3QSGAoEbmFtZRgBIAEoCUIK4EECwvMYAwiAAhIhCgtkZXNjcmlwdGlvbhgCIAEoCUIHwvMYAwiQTkgAiAEBEhkKBHVuaXQYAyABKAlCBsLzGAIIP0gBiAEBQg4KDF9kZXNjcmlwdGlvbkIHCgVfdW5pdCJIChRDcmVhdGVNZXRyaWNSZXNwb25zZRIwCgZtZXRyaWMYASABKAsyIC5oYW5nYXIuZGF0YS52MS5NZXRyaWNEZWZpbml0aW9uIi8KEEdldE1ldHJpY1JlcXVlc3QSGwoEbmFtZRgBIAEoCUIN4EECwvMYBgjoBxjQDyJFChFHZXRNZXRyaWNSZXNwb25zZRIwCgZtZXRyaWMYASABKAsyIC5oYW5nYXIuZGF0YS52MS5NZXRyaWNEZWZpbml0aW9uIqEBChNVcGRhdGVNZXRyaWNSZXF1ZXN0EhsKBG5hbWUYASABKAlCDeBBAsLzGAYI6AcY0A8SOgoLZGVzY3JpcHRpb24YAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCDcLzGAkIkE4YgIAEICASMQoEdW5pdBgDIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUILwvMYBwg/GIACIAEiSAoUVXBkYXRlTWV0cmljUmVzcG9uc2USMAoGbWV0cmljGAEgASgLMiAuaGFuZ2FyLmRhdGEudjEuTWV0cmljRGVmaW5pdGlvbiIyChNEZWxldGVNZXRyaWNSZXF1ZXN0EhsKBG5hbWUYASABKAlCDeBBAsLzGAYI6AcY0A8iFgoURGVsZXRlTWV0cmljUmVzcG9uc2UiYwoSTGlzdE1ldHJpY3NSZXF1ZXN0EiAKCnBhZ2VfdG9rZW4YASABKAlCB8LzGAMIkE5IAIgBARISCgVsaW1pdBgCIAEoA0gBiAEBQg0KC19wYWdlX3Rva2VuQggKBl9saW1pdCKYAQoTTGlzdE1ldHJpY3NSZXNwb25zZRIvCgVpdGVtcxgBIAMoCzIgLmhhbmdhci5kYXRhLnYxLk1ldHJpY0RlZmluaXRpb24SFwoKbmV4dF90b2tlbhgCIAEoCUgAiAEBEhgKC3RvdGFsX2NvdW50GAMgASgDSAGIAQFCDQoLX25leHRfdG9rZW5CDgoMX3RvdGFsX2NvdW50IkUKC01ldHJpY0VudHJ5EhgKBG5hbWUYASABKAlCCsLzGAYI6AcY0A8SEgoFdmFsdWUYAiABKAFIAIgBAUIICgZfdmFsdWUirQEKFVB1Ymxpc2hNZXRyaWNzUmVxdWVzdBIhCgpzZXNzaW9uX2lkGAEgASgJQg3gQQLC8xgGCOgHGNAPEjcKCWRldmljZV9pZBgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUIMwvMYCAjoBxjQDyABEjgKB21ldHJpY3MYAyADKAsyGy5oYW5nYXIuZGF0YS52MS5NZXRyaWNFbnRyeUIK4EECwvMYAxDoByJYCh5QdWJsaXNoTWV0cmljc0J5T3V0Y29tZVJlcXVlc3QSNgoHcHVibGlzaBgBIAEoCzIlLmhhbmdhci5kYXRhLnYxLlB1Ymxpc2hNZXRyaWNzUmVxdWVzdCI0ChVQdWJsaXNoTWV0cmljc0ZhaWx1cmUSDAoEbmFtZRgBIAEoCRINCgVlcnJvchgCIAEoCSJvChVQdWJsaXNoZWRNZXRyaWNSZXN1bHQSKQoEZGF0YRgBIAEoCzIbLmhhbmdhci5kYXRhLnYxLk1ldHJpY1ZhbHVlEisKBWVycm9yGAIgASgLMhwuaGFuZ2FyLmNvbW1vbi52MS5CYXRjaEVycm9yIl4KFlB1Ymxpc2hNZXRyaWNzUmVzcG9uc2USOAoJcmVzcG9uc2VzGAMgAygLMiUuaGFuZ2FyLmRhdGEudjEuUHVibGlzaGVkTWV0cmljUmVzdWx0SgQIARACSgQIAhADIogBCh9QdWJsaXNoTWV0cmljc0J5T3V0Y29tZVJlc3BvbnNlEi4KCXN1Y2NlZWRlZBgBIAMoCzIbLmhhbmdhci5kYXRhLnYxLk1ldHJpY1ZhbHVlEjUKBmZhaWxlZBgCIAMoCzIlLmhhbmdhci5kYXRhLnYxLlB1Ymxpc2hNZXRyaWNzRmFpbHVyZSKsBQoXQWdncmVnYXRlTWV0cmljc1JlcXVlc3QSGwoEbmFtZRgBIAEoCUIN4EECwvMYBgjoBxjQDxIZCgZwZXJpb2QYAiABKAlCCeBBAsLzGAIIZBIeCgthZ2dyZWdhdGlvbhgDIAEoCUIJ4EECwvMYAghkEhoKDXN0YXJ0X3RpbWVfbnMYBCABKANCA+BBAhIYCgtlbmRfdGltZV9ucxgFIAEoA0ID4EECEiAKC3RpbWVfZmlsdGVyGAYgASgJQgbC8xgCCGRIAIgBARJBChJpbmNsdWRlX2RldmljZV9pZHMYByABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCDcLzGAkI6AcYgIl6IAISQgoTaW5jbHVkZV9zZXNzaW9uX2lkcxgIIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUINwvMYCQjoBxiAiXogAhJFChZpbmNsdWRlX2ludm9jYXRpb25faWRzGAkgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlQg3C8xgJCOgHGICJeiACEjgKCWNvbmRpdGlvbhgKIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUINwvMYCQiQThiAgAQgIBIeCghncm91cF9ieRgLIAEoCUIHwvMYAwjoB0gBiAEBEiMKFndpZGVuX3RvX3dob2xlX3BlcmlvZHMYDCABKAhIAogBARIeCgl0aW1lX3pvbmUYDSABKAlCBsLzGAIIZEgDiAEBEh8KCndlZWtfc3RhcnQYDiABKAlCBsLzGAIIZEgEiAEBQg4KDF90aW1lX2ZpbHRlckILCglfZ3JvdXBfYnlCGQoXX3dpZGVuX3RvX3dob2xlX3BlcmlvZHNCDAoKX3RpbWVfem9uZUINCgtfd2Vla19zdGFydCLdAQoPTWV0cmljQWdncmVnYXRlEhEKCW1ldHJpY19pZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnBlcmlvZBgDIAEoCRISCgpzdGFydF90aW1lGAQgASgDEhAKCGVuZF90aW1lGAUgASgDEg0KBXRvdGFsGAYgASgDEg0KBXZhbHVlGAcgASgBEhMKC2FnZ3JlZ2F0aW9uGAggASgJEhEKBHVuaXQYCSABKAlIAIgBARIWCglncm91cF9rZXkYCiABKAlIAYgBAUIHCgVfdW5pdEIMCgpfZ3JvdXBfa2V5IqcBChhBZ2dyZWdhdGVNZXRyaWNzUmVzcG9uc2USEwoLYWdncmVnYXRpb24YASABKAkSMAoHcmVjb3JkcxgCIAMoCzIfLmhhbmdhci5kYXRhLnYxLk1ldHJpY0FnZ3JlZ2F0ZRIZCgx0b3RhbF9ncm91cHMYAyABKANIAIgBARIYChBncm91cHNfdHJ1bmNhdGVkGAQgASgIQg8KDV90b3RhbF9ncm91cHMiuwUKGFF1ZXJ5TWV0cmljVmFsdWVzUmVxdWVzdBIYCgRuYW1lGAEgASgJQgrC8xgGCOgHGNAPEiAKC3RpbWVfZmlsdGVyGAIgASgJQgbC8xgCCGRIAIgBARIaCg1zdGFydF90aW1lX25zGAMgASgDSAGIAQESGAoLZW5kX3RpbWVfbnMYBCABKANIAogBARIYCgttYXhfcmVzdWx0cxgFIAEoA0gDiAEBEkEKEmluY2x1ZGVfZGV2aWNlX2lkcxgGIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUINwvMYCQjoBxiAiXogAhJCChNpbmNsdWRlX3Nlc3Npb25faWRzGAcgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlQg3C8xgJCOgHGICJeiACEkUKFmluY2x1ZGVfaW52b2NhdGlvbl9pZHMYCCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCDcLzGAkI6AcYgIl6IAISIAoKcGFnZV90b2tlbhgJIAEoCUIHwvMYAwiQTkgEiAEBEhgKBW5hbWVzGAogAygJQgnC8xgFCOgHEGQSHQoHc29ydF9ieRgLIAEoCUIHwvMYAwjoB0gFiAEBEhcKCmRlc2NlbmRpbmcYDCABKAhIBogBARI4Cgljb25kaXRpb24YDSABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCDcLzGAkIkE4YgIAEICASHgoIZ3JvdXBfYnkYDiABKAlCB8LzGAMI6AdIB4gBAUIOCgxfdGltZV9maWx0ZXJCEAoOX3N0YXJ0X3RpbWVfbnNCDgoMX2VuZF90aW1lX25zQg4KDF9tYXhfcmVzdWx0c0INCgtfcGFnZV90b2tlbkIKCghfc29ydF9ieUINCgtfZGVzY2VuZGluZ0ILCglfZ3JvdXBfYnki3wEKGVF1ZXJ5TWV0cmljVmFsdWVzUmVzcG9uc2USKgoFaXRlbXMYASADKAsyGy5oYW5nYXIuZGF0YS52MS5NZXRyaWNWYWx1ZRIXCgpuZXh0X3Rva2VuGAIgASgJSACIAQESGAoLdG90YWxfY291bnQYAyABKANIAYgBARIZCgx0b3RhbF9ncm91cHMYBCABKANIAogBARIYChBncm91cHNfdHJ1bmNhdGVkGAUgASgIQg0KC19uZXh0X3Rva2VuQg4KDF90b3RhbF9jb3VudEIPCg1fdG90YWxfZ3JvdXBzIlwKGUxpc3RTZXNzaW9uTWV0cmljc1JlcXVlc3QSIQoKc2Vzc2lvbl9pZBgBIAEoCUIN4EECwvMYBgjoBxjQDxISCgVsaW1pdBgCIAEoA0gAiAEBQggKBl9saW1pdCJJChpMaXN0U2Vzc2lvbk1ldHJpY3NSZXNwb25zZRIrCgZ2YWx1ZXMYASADKAsyGy5oYW5nYXIuZGF0YS52MS5NZXRyaWNWYWx1ZWIGcHJvdG8z", [file_google_api_field_behavior, file_google_protobuf_struct, file_google_protobuf_timestamp, file_hangar_common_v1_common, file_hangar_common_v1_limits]);
 
 /**
  * MetricDefinition names a number an org tracks over sessions (`cpu.usage_max`). Publishing a
@@ -149,6 +149,27 @@ export type MetricValue = Message<"hangar.data.v1.MetricValue"> & {
    * @generated from field: optional string unit = 12;
    */
   unit?: string | undefined;
+
+  /**
+   * The value of the request's `group_by` field this value carries, as text (null when ungrouped
+   * or when the value carries none).
+   *
+   * @generated from field: optional string group_key = 13;
+   */
+  groupKey?: string | undefined;
+
+  /**
+   * The times `time_filter: start_time` / `end_time` place the value at: its session's bounds
+   * (null while the session has none, and such a value is in no window).
+   *
+   * @generated from field: optional int64 session_start_time_ns = 14;
+   */
+  sessionStartTimeNs?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 session_end_time_ns = 15;
+   */
+  sessionEndTimeNs?: bigint | undefined;
 };
 
 /**
@@ -444,6 +465,26 @@ export const PublishMetricsRequestSchema: GenMessage<PublishMetricsRequest> = /*
   messageDesc(file_hangar_data_v1_metric, 13);
 
 /**
+ * PublishMetricsByOutcomeRequest is publish_metrics for callers of an API version before
+ * 2026-10-05: the same request (the HTTP body), answered in the older shape.
+ *
+ * @generated from message hangar.data.v1.PublishMetricsByOutcomeRequest
+ */
+export type PublishMetricsByOutcomeRequest = Message<"hangar.data.v1.PublishMetricsByOutcomeRequest"> & {
+  /**
+   * @generated from field: hangar.data.v1.PublishMetricsRequest publish = 1;
+   */
+  publish?: PublishMetricsRequest | undefined;
+};
+
+/**
+ * Describes the message hangar.data.v1.PublishMetricsByOutcomeRequest.
+ * Use `create(PublishMetricsByOutcomeRequestSchema)` to create a new message.
+ */
+export const PublishMetricsByOutcomeRequestSchema: GenMessage<PublishMetricsByOutcomeRequest> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_metric, 14);
+
+/**
  * PublishMetricsFailure is one refused entry of a publish: its name and why.
  *
  * @generated from message hangar.data.v1.PublishMetricsFailure
@@ -465,7 +506,7 @@ export type PublishMetricsFailure = Message<"hangar.data.v1.PublishMetricsFailur
  * Use `create(PublishMetricsFailureSchema)` to create a new message.
  */
 export const PublishMetricsFailureSchema: GenMessage<PublishMetricsFailure> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_metric, 14);
+  messageDesc(file_hangar_data_v1_metric, 15);
 
 /**
  * PublishedMetricResult is one element of the batch reply (API 2026-10-05): the recorded value, or why not.
@@ -489,26 +530,15 @@ export type PublishedMetricResult = Message<"hangar.data.v1.PublishedMetricResul
  * Use `create(PublishedMetricResultSchema)` to create a new message.
  */
 export const PublishedMetricResultSchema: GenMessage<PublishedMetricResult> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_metric, 15);
+  messageDesc(file_hangar_data_v1_metric, 16);
 
 /**
- * PublishMetricsResponse answers every entry: `succeeded` and `failed` (the spec's shape), and the
- * same outcomes as the batch envelope `responses`, one element per entry in request order, which
- * SDK 0.62 reads. A refused entry does not stop the others.
+ * PublishMetricsResponse is the batch envelope (API 2026-10-05 on): one element per entry, in
+ * request order. A refused entry does not stop the others.
  *
  * @generated from message hangar.data.v1.PublishMetricsResponse
  */
 export type PublishMetricsResponse = Message<"hangar.data.v1.PublishMetricsResponse"> & {
-  /**
-   * @generated from field: repeated hangar.data.v1.MetricValue succeeded = 1;
-   */
-  succeeded: MetricValue[];
-
-  /**
-   * @generated from field: repeated hangar.data.v1.PublishMetricsFailure failed = 2;
-   */
-  failed: PublishMetricsFailure[];
-
   /**
    * @generated from field: repeated hangar.data.v1.PublishedMetricResult responses = 3;
    */
@@ -520,7 +550,32 @@ export type PublishMetricsResponse = Message<"hangar.data.v1.PublishMetricsRespo
  * Use `create(PublishMetricsResponseSchema)` to create a new message.
  */
 export const PublishMetricsResponseSchema: GenMessage<PublishMetricsResponse> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_metric, 16);
+  messageDesc(file_hangar_data_v1_metric, 17);
+
+/**
+ * PublishMetricsByOutcomeResponse is what callers of an API version before 2026-10-05 get (the
+ * spec's shape, row 196): the recorded values in `succeeded`, the refused entries in `failed`.
+ *
+ * @generated from message hangar.data.v1.PublishMetricsByOutcomeResponse
+ */
+export type PublishMetricsByOutcomeResponse = Message<"hangar.data.v1.PublishMetricsByOutcomeResponse"> & {
+  /**
+   * @generated from field: repeated hangar.data.v1.MetricValue succeeded = 1;
+   */
+  succeeded: MetricValue[];
+
+  /**
+   * @generated from field: repeated hangar.data.v1.PublishMetricsFailure failed = 2;
+   */
+  failed: PublishMetricsFailure[];
+};
+
+/**
+ * Describes the message hangar.data.v1.PublishMetricsByOutcomeResponse.
+ * Use `create(PublishMetricsByOutcomeResponseSchema)` to create a new message.
+ */
+export const PublishMetricsByOutcomeResponseSchema: GenMessage<PublishMetricsByOutcomeResponse> = /*@__PURE__*/
+  messageDesc(file_hangar_data_v1_metric, 18);
 
 /**
  * AggregateMetricsRequest aggregates a metric's values per UTC period. A value's time is its
@@ -582,10 +637,13 @@ export type AggregateMetricsRequest = Message<"hangar.data.v1.AggregateMetricsRe
   includeInvocationIds?: Value | undefined;
 
   /**
-   * SDK 0.62 sends the fields below. `week_start` (`monday`, the default, to `sunday`) starts the
-   * weekly periods on that day; `time_zone` (an IANA name, default `UTC`) is the zone whose
-   * midnights bound the periods. Of the others only the defaults are served so far (null, null,
-   * true); any other value is a 400 naming the field rather than an answer that ignores it.
+   * SDK 0.62 sends the fields below. `condition` narrows the aggregated values (the fields it may
+   * name: README, Metrics); `group_by` (`device.device_id`, `session.custom.<name>`,
+   * `device.custom.<name>`) splits each period by that field's value, at most 100 named groups;
+   * `widen_to_whole_periods` (default true) false aggregates only the values inside the window
+   * (the records still carry whole-period bounds). `week_start` (`monday`, the default, to
+   * `sunday`) starts the weekly periods on that day; `time_zone` (an IANA name, default `UTC`) is
+   * the zone whose midnights bound the periods.
    *
    * @generated from field: google.protobuf.Value condition = 10;
    */
@@ -617,7 +675,7 @@ export type AggregateMetricsRequest = Message<"hangar.data.v1.AggregateMetricsRe
  * Use `create(AggregateMetricsRequestSchema)` to create a new message.
  */
 export const AggregateMetricsRequestSchema: GenMessage<AggregateMetricsRequest> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_metric, 17);
+  messageDesc(file_hangar_data_v1_metric, 19);
 
 /**
  * MetricAggregate is one period of an aggregation: [start_time, end_time) in ns since the epoch
@@ -672,6 +730,14 @@ export type MetricAggregate = Message<"hangar.data.v1.MetricAggregate"> & {
    * @generated from field: optional string unit = 9;
    */
   unit?: string | undefined;
+
+  /**
+   * The `group_by` value this record aggregates (null when ungrouped, and for the group of values
+   * that carry none).
+   *
+   * @generated from field: optional string group_key = 10;
+   */
+  groupKey?: string | undefined;
 };
 
 /**
@@ -679,10 +745,13 @@ export type MetricAggregate = Message<"hangar.data.v1.MetricAggregate"> & {
  * Use `create(MetricAggregateSchema)` to create a new message.
  */
 export const MetricAggregateSchema: GenMessage<MetricAggregate> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_metric, 18);
+  messageDesc(file_hangar_data_v1_metric, 20);
 
 /**
- * AggregateMetricsResponse lists the periods that hold values, oldest first.
+ * AggregateMetricsResponse lists the periods that hold values, oldest first (under `group_by`, one
+ * record per period and group). `total_groups` counts the named groups with values in the
+ * returned periods (null when ungrouped); `groups_truncated` says more than 100 had them and only
+ * the 100 with the most values in the requested window came back (and the null group).
  *
  * @generated from message hangar.data.v1.AggregateMetricsResponse
  */
@@ -696,6 +765,16 @@ export type AggregateMetricsResponse = Message<"hangar.data.v1.AggregateMetricsR
    * @generated from field: repeated hangar.data.v1.MetricAggregate records = 2;
    */
   records: MetricAggregate[];
+
+  /**
+   * @generated from field: optional int64 total_groups = 3;
+   */
+  totalGroups?: bigint | undefined;
+
+  /**
+   * @generated from field: bool groups_truncated = 4;
+   */
+  groupsTruncated: boolean;
 };
 
 /**
@@ -703,12 +782,13 @@ export type AggregateMetricsResponse = Message<"hangar.data.v1.AggregateMetricsR
  * Use `create(AggregateMetricsResponseSchema)` to create a new message.
  */
 export const AggregateMetricsResponseSchema: GenMessage<AggregateMetricsResponse> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_metric, 19);
+  messageDesc(file_hangar_data_v1_metric, 21);
 
 /**
- * QueryMetricValuesRequest pages through a metric's values, oldest session time first. Without a
- * window every value qualifies (those of sessions without bounds too); with one, a value's time
- * (see AggregateMetricsRequest) must fall in [start_time_ns, end_time_ns).
+ * QueryMetricValuesRequest pages through the values of one metric (`name`) or several (`names`:
+ * exactly one of the two), ordered by `sort_by` (default `time`, the value's session time) and
+ * `descending`. Without a window every value qualifies (those of sessions without bounds too); with
+ * one, a value's time (see AggregateMetricsRequest) must fall in [start_time_ns, end_time_ns).
  *
  * @generated from message hangar.data.v1.QueryMetricValuesRequest
  */
@@ -763,8 +843,10 @@ export type QueryMetricValuesRequest = Message<"hangar.data.v1.QueryMetricValues
   pageToken?: string | undefined;
 
   /**
-   * SDK 0.62 sends the fields below. Only their defaults are served so far (no names beyond `name`,
-   * null, false, null, null); any other value is a 400 naming the field rather than an answer that ignores it.
+   * SDK 0.62 sends the fields below: `names` (1 to 100 distinct names), `sort_by` (`time`, `value`,
+   * `published`, `device_id`, `session_id`, `invocation_id`, `group_key`), `descending`,
+   * `condition` and `group_by` as on AggregateMetricsRequest (`group_by` adds `group_key` to each
+   * value and keeps the values of at most 100 named groups).
    *
    * @generated from field: repeated string names = 10;
    */
@@ -796,10 +878,11 @@ export type QueryMetricValuesRequest = Message<"hangar.data.v1.QueryMetricValues
  * Use `create(QueryMetricValuesRequestSchema)` to create a new message.
  */
 export const QueryMetricValuesRequestSchema: GenMessage<QueryMetricValuesRequest> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_metric, 20);
+  messageDesc(file_hangar_data_v1_metric, 22);
 
 /**
- * QueryMetricValuesResponse is a page of values.
+ * QueryMetricValuesResponse is a page of values; every page of a grouped query carries the same
+ * `total_groups` and `groups_truncated` (see AggregateMetricsResponse; null and false ungrouped).
  *
  * @generated from message hangar.data.v1.QueryMetricValuesResponse
  */
@@ -818,6 +901,16 @@ export type QueryMetricValuesResponse = Message<"hangar.data.v1.QueryMetricValue
    * @generated from field: optional int64 total_count = 3;
    */
   totalCount?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 total_groups = 4;
+   */
+  totalGroups?: bigint | undefined;
+
+  /**
+   * @generated from field: bool groups_truncated = 5;
+   */
+  groupsTruncated: boolean;
 };
 
 /**
@@ -825,7 +918,7 @@ export type QueryMetricValuesResponse = Message<"hangar.data.v1.QueryMetricValue
  * Use `create(QueryMetricValuesResponseSchema)` to create a new message.
  */
 export const QueryMetricValuesResponseSchema: GenMessage<QueryMetricValuesResponse> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_metric, 21);
+  messageDesc(file_hangar_data_v1_metric, 23);
 
 /**
  * ListSessionMetricsRequest lists every value published to a session (at most 10,000, `limit`).
@@ -849,7 +942,7 @@ export type ListSessionMetricsRequest = Message<"hangar.data.v1.ListSessionMetri
  * Use `create(ListSessionMetricsRequestSchema)` to create a new message.
  */
 export const ListSessionMetricsRequestSchema: GenMessage<ListSessionMetricsRequest> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_metric, 22);
+  messageDesc(file_hangar_data_v1_metric, 24);
 
 /**
  * ListSessionMetricsResponse is the session's values, by metric name.
@@ -868,5 +961,5 @@ export type ListSessionMetricsResponse = Message<"hangar.data.v1.ListSessionMetr
  * Use `create(ListSessionMetricsResponseSchema)` to create a new message.
  */
 export const ListSessionMetricsResponseSchema: GenMessage<ListSessionMetricsResponse> = /*@__PURE__*/
-  messageDesc(file_hangar_data_v1_metric, 23);
+  messageDesc(file_hangar_data_v1_metric, 25);
 
