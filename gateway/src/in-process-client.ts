@@ -21,22 +21,17 @@ export function createInProcessClient(endpoint: InProcessEndpoint): GrpcUnaryCli
       for (const name of Object.keys(options.headers)) metadata[name.toLowerCase()] = options.headers[name]!;
       injectTraceContext(metadata, options.traceContext);
       const request = toBinary(method.input, input as MessageShape<typeof method.input>);
-      return new Promise((resolve, reject) => {
-        // No cancellation signal of its own: the service ends the call at this same deadline
-        // (`timeoutMs`, enforced by its UnaryCall) and aborts the implementation's work then; an
-        // AbortController per call was 12% of this path's CPU (bench:in-process-call's profile).
-        const timer = setTimeout(() => reject(new ConnectError("upstream deadline exceeded", Code.DeadlineExceeded)), options.timeoutMs);
-        endpoint.call(methodPath(method), request, { metadata, timeoutMs: options.timeoutMs }).then(
-          (response) => {
-            clearTimeout(timer);
-            resolve(response as MessageShape<typeof method.output>);
-          },
-          (error: unknown) => {
-            clearTimeout(timer);
-            reject(error);
-          },
-        );
-      });
+      // No timer or cancellation signal of its own: the service ends the call at this same
+      // deadline (`timeoutMs`, enforced by its UnaryCall on this thread) and aborts the
+      // implementation's work then. A timer here measured 3% of the platform thread's CPU per
+      // `get_dataset` and an AbortController 12% of this path (bench:in-process-call's profiles).
+      return endpoint.call(methodPath(method), request, { metadata, timeoutMs: options.timeoutMs }).then(
+        (response) => response as MessageShape<typeof method.output>,
+        (error: unknown) => {
+          // As the gRPC client words its own deadline, whichever end noticed it.
+          throw error instanceof ConnectError && error.code === Code.DeadlineExceeded ? new ConnectError("upstream deadline exceeded", Code.DeadlineExceeded) : error;
+        },
+      );
     },
     close() {},
   };
