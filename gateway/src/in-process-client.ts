@@ -23,8 +23,8 @@ export function createInProcessClient(endpoint: InProcessEndpoint): GrpcUnaryCli
       const request = toBinary(method.input, input as MessageShape<typeof method.input>);
       // No timer or cancellation signal of its own: the service ends the call at this same
       // deadline (`timeoutMs`, enforced by its UnaryCall on this thread) and aborts the
-      // implementation's work then. A timer here measured 3% of the platform thread's CPU per
-      // `get_dataset` and an AbortController 12% of this path (bench:in-process-call's profiles).
+      // implementation's work then. Measured with bench:in-process-call: a timer and promise here
+      // cost 1.5-2 µs of a 8-9.5 µs call; an AbortController had cost 12% of it.
       return endpoint.call(methodPath(method), request, { metadata, timeoutMs: options.timeoutMs }).then(
         (response) => response as MessageShape<typeof method.output>,
         (error: unknown) => {
