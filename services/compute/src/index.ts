@@ -1,4 +1,4 @@
-import { ormUnitOfWork, recordEvent, type Orm, type PeriodicTask, type PlatformConfig, type ServiceContext, type ServiceDefinition, type UnitOfWork } from "@hangar/shared";
+import { ormUnitOfWork, recordEvent, startPeriodicTask, type Orm, type PeriodicTask, type PlatformConfig, type ServiceContext, type ServiceDefinition, type UnitOfWork } from "@hangar/shared";
 import { ComputeService } from "@hangar/shared/proto/compute";
 import { adminUserDirectory } from "./admin-user-directory";
 import { dataServiceClients, dataServiceDatasets, dataServiceEntities, dataServiceGates, dataServiceQueries } from "./data-service-clients";
@@ -9,7 +9,7 @@ import { createTriggerModelHandlers } from "./rpc/trigger-model-handlers";
 import { createScheduledTriggerHandlers } from "./rpc/scheduled-trigger-handlers";
 import { backgroundJobs, type BackgroundJobs } from "./domain/existing-files";
 import { dataServiceIngestableMarks, dataServiceRulePaths, dataServiceUningestedFiles } from "./ingestion-files";
-import { markIngestableUploads, type UploadedFileVersion } from "./domain/ingestable-files";
+import { markIngestableUploads, resendRulePaths, type UploadedFileVersion } from "./domain/ingestable-files";
 import { seedDefaultRules } from "./domain/ingestion-rule-defaults";
 import { createIngestionRuleHandlers } from "./rpc/ingestion-rule-handlers";
 import { IngestionRuleStore } from "./store/ingestion-rule-store";
@@ -64,6 +64,30 @@ export function computeOptionsFromConfig({ compute }: Pick<PlatformConfig, "comp
   };
 }
 
+/** How long after a failed resend of rule patterns (the data service unreachable) it is tried again. */
+const RESEND_RETRY_MS = 10_000;
+
+/**
+ * Sends the rule patterns of the orgs migration 0011 listed, right after start; retried while it
+ * fails, and stopped once the list is empty (rule changes send their own).
+ */
+function startRulePathsResend(context: ServiceContext): PeriodicTask {
+  const uow = computeUnitOfWork(context.orm);
+  const replica = dataServiceRulePaths(dataServiceClients(context));
+  const task: PeriodicTask = startPeriodicTask({
+    name: "rule patterns resend",
+    intervalMs: RESEND_RETRY_MS,
+    logger: context.runtime.logger,
+    run: async () => {
+      const sent = await resendRulePaths(uow, replica);
+      void task.stop();
+      return sent;
+    },
+  });
+  task.wake();
+  return task;
+}
+
 /** The compute service: actions, invocations, triggers and the runner protocol (with its sweeper). */
 export function computeService(options: ComputeServiceOptions = {}): ServiceDefinition {
   const leases = leaseSettings(options.leases);
@@ -72,6 +96,7 @@ export function computeService(options: ComputeServiceOptions = {}): ServiceDefi
   const slack = slackWebhooks(options.slackWebhooks ?? {});
   let sweeper: PeriodicTask | undefined;
   let scheduler: PeriodicTask | undefined;
+  let rulePathsResend: PeriodicTask | undefined;
   let jobs: BackgroundJobs | undefined;
   return {
     name: "compute",
@@ -116,11 +141,13 @@ export function computeService(options: ComputeServiceOptions = {}): ServiceDefi
       await ensureBuiltinActions(computeUnitOfWork(orm), [mcapIngestionAction(process.execPath, ingestActionScript())]);
       sweeper = startSweeper({ uow: computeUnitOfWork(orm), settings: leases, logger: runtime.logger });
       scheduler = startTriggerScheduler(dispatchDeps(context, slack), scheduling);
+      rulePathsResend = startRulePathsResend(context);
     },
     onStop: async () => {
       await jobs?.drain();
       await scheduler?.stop();
       await sweeper?.stop();
+      await rulePathsResend?.stop();
     },
     gauges: ({ orm }) => [
       { name: "hangar_runner_queue_depth", help: "Invocations of every org waiting for a runner (Queued).", read: () => runnerQueueDepth(computeUnitOfWork(orm)) },

@@ -57,7 +57,7 @@ function memoryTriggerModel(): TriggerModelRepository {
 
 function memoryIngestionRules(): IngestionRuleRepository {
   const refuse = () => unused("the ingestion rules");
-  return { find: refuse, ofOrg: refuse, page: refuse, insert: refuse, remove: refuse, seeded: refuse, markSeeded: refuse, latestRuns: refuse };
+  return { find: refuse, ofOrg: refuse, page: refuse, insert: refuse, remove: refuse, seeded: refuse, markSeeded: refuse, latestRuns: refuse, orgsToResendPaths: refuse, pathsResent: refuse };
 }
 
 function memoryActions(state: MemoryState): ActionRepository {

@@ -39,6 +39,26 @@ export async function sendRulePaths(uow: UnitOfWork<IngestionRuleRepositories>, 
   await replica.send(orgId, rules.map((rule) => ({ includePatterns: rule.includePatterns, excludePatterns: effectiveExcludes(rule) })), asOf);
 }
 
+/** Orgs read from the resend list at a time. */
+const RESEND_BATCH = 100;
+
+/**
+ * Sends, once, the patterns of every org whose rules predate the data service keeping them (the
+ * list migration 0011 wrote). An org leaves the list only after its patterns were sent, so a run
+ * that fails part way is taken up where it stopped. Returns how many orgs it sent.
+ */
+export async function resendRulePaths(uow: UnitOfWork<IngestionRuleRepositories>, replica: RulePathsReplica): Promise<number> {
+  let sent = 0;
+  for (let orgs = await uow.repositories().ingestionRules.orgsToResendPaths(RESEND_BATCH); orgs.length > 0; orgs = await uow.repositories().ingestionRules.orgsToResendPaths(RESEND_BATCH)) {
+    for (const orgId of orgs) {
+      await sendRulePaths(uow, replica, orgId);
+      await uow.repositories().ingestionRules.pathsResent(orgId);
+    }
+    sent += orgs.length;
+  }
+  return sent;
+}
+
 /** File versions one mark names at most (the data service's request limit). */
 const MARK_BATCH = 1000;
 

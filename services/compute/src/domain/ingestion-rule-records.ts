@@ -52,4 +52,8 @@ export interface IngestionRuleRepository {
   markSeeded(orgId: string): Promise<boolean>;
   /** The latest run per file among the org's rule triggers (files with none are absent). */
   latestRuns(orgId: string, fileIds: string[]): Promise<RuleRunRow[]>;
+  /** Up to `limit` orgs whose rules' path patterns are still to be sent once (migration 0011). */
+  orgsToResendPaths(limit: number): Promise<string[]>;
+  /** The org's patterns were sent: it leaves the list of `orgsToResendPaths`. */
+  pathsResent(orgId: string): Promise<void>;
 }

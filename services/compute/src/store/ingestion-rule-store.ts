@@ -73,6 +73,14 @@ export class IngestionRuleStore implements IngestionRuleRepository {
     this.em.remove(record);
   }
 
+  async orgsToResendPaths(limit: number): Promise<string[]> {
+    return (await this.em.execute<{ org_id: string }[]>("select org_id from rule_paths_resend order by org_id limit ?", [limit])).map((row) => row.org_id);
+  }
+
+  async pathsResent(orgId: string): Promise<void> {
+    await this.em.execute("delete from rule_paths_resend where org_id = ?", [orgId]);
+  }
+
   async seeded(orgId: string): Promise<boolean> {
     return (await this.em.execute("select 1 from ingestion_rule_seeded_orgs where org_id = ?", [orgId])).length > 0;
   }

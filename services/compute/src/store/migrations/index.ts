@@ -9,6 +9,7 @@ import { Migration0007DataSourceIndex } from "./0007-data-source-index";
 import { Migration0008TriggerModel } from "./0008-trigger-model";
 import { Migration0009IngestionRules } from "./0009-ingestion-rules";
 import { Migration0010DispatchLeases } from "./0010-dispatch-leases";
+import { Migration0011RulePathsResend } from "./0011-rule-paths-resend";
 
 /** The compute schema's migrations in the order they apply. */
 export const computeMigrations: MigrationObject[] = [
@@ -22,4 +23,5 @@ export const computeMigrations: MigrationObject[] = [
   { name: "0008-trigger-model", class: Migration0008TriggerModel },
   { name: "0009-ingestion-rules", class: Migration0009IngestionRules },
   { name: "0010-dispatch-leases", class: Migration0010DispatchLeases },
+  { name: "0011-rule-paths-resend", class: Migration0011RulePathsResend },
 ];
