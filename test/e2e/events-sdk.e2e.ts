@@ -1,6 +1,6 @@
 import { createDataset, startWithTenants, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 import { ok } from "./invocation-fixtures";
-import { sdkWorkspace, type SdkRelease, type SdkWorkspace } from "./sdk-fixtures";
+import { imuRecordingScript, sdkWorkspace, type SdkRelease, type SdkWorkspace } from "./sdk-fixtures";
 
 // Event.get_data with the public Python SDK itself, in both releases (issue 12): a script records an
 // MCAP (one JSON channel) and uploads it; the test registers the file's topic with
@@ -17,26 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-/** Ten messages, 100 ms apart from 1 s after the epoch, on channel `/imu` (JSON encoding). */
-const RECORD = String.raw`
-import json, sys, pathlib
-from mcap.writer import Writer
-from roboto import Dataset
-args = json.loads(sys.argv[1])
-path = pathlib.Path("imu.mcap")
-with open(path, "wb") as stream:
-    writer = Writer(stream)
-    writer.start()
-    schema = writer.register_schema(name="Imu", encoding="jsonschema", data=json.dumps({"type": "object"}).encode())
-    channel = writer.register_channel(topic="/imu", message_encoding="json", schema_id=schema)
-    for i in range(10):
-        t = 1_000_000_000 + i * 100_000_000
-        writer.add_message(channel_id=channel, log_time=t, publish_time=t, data=json.dumps({"x": i, "nested": {"z": f"s{i}"}}).encode())
-    writer.finish()
-dataset = Dataset.from_id(args["dataset_id"])
-dataset.upload_file(path)
-print(json.dumps({"file_id": dataset.get_file_by_path("imu.mcap").file_id}))
-`;
+/** Ten messages on channel `/imu`: `{"x": i, "nested": {"z": f"s{i}"}}` for message i. */
+const RECORD = imuRecordingScript(`{"x": i, "nested": {"z": f"s{i}"}}`);
 
 const READ = String.raw`
 import json, sys

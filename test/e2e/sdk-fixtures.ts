@@ -123,3 +123,30 @@ export async function contentAt(client: ApiClient, datasetId: string, relativePa
   const { url } = ok(await client.get(`/v1/files/${(await fileAtPath(client, datasetId, relativePath)).file_id}/signed-url`));
   return Buffer.from(await (await fetch(url)).arrayBuffer());
 }
+
+/**
+ * A Python script that records ten messages, 100 ms apart from 1 s after the epoch, on channel
+ * `/imu` (JSON encoding) as `imu.mcap`, uploads it into `args["dataset_id"]` with the SDK and
+ * prints `{"file_id": ...}`. `message` is the Python expression of message `i`.
+ */
+export function imuRecordingScript(message: string): string {
+  return String.raw`
+import json, sys, pathlib
+from mcap.writer import Writer
+from roboto import Dataset
+args = json.loads(sys.argv[1])
+path = pathlib.Path("imu.mcap")
+with open(path, "wb") as stream:
+    writer = Writer(stream)
+    writer.start()
+    schema = writer.register_schema(name="Imu", encoding="jsonschema", data=json.dumps({"type": "object"}).encode())
+    channel = writer.register_channel(topic="/imu", message_encoding="json", schema_id=schema)
+    for i in range(10):
+        t = 1_000_000_000 + i * 100_000_000
+        writer.add_message(channel_id=channel, log_time=t, publish_time=t, data=json.dumps(${message}).encode())
+    writer.finish()
+dataset = Dataset.from_id(args["dataset_id"])
+dataset.upload_file(path)
+print(json.dumps({"file_id": dataset.get_file_by_path("imu.mcap").file_id}))
+`;
+}
