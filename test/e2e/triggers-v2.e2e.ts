@@ -149,6 +149,8 @@ describe("bad input is a 400 naming the field, and writes nothing", () => {
     ["required_inputs on a schedule", { fires_on: { type: "schedule", cron: "* * * * *" }, targets: [actionTarget()] }, "targets[0].required_inputs"],
     ["a file event per file without required_inputs", { fires_on: { type: "events", events: ["file.uploaded"], once_per: "file" }, targets: [actionTarget({ required_inputs: [] })] }, "targets[0].required_inputs"],
     ["a bad required_inputs pattern", { fires_on: onDatasetChange, targets: [actionTarget({ required_inputs: ["!neg"] })] }, "targets[0].required_inputs[0]"],
+    ["an upload destination of another kind", { fires_on: onDatasetChange, targets: [actionTarget({ upload_destination: { destination_type: "S3", destination_id: "b" } })] }, "targets[0].upload_destination.destination_type"],
+    ["an upload destination without a bucket", { fires_on: onDatasetChange, targets: [actionTarget({ upload_destination: { prefix: "out/" } })] }, "targets[0].upload_destination.bucket"],
     ["a condition on a root the event lacks", { fires_on: onDatasetChange, condition: { field: "file.relative_path", comparator: "EQUALS", value: "a" } }, "condition"],
     ["a malformed condition", { fires_on: onDatasetChange, condition: { field: "name", comparator: "ROUGHLY", value: "a" } }, "condition.comparator"],
     ["a caller-supplied service_user_id", { fires_on: onDatasetChange, service_user_id: "someone@example.com" }, "service_user_id"],

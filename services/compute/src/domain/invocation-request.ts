@@ -26,14 +26,14 @@ export function invocationSource(source: string, sourceId: string | undefined, u
 export type UploadDestinationRequest = { bucket: string; prefix: string } | { datasetId: string };
 
 /**
- * Reads `upload_destination`: `{bucket, prefix}` (a non-empty bucket) or the client SDK's
- * `{destination_type: "Dataset", destination_id}`. Null or absent means none.
+ * Reads `upload_destination` (errors name `field`): `{bucket, prefix}` (a non-empty bucket) or the
+ * client SDK's `{destination_type: "Dataset", destination_id}`. Null or absent means none.
  */
-export function parseUploadDestination(json: JsonValue | undefined): UploadDestinationRequest | null {
+export function parseUploadDestination(json: JsonValue | undefined, field = "upload_destination"): UploadDestinationRequest | null {
   if (json === undefined || json === null) return null;
-  if (typeof json !== "object" || Array.isArray(json)) throw invalidArgument("upload_destination", "must be an object");
-  if ("destination_type" in json || "destination_id" in json) return datasetDestination(json);
-  return objectStoreDestination(json.bucket, json.prefix, "upload_destination.");
+  if (typeof json !== "object" || Array.isArray(json)) throw invalidArgument(field, "must be an object");
+  if ("destination_type" in json || "destination_id" in json) return datasetDestination(json, field);
+  return objectStoreDestination(json.bucket, json.prefix, `${field}.`);
 }
 
 /**
@@ -46,12 +46,12 @@ export function objectStoreDestination(bucket: JsonValue | undefined, prefix: Js
   return { bucket, prefix };
 }
 
-function datasetDestination(json: JsonObject): { datasetId: string } {
+function datasetDestination(json: JsonObject, field: string): { datasetId: string } {
   if (json.destination_type !== "Dataset") {
-    throw invalidArgument("upload_destination.destination_type", `must be Dataset, got ${JSON.stringify(json.destination_type ?? null)}`);
+    throw invalidArgument(`${field}.destination_type`, `must be Dataset, got ${JSON.stringify(json.destination_type ?? null).slice(0, 100)}`);
   }
   if (typeof json.destination_id !== "string" || json.destination_id === "") {
-    throw invalidArgument("upload_destination.destination_id", "must be a dataset id");
+    throw invalidArgument(`${field}.destination_id`, "must be a dataset id");
   }
   return { datasetId: json.destination_id };
 }

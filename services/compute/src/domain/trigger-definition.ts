@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { globToRegex, invalidArgument, isConditionGroup, parseConditionJson, quoteValue, type QueryNode } from "@hangar/shared";
 import { checkTimeout } from "./compute-defaults";
+import { parseUploadDestination } from "./invocation-request";
 import { parseCron, type CronSchedule } from "./cron-schedule";
 import { describeEvent, isPlatformEventType, ONCE_PER, RESERVED_ROOTS, type OncePer, type PlatformEventType } from "./platform-events";
 
@@ -157,8 +158,14 @@ function parseInvokeAction(target: JsonObject, source: TriggerSource, field: str
     compute_requirement_overrides: optionalObject(target.compute_requirement_overrides, `${field}.compute_requirement_overrides`),
     container_parameter_overrides: optionalObject(target.container_parameter_overrides, `${field}.container_parameter_overrides`),
     timeout,
-    upload_destination: optionalObject(target.upload_destination, `${field}.upload_destination`),
+    upload_destination: uploadDestinationAt(target.upload_destination, `${field}.upload_destination`),
   };
+}
+
+/** A target's upload destination as given, once it reads as one (each firing parses it again). */
+function uploadDestinationAt(json: JsonValue | undefined, field: string): JsonObject | null {
+  parseUploadDestination(json, field);
+  return optionalObject(json, field);
 }
 
 function patternsAt(json: JsonValue | undefined, field: string): string[] {
