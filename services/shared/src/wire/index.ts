@@ -1,1 +1,2 @@
 export * from "./nullable";
+export * from "./format-iso-timestamp";
