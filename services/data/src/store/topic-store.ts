@@ -36,11 +36,11 @@ type PathFields = [string, string, string, string[], string, string, JsonObject,
 /** A representation as VIEW_COLUMNS lists it (int8 as text, as the driver returns it from a row). */
 type RepresentationFields = [string, string, string, string | null, string, string, string | null, string[], string, string, string[]];
 
-// An association's topic count (`0025-association-topic-counts`: one row, kept by triggers), when
-// the association is the org's: its first topic says so (0 when it has none, or is another org's).
-// Parameters: association id, org id, association id.
-const COUNT_SQL = `coalesce((select c.topics from association_topic_counts c where c.association_id = ?
-  and exists (select 1 from topics o where o.org_id = ? and o.association_id = ?)), 0)`;
+// An association's topic count (`0025-association-topic-counts`, `0026-association-topic-count-deltas`:
+// the sum of a few delta rows, kept by triggers), when the association is the org's: its first
+// topic says so (0 when it has none, or is another org's). Parameters: association id, org id, association id.
+const COUNT_SQL = `(select coalesce(sum(c.topics), 0)::bigint from association_topic_counts c where c.association_id = ?
+  and exists (select 1 from topics o where o.org_id = ? and o.association_id = ?))`;
 
 /**
  * The topics repository in SQL: every statement is one round trip whatever the batch size
