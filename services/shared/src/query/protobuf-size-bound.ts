@@ -1,5 +1,6 @@
 import { ScalarType, type DescField, type DescMessage, type JsonValue, type MessageInitShape } from "@bufbuild/protobuf";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
+import { isStructAsJson } from "../wire/local-forms";
 
 type SizeBound = (value: unknown) => number;
 type LocalMessage = Record<string, unknown>;
@@ -176,9 +177,4 @@ function unknownFieldsBound(unknown: unknown): number {
 /** Bytes of a field's tag (number and wire type as one varint). */
 function tagSize(fieldNumber: number): number {
   return fieldNumber < 16 ? 1 : fieldNumber < 2048 ? 2 : fieldNumber < 262_144 ? 3 : fieldNumber < 33_554_432 ? 4 : 5;
-}
-
-/** True when protobuf-es keeps this field's google.protobuf.Struct as a plain JsonObject (not inside a Value). */
-function isStructAsJson(field: DescField): boolean {
-  return field.message?.typeName === "google.protobuf.Struct" && field.parent.typeName !== "google.protobuf.Value";
 }
