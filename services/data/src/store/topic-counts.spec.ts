@@ -109,4 +109,13 @@ describe("association topic counts", () => {
     for (const row of rows.slice(1)) await store.remove(row.topicId);
     expect([await counted("ds_many"), await counterRows("ds_many")]).toEqual([0, 0]);
   });
+
+  test("counts one statement's topics of many associations apiece, and a restated batch (an update) not again", async () => {
+    const store = new TopicStore(orm.em.fork());
+    const rows = Array.from({ length: 60 }, (_, i) => topicOf(`ds_batch_${i % 3}`));
+    expect(await store.saveAll(rows)).toBe(true);
+    expect(await store.saveAll(rows.map((row) => ({ ...row, messageCount: 5n })))).toBe(true);
+    expect(await Promise.all([0, 1, 2].map((i) => counted(`ds_batch_${i}`)))).toEqual([20, 20, 20]);
+    expect(await Promise.all([0, 1, 2].map((i) => counterRows(`ds_batch_${i}`)))).toEqual([1, 1, 1]);
+  });
 });

@@ -2,13 +2,14 @@ import { Migration } from "@mikro-orm/migrations";
 
 /**
  * The topic counters of 0025 without waits or deadlocks: a changing statement no longer updates its
- * association's one counter row (whose lock it then held to commit, so a second writer of the
+ * associations' counter rows (whose locks it then held to commit, so a second writer of an
  * association waited, and two transactions writing two associations in opposite orders
- * deadlocked) but inserts its delta as a row of its own, which locks nothing another writer needs.
- * The count is the sum of the association's rows. So that they stay few, the statement then folds
- * the association's rows that no open transaction holds (SKIP LOCKED: it never waits) into one (none
- * when they add up to 0); rows folded by two transactions at once are disjoint, so no delta is lost
- * or counted twice. The platform's transactions are READ COMMITTED, where a row folded and
+ * deadlocked) but inserts its deltas as rows of their own, which lock nothing another writer
+ * needs. A count is the sum of its association's rows. So that they stay few, the statement then
+ * folds the rows of the associations it changed that no open transaction holds (SKIP LOCKED: it
+ * never waits) into one each (none when they add up to 0); rows folded by two transactions at once
+ * are disjoint, so no delta is lost or counted twice. Both are one statement whatever the number
+ * of associations. The platform's transactions are READ COMMITTED, where a row folded and
  * committed meanwhile is skipped.
  */
 export class Migration0026AssociationTopicCountDeltas extends Migration {
@@ -17,15 +18,52 @@ export class Migration0026AssociationTopicCountDeltas extends Migration {
       alter table association_topic_counts drop constraint association_topic_counts_pkey;
       create index association_topic_counts_association_idx on association_topic_counts (association_id);
 
-      create or replace function association_topic_counts_add(delta bigint, association text) returns void language sql as $$
-        insert into association_topic_counts (association_id, topics) values (association, delta);
+      create function association_topic_counts_fold(associations text[]) returns void language sql as $$
         with folded as (
           delete from association_topic_counts where ctid = any(array(
-            select ctid from association_topic_counts where association_id = association for update skip locked))
-          returning topics
+            select ctid from association_topic_counts where association_id = any(associations) for update skip locked))
+          returning association_id, topics
         )
-        insert into association_topic_counts (association_id, topics) select association, sum(topics) from folded having sum(topics) <> 0
+        insert into association_topic_counts (association_id, topics)
+        select association_id, sum(topics) from folded group by association_id having sum(topics) <> 0
       $$;
+      create or replace function topics_counted_in() returns trigger language plpgsql as $$
+      declare changed text[];
+      begin
+        with counted as (
+          insert into association_topic_counts (association_id, topics) select association_id, count(*) from changed_new group by association_id
+          returning association_id)
+        select array_agg(association_id) into changed from counted;
+        perform association_topic_counts_fold(changed);
+        return null;
+      end
+      $$;
+      create or replace function topics_counted_out() returns trigger language plpgsql as $$
+      declare changed text[];
+      begin
+        with counted as (
+          insert into association_topic_counts (association_id, topics) select association_id, -count(*) from changed_old group by association_id
+          returning association_id)
+        select array_agg(association_id) into changed from counted;
+        perform association_topic_counts_fold(changed);
+        return null;
+      end
+      $$;
+      create or replace function topics_counted_moved() returns trigger language plpgsql as $$
+      declare changed text[];
+      begin
+        with counted as (
+          insert into association_topic_counts (association_id, topics)
+          select association_id, sum(delta) from (
+            select association_id, 1 as delta from changed_new union all select association_id, -1 from changed_old
+          ) moved group by association_id having sum(delta) <> 0
+          returning association_id)
+        select array_agg(association_id) into changed from counted;
+        perform association_topic_counts_fold(changed);
+        return null;
+      end
+      $$;
+      drop function association_topic_counts_add(bigint, text);
     `);
   }
 }
