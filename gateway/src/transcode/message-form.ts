@@ -38,10 +38,8 @@ export function messageForm(desc: DescMessage): MessageForm {
   }
 }
 
-/** True when protobuf-es stores this field's google.protobuf.Struct values as plain JsonObject. */
-export function isStructAsJson(field: DescField): boolean {
-  return field.message?.typeName === "google.protobuf.Struct" && field.parent.typeName !== "google.protobuf.Value";
-}
+/** Shared with the services' page size bound (`protobufSizeBound`), which walks the same local forms. */
+export { isStructAsJson } from "@hangar/shared";
 
 /** True when protobuf-es stores this field's wrapper message as the bare scalar (singular, outside a oneof). */
 export function isUnwrappedWrapper(field: DescField): boolean {

@@ -1,3 +1,5 @@
+import { formatIsoTimestamp } from "@hangar/shared";
+
 const dateTime =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?))?$/;
 
@@ -33,7 +35,7 @@ export function parseTimestamp(text: string): EpochTime | undefined {
 
 /** Formats an instant as ISO 8601 in UTC with milliseconds, for example `2026-11-21T07:16:15.123Z`. */
 export function formatTimestamp(seconds: bigint, nanos: number): string {
-  return new Date(Number(seconds) * 1000 + Math.floor(nanos / 1e6)).toISOString();
+  return formatIsoTimestamp(Number(seconds) * 1000 + Math.floor(nanos / 1e6));
 }
 
 function daysInMonth(year: number, month: number): number {

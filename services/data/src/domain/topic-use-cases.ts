@@ -76,15 +76,34 @@ export interface NewRepresentation {
   transformations: readonly string[];
 }
 
+type AssociationRepositories = Pick<DataRepositories, "datasets" | "files">;
+
 /**
  * The org of an association the actor may use: a dataset or a file of the actor's readable org.
  * Anything else is a 404, so another org's resources do not leak.
  */
-export async function associationOrg(r: Pick<DataRepositories, "datasets" | "files">, actor: Actor, association: TopicAssociationRef): Promise<string> {
+export function associationOrg(r: AssociationRepositories, actor: Actor, association: TopicAssociationRef): Promise<string> {
+  return orgOfAssociation(r, actor, association, (orgId, id) => r.datasets.find(orgId, id));
+}
+
+/**
+ * associationOrg for a read outside a transaction: a dataset is read untracked (a prepared
+ * statement, not the ORM's query building and hydration, about a third of the CPU).
+ */
+function readableAssociationOrg(r: AssociationRepositories, actor: Actor, association: TopicAssociationRef): Promise<string> {
+  return orgOfAssociation(r, actor, association, (orgId, id) => r.datasets.read(orgId, id));
+}
+
+async function orgOfAssociation(
+  r: AssociationRepositories,
+  actor: Actor,
+  association: TopicAssociationRef,
+  datasetOf: (orgId: string, datasetId: string) => Promise<{ orgId: string } | null>,
+): Promise<string> {
   const orgId = actor.orgId;
   const id = association.associationId;
   if (association.associationType === "dataset") {
-    const dataset = orgId ? await r.datasets.find(orgId, id) : null;
+    const dataset = orgId ? await datasetOf(orgId, id) : null;
     if (!dataset) throw notFound("dataset", id);
     return dataset.orgId;
   }
@@ -132,7 +151,7 @@ export async function getTopic(uow: UnitOfWork<TopicRepositories>, actor: Actor,
 /** One page of an association's topics, newest first (the association must be readable). */
 export async function listAssociationTopics(uow: UnitOfWork<TopicRepositories>, actor: Actor, association: TopicAssociationRef, range: ListedRange): Promise<ListedPage<TopicView>> {
   const r = uow.repositories();
-  const orgId = await associationOrg(r, actor, association);
+  const orgId = await readableAssociationOrg(r, actor, association);
   return r.topics.list(orgId, association.associationId, range);
 }
 
@@ -145,14 +164,14 @@ export async function associationTopics(uow: UnitOfWork<TopicRepositories>, acto
 /** The number of an association's topics. */
 export async function countAssociationTopics(uow: UnitOfWork<TopicRepositories>, actor: Actor, association: TopicAssociationRef): Promise<number> {
   const r = uow.repositories();
-  const orgId = await associationOrg(r, actor, association);
+  const orgId = await readableAssociationOrg(r, actor, association);
   return r.topics.count(orgId, association.associationId);
 }
 
 /** The earliest start and latest end of an association's topics. */
 export async function associationTimeBounds(uow: UnitOfWork<TopicRepositories>, actor: Actor, association: TopicAssociationRef): Promise<TimeBounds> {
   const r = uow.repositories();
-  return r.topics.timeBounds(await associationOrg(r, actor, association), association.associationId);
+  return r.topics.timeBounds(await readableAssociationOrg(r, actor, association), association.associationId);
 }
 
 /** Applies a topic edit, message path changeset included, in one transaction. */

@@ -36,11 +36,11 @@ type PathFields = [string, string, string, string[], string, string, JsonObject,
 /** A representation as VIEW_COLUMNS lists it (int8 as text, as the driver returns it from a row). */
 type RepresentationFields = [string, string, string, string | null, string, string, string | null, string[], string, string, string[]];
 
-// An association's topic count (`0025-association-topic-counts`: one row, kept by triggers), when
-// the association is the org's: its first topic says so (0 when it has none, or is another org's).
-// Parameters: association id, org id, association id.
-const COUNT_SQL = `coalesce((select c.topics from association_topic_counts c where c.association_id = ?
-  and exists (select 1 from topics o where o.org_id = ? and o.association_id = ?)), 0)`;
+// An association's topic count (`0025-association-topic-counts`, `0026-association-topic-count-deltas`:
+// the sum of a few delta rows, kept by triggers), when the association is the org's: its first
+// topic says so (0 when it has none, or is another org's). Parameters: association id, org id, association id.
+const COUNT_SQL = `(select coalesce(sum(c.topics), 0)::bigint from association_topic_counts c where c.association_id = ?
+  and exists (select 1 from topics o where o.org_id = ? and o.association_id = ?))`;
 
 /**
  * The topics repository in SQL: every statement is one round trip whatever the batch size
@@ -114,10 +114,12 @@ export class TopicStore implements TopicRepository {
     const after = range.before === undefined ? "" : " and t.seq < ?";
     const params = range.before === undefined ? [orgId, associationId] : [orgId, associationId, range.before];
     // The count's one row left-joined to the page: the number comes back even for an empty page.
+    // The page's row count is in the text, not a parameter: with `limit $n` PostgreSQL cannot cost
+    // a generic plan and planned the prepared statement again on every page (0.4 ms of its 2.6).
     const rows = await this.read(
       `select c.total, v.* from (select ${COUNT_SQL} as total) c
-       left join lateral (select ${VIEW_COLUMNS} from topics t where t.org_id = ? and t.association_id = ?${after} order by t.seq desc limit ?) v on true`,
-      [associationId, orgId, associationId, ...params, range.limit + 1],
+       left join lateral (select ${VIEW_COLUMNS} from topics t where t.org_id = ? and t.association_id = ?${after} order by t.seq desc limit ${pageRows(range.limit)}) v on true`,
+      [associationId, orgId, associationId, ...params],
     );
     const found = rows.filter((r) => r.topic_id !== null);
     const served = found.slice(0, range.limit);
@@ -241,6 +243,12 @@ export class TopicStore implements TopicRepository {
       [representationId, textArrayLiteral(messagePathIds)],
     );
   }
+}
+
+/** The rows a page reads: its size and one more, to know whether another page follows. */
+function pageRows(limit: number): number {
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`a page of ${limit} topics`);
+  return limit + 1;
 }
 
 function topicParams(row: TopicRow): unknown[] {

@@ -35,12 +35,3 @@ function statementName(text: string): string {
   }
   return name;
 }
-
-/**
- * Reads a timestamptz column from a raw row. The ORM configures the driver to return timestamps as
- * PostgreSQL's text (`2026-11-21 08:07:42.102+00`), which is made ISO 8601 before parsing.
- */
-export function timestampFromRow(value: unknown): Date {
-  if (value instanceof Date) return value;
-  return new Date(String(value).replace(" ", "T").replace(/([+-]\d\d)$/, "$1:00"));
-}

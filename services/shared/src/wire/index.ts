@@ -1,1 +1,3 @@
 export * from "./nullable";
+export * from "./format-iso-timestamp";
+export * from "./local-forms";

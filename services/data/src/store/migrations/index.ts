@@ -23,6 +23,7 @@ import { Migration0022FileIngestable } from "./0022-file-ingestable";
 import { Migration0023MetricsGroups } from "./0023-metrics-groups";
 import { Migration0024IngestionPathRules } from "./0024-ingestion-path-rules";
 import { Migration0025AssociationTopicCounts } from "./0025-association-topic-counts";
+import { Migration0026AssociationTopicCountDeltas } from "./0026-association-topic-count-deltas";
 
 /** The data schema's migrations in the order they apply. */
 export const dataMigrations: MigrationObject[] = [
@@ -50,4 +51,5 @@ export const dataMigrations: MigrationObject[] = [
   { name: "0023-metrics-groups", class: Migration0023MetricsGroups },
   { name: "0024-ingestion-path-rules", class: Migration0024IngestionPathRules },
   { name: "0025-association-topic-counts", class: Migration0025AssociationTopicCounts },
+  { name: "0026-association-topic-count-deltas", class: Migration0026AssociationTopicCountDeltas },
 ];
