@@ -160,11 +160,11 @@ export async function downloadableUri(uow: UnitOfWork<FileRepositories>, orgId: 
 /** Fields an association's file listing may sort on. */
 const fileSortCatalog = createFieldCatalog({
   columns: {
-    relative_path: { sql: `"f"."relative_path"`, type: "text" },
-    name: { sql: `"f"."name"`, type: "text" },
-    size: { sql: `"f"."size"`, type: "number" },
-    created: { sql: `"f"."created"`, type: "timestamp" },
-    modified: { sql: `"f"."modified"`, type: "timestamp" },
+    relative_path: { sql: `"f"."relative_path"`, type: "text", notNull: true },
+    name: { sql: `"f"."name"`, type: "text", notNull: true },
+    size: { sql: `"f"."size"`, type: "number", notNull: true },
+    created: { sql: `"f"."created"`, type: "timestamp", notNull: true },
+    modified: { sql: `"f"."modified"`, type: "timestamp", notNull: true },
   },
 });
 

@@ -1,6 +1,6 @@
 import { cursorOfRow } from "./keyset-order";
 import type { PageCursor } from "./page-token";
-import { sql, type SqlFragment } from "./sql-fragment";
+import { joinSql, rawSql, sql, type SqlFragment } from "./sql-fragment";
 
 /** The parts of a SearchPlan a store needs to read one keyset page. */
 export interface KeysetSearch {
@@ -30,6 +30,19 @@ export interface KeysetPageRows<T> {
  */
 export function keysetPageSql(columns: SqlFragment, from: SqlFragment, where: SqlFragment, search: KeysetSearch): SqlFragment {
   return sql`select ${columns}, ${search.cursorColumns} from ${from} where (${where}) and ${search.after} order by ${search.orderBy} limit ${search.limit + 1}`;
+}
+
+/**
+ * One keyset page read range by range: `page(range)` is the page's query over one of a cursor's
+ * `afterRanges` (ordered, limited to `limit + 1`). With two ranges (a nullable key: the later keys,
+ * then the nulls) each is read as its own index range and the first `limit + 1` rows of both kept,
+ * where their OR would make PostgreSQL read the index from its start and filter up to the cursor.
+ * `orderBy` names its columns by `alias`.
+ */
+export function keysetRangesSql(ranges: readonly SqlFragment[], page: (after: SqlFragment) => SqlFragment, orderBy: SqlFragment, alias: string, limit: number): SqlFragment {
+  if (ranges.length === 1) return page(ranges[0]!);
+  const union = joinSql(ranges.map((range) => sql`(${page(range)})`), " union all ");
+  return sql`select * from (${union}) ${rawSql(alias)} order by ${orderBy} limit ${limit + 1}`;
 }
 
 /** Splits the rows of `keysetPageSql` into the page (mapped), whether more follow and each row's cursor. */
