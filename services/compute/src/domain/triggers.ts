@@ -193,7 +193,7 @@ function checkCondition(json: JsonValue): JsonValue | null {
 }
 
 /** The fields a trigger search may filter and sort on. */
-const triggerCatalog = createFieldCatalog({
+export const triggerCatalog = createFieldCatalog({
   prefixes: ["trigger"],
   columns: {
     trigger_id: { sql: `"t"."trigger_id"`, type: "text", notNull: true },

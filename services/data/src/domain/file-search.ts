@@ -29,7 +29,7 @@ import type { DataRepositories } from "./repositories";
  * The file's own fields, over `fs_nodes f`. `path` and `dataset_id` are the names the client SDK
  * and the text query language use for `relative_path` and `association_id`.
  */
-const fileColumns = createFieldCatalog({
+export const fileColumns = createFieldCatalog({
   columns: {
     file_id: { sql: `"f"."node_id"`, type: "text", notNull: true },
     org_id: { sql: `"f"."org_id"`, type: "text", notNull: true },

@@ -157,8 +157,8 @@ export async function downloadableUri(uow: UnitOfWork<FileRepositories>, orgId: 
   return file.uri;
 }
 
-/** Fields an association's file listing may sort on. */
-const fileSortCatalog = createFieldCatalog({
+/** Fields an association's file listing may sort on (over `fs_nodes f`). */
+export const fileSortCatalog = createFieldCatalog({
   columns: {
     relative_path: { sql: `"f"."relative_path"`, type: "text", notNull: true },
     name: { sql: `"f"."name"`, type: "text", notNull: true },

@@ -39,7 +39,7 @@ export interface QueryTarget {
 }
 
 // The message path's own fields, over `message_paths mp`.
-const messagePathColumns = createFieldCatalog({
+export const messagePathColumns = createFieldCatalog({
   prefixes: ["msgpath", "message_path"],
   columns: {
     message_path_id: { sql: `"mp"."message_path_id"`, type: "text", notNull: true },
@@ -59,7 +59,7 @@ const messagePathColumns = createFieldCatalog({
 });
 
 // The topic's own fields, over `topics t`.
-const topicColumns = createFieldCatalog({
+export const topicColumns = createFieldCatalog({
   prefixes: ["topic"],
   columns: {
     topic_id: { sql: `"t"."topic_id"`, type: "text", notNull: true },
@@ -82,7 +82,7 @@ const topicColumns = createFieldCatalog({
 });
 
 // The event's own fields, over `robot_events e`.
-const eventColumns = createFieldCatalog({
+export const eventColumns = createFieldCatalog({
   prefixes: ["event"],
   columns: {
     event_id: { sql: `"e"."event_id"`, type: "text", notNull: true },
@@ -101,7 +101,7 @@ const eventColumns = createFieldCatalog({
 });
 
 // The device's own fields, over `devices dv`.
-const deviceColumns = createFieldCatalog({
+export const deviceColumns = createFieldCatalog({
   prefixes: ["device"],
   columns: {
     device_id: { sql: `"dv"."device_id"`, type: "text", notNull: true },
@@ -118,7 +118,7 @@ const deviceColumns = createFieldCatalog({
 });
 
 // The session's own fields, over `sessions s`.
-const sessionColumns = createFieldCatalog({
+export const sessionColumns = createFieldCatalog({
   prefixes: ["session"],
   columns: {
     session_id: { sql: `"s"."session_id"`, type: "text", notNull: true },
