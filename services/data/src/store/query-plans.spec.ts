@@ -271,6 +271,45 @@ describe("deep ascending pages start at the cursor", () => {
   });
 });
 
+// total_count is exact up to COUNT_CAP (1,000) and null above; what decides it should cost less
+// than the capped count (issue 11) where the page or PostgreSQL's estimate already knows.
+describe("total_count: from the page where it can, counted only when it must", () => {
+  /** The dataset search's total and whether it ran the capped count (`select count(*) ... capped`). */
+  async function searched(condition: JsonValue | undefined, extra: { limit?: bigint; after?: string } = {}) {
+    const em = orm.em.fork();
+    const statements: string[] = [];
+    const execute = em.execute.bind(em);
+    em.execute = ((sql: string, params: unknown[] = []) => (statements.push(sql), execute(sql, params))) as typeof em.execute;
+    const page = await new DatasetStore(em).search(ORG, planDatasetSearch({ ...spec(condition), ...extra }));
+    return { rows: page.rows.length, total: page.total, counted: statements.some((s) => /\) capped$/.test(s)) };
+  }
+  const robot = (r: string) => ({ field: "metadata.robot", comparator: "EQUALS", value: r });
+  // The seed's matches: robot r1, one dataset in 7 of 5,000; the outdoor tag, one in 5 (exactly the cap).
+  const R1 = Math.floor((DATASETS - 1) / 7) + 1;
+  const OUTDOOR = DATASETS / 5;
+
+  test("a first page without a next page is the count", async () => {
+    expect(await searched(robot("r1"), { limit: 1000n })).toEqual({ rows: R1, total: R1, counted: false });
+    expect(await searched({ field: "tags", comparator: "CONTAINS", value: "outdoor" }, { limit: 1000n })).toEqual({ rows: OUTDOOR, total: OUTDOOR, counted: false });
+  });
+
+  test("a page holding more rows than the cap shows the matches do (the SDK's page of 1,000)", async () => {
+    expect(await searched(undefined, { limit: 1000n })).toEqual({ rows: 1000, total: undefined, counted: false });
+  });
+
+  test("a condition PostgreSQL expects to match ten times the cap or more is not counted", async () => {
+    expect(await searched({ field: "tags", comparator: "CONTAINS", value: "archived" })).toEqual({ rows: 100, total: undefined, counted: false });
+  });
+
+  test("else the matches are counted exactly, up to the cap, on any page", async () => {
+    expect(await searched(robot("r1"))).toEqual({ rows: 100, total: R1, counted: true });
+    const plan = planDatasetSearch(spec(robot("r1")));
+    const deep = await searched(robot("r1"), { after: tokenAt(plan, { key: micros(4998), id: "ds_04998" }) });
+    expect(deep).toEqual({ rows: 100, total: R1, counted: true });
+    expect(await searched({ field: "tags", comparator: "CONTAINS", value: "outdoor" })).toEqual({ rows: 100, total: OUTDOOR, counted: true });
+  });
+});
+
 describe("term queries: case-insensitive, served by trigram indexes", () => {
   const termPage = (target: QueryTargetName, term: string) =>
     new QueryResultsStore(explaining()).page(target, ORG, planOf(target, { condition: termCondition(target, term) }, "plans", undefined, 100n));

@@ -42,5 +42,13 @@ export { PAGE_BUDGET_BYTES, fitPage, fittingCount, protobufSize } from "./fit-pa
 export { conditionOfValue, planSearch, type QuerySpecInput, type SearchPlan, type SearchTarget } from "./plan-search";
 export { isDecimalString, normalizeIsoTimestamp, parseIsoTimestamp } from "./value-formats";
 export { MAX_PATTERN_CHARS, MAX_PATTERN_WILDCARDS, globToRegex, matchesAnyGlob } from "./glob";
-export { COUNT_CAP, countUpTo, estimateRows, keysetPageRows, keysetPageSql, keysetRangesSql, type KeysetPageRows, type KeysetSearch } from "./keyset-page-rows";
-export { matchesFirstPage, WALK_ROWS, type ExecuteSql, type MatchesFirstPage, type SearchSource } from "./matches-first-page";
+export {
+  COUNT_CAP,
+  countUpTo,
+  estimateRows,
+  keysetPageRows,
+  keysetPageSql,
+  keysetPageWithTotal,
+  keysetRangesSql,
+  type ExecuteSql, type KeysetPageRows, type KeysetSearch } from "./keyset-page-rows";
+export { matchesFirstPage, WALK_ROWS, type MatchesFirstPage, type SearchSource } from "./matches-first-page";

@@ -27,6 +27,14 @@ export interface KeysetOrder {
   afterRanges(cursor: PageCursor | undefined, field: string): SqlFragment[];
 }
 
+/** `after` of a first page (no cursor): every row. */
+const FIRST_PAGE = "TRUE";
+
+/** Whether `after` (a KeysetOrder's) starts at the first row: the search's first page. */
+export function isFirstPage(after: SqlFragment): boolean {
+  return after.sql === FIRST_PAGE;
+}
+
 /** The cursor of a row selected with `KeysetOrder.cursorColumns`. */
 export function cursorOfRow(row: Record<string, unknown>): PageCursor {
   const key = row["page_key"];
@@ -55,7 +63,7 @@ export function compileKeysetOrder(
   const nullsLast = ref.kind === "json" || resolveSortDirection(direction) === "ASC";
   const nullable = !(ref.kind === "column" && ref.notNull);
   function afterRanges(cursor: PageCursor | undefined, tokenField: string): SqlFragment[] {
-    if (!cursor) return [rawSql("TRUE")];
+    if (!cursor) return [rawSql(FIRST_PAGE)];
     const expr = codec.expr;
     if (cursor.key === null) {
       const nullRows = sql`(${expr} is null and ${tie} ${op} ${cursor.id})`;

@@ -1,4 +1,4 @@
-import { cursorOfRow } from "./keyset-order";
+import { cursorOfRow, isFirstPage } from "./keyset-order";
 import type { PageCursor } from "./page-token";
 import { joinSql, rawSql, sql, type SqlFragment } from "./sql-fragment";
 
@@ -54,23 +54,47 @@ export function keysetPageRows<T>(raw: readonly Record<string, unknown>[], limit
 /** How many matches a count reports exactly; above it, total_count is null (the spec allows null). */
 export const COUNT_CAP = 1000;
 
+/** Matches PostgreSQL expects at this many times the cap or more are taken as above it, uncounted. */
+export const BROAD_FACTOR = 10;
+
+/** Runs one SQL statement and resolves its rows. */
+export type ExecuteSql = (query: SqlFragment) => Promise<Record<string, unknown>[]>;
+
+/**
+ * One keyset page of `from` matching `where` (keysetPageSql's raw rows) and total_count: the number
+ * of matches when at most `cap`, else undefined, learned as cheaply as the page allows. The page's
+ * rows decide it first, for free: a first page without a next page holds every match, and a page
+ * whose rows (one more than its limit) outnumber `cap` shows the matches do too (every page of the
+ * SDK's default size, 1,000). Else PostgreSQL's estimate, read beside the page (EXPLAIN, about a
+ * millisecond): expecting BROAD_FACTOR times `cap` or more, the matches are left uncounted (null
+ * is allowed; an exact count is never guessed). Only then are they counted, up to `cap + 1`: that
+ * count reads up to 1,001 rows, often more than the page (issue 11).
+ */
+export async function keysetPageWithTotal(
+  execute: ExecuteSql,
+  columns: SqlFragment,
+  from: SqlFragment,
+  where: SqlFragment,
+  search: KeysetSearch,
+  cap = COUNT_CAP,
+): Promise<{ rows: Record<string, unknown>[]; total: number | undefined }> {
+  const [rows, estimate] = await Promise.all([execute(keysetPageSql(columns, from, where, search)), estimateRows(execute, from, where)]);
+  if (isFirstPage(search.after) && rows.length <= search.limit) return { rows, total: rows.length <= cap ? rows.length : undefined };
+  if (rows.length > cap || estimate >= BROAD_FACTOR * cap) return { rows, total: undefined };
+  return { rows, total: await countUpTo(execute, from, where, search.orderBy, cap) };
+}
+
 /**
  * A count that costs at most `cap + 1` rows: the matches of `where` over `from` when there are at
- * most `cap`, else undefined. Run with `execute`. Counting every match of a broad condition reads
- * all of them (hundreds of milliseconds at a million rows), many times the cost of a page; a caller
- * needing the exact number has a count operation.
+ * most `cap`, else undefined. Counting every match of a broad condition reads all of them (hundreds
+ * of milliseconds at a million rows), many times the cost of a page; a caller needing the exact
+ * number has a count operation.
  *
  * The rows are taken in the page's order (`orderBy`), so the count walks the index that serves the
  * page. Without it PostgreSQL may pick a sequential scan expecting matches spread evenly; rows
  * written together (one upload's files) sit together, and it then reads most of the table first.
  */
-export async function countUpTo(
-  execute: (query: SqlFragment) => Promise<Record<string, unknown>[]>,
-  from: SqlFragment,
-  where: SqlFragment,
-  orderBy: SqlFragment,
-  cap = COUNT_CAP,
-): Promise<number | undefined> {
+export async function countUpTo(execute: ExecuteSql, from: SqlFragment, where: SqlFragment, orderBy: SqlFragment, cap = COUNT_CAP): Promise<number | undefined> {
   const rows = await execute(sql`select count(*) as n from (select 1 from ${from} where ${where} order by ${orderBy} limit ${cap + 1}) capped`);
   const n = Number(rows[0]?.["n"] ?? 0);
   return n > cap ? undefined : n;
@@ -80,7 +104,7 @@ export async function countUpTo(
  * PostgreSQL's estimate of how many rows of `from` match `where` (EXPLAIN, no execution): the
  * cheap bound that tells a broad condition, whose exact count is not worth reading, from a narrow one.
  */
-export async function estimateRows(execute: (query: SqlFragment) => Promise<Record<string, unknown>[]>, from: SqlFragment, where: SqlFragment): Promise<number> {
+export async function estimateRows(execute: ExecuteSql, from: SqlFragment, where: SqlFragment): Promise<number> {
   const rows = await execute(sql`explain (format json) select 1 from ${from} where ${where}`);
   const plan = rows[0]?.["QUERY PLAN"] as [{ Plan: { "Plan Rows": number } }] | undefined;
   return plan?.[0]?.Plan["Plan Rows"] ?? Number.POSITIVE_INFINITY;
