@@ -45,6 +45,7 @@ const TOPICS = 100_000;
 const METRIC_VALUES = 100_000;
 const NULL_TIME_SESSIONS = 150;
 const METRIC = "mt_plans";
+const METRIC_EPOCH_NS = 1_735_689_600_000_000_000n;
 /** One dataset, the oldest, far larger than the rest: every newer file precedes its files in (org, created) order. */
 const BIG_DATASET_FILES = 20_000;
 
@@ -352,9 +353,12 @@ function sessionId(i: number): string {
   return `ss_${String(i).padStart(6, "0")}`;
 }
 
-/** The time of session `i`'s metric value (its end); sessions up to NULL_TIME_SESSIONS have none. */
+/**
+ * The time of session `i`'s metric value (its end), a second apart from 2025 on: nanoseconds since
+ * the epoch, 19 digits, as real times are. Sessions up to NULL_TIME_SESSIONS have none.
+ */
 function sessionEndNs(i: number): bigint {
-  return BigInt(i) * 1_000_000_000n;
+  return METRIC_EPOCH_NS + BigInt(i) * 1_000_000_000n;
 }
 
 function fileId(dataset: number, n: number): string {
@@ -392,8 +396,8 @@ async function seed(em: EntityManager): Promise<void> {
     insert into metric_definitions (metric_id, org_id, name, created, created_by, modified, modified_by)
     values ('${METRIC}', '${ORG}', 'distance.km', now(), 'u', now(), 'u');
     insert into sessions (session_id, org_id, min_timestamp_ns, max_timestamp_ns, created, created_by, modified, modified_by)
-    select 'ss_' || lpad(i::text, 6, '0'), '${ORG}', case when i > ${NULL_TIME_SESSIONS} then i * 1000000000::bigint - 1 end,
-      case when i > ${NULL_TIME_SESSIONS} then i * 1000000000::bigint end, now(), 'u', now(), 'u'
+    select 'ss_' || lpad(i::text, 6, '0'), '${ORG}', case when i > ${NULL_TIME_SESSIONS} then ${METRIC_EPOCH_NS}::bigint + i * 1000000000::bigint - 1 end,
+      case when i > ${NULL_TIME_SESSIONS} then ${METRIC_EPOCH_NS}::bigint + i * 1000000000::bigint end, now(), 'u', now(), 'u'
     from generate_series(1, ${METRIC_VALUES}) i;
     insert into metric_values (metric_id, session_id, org_id, value, device_id, session_start_ns, session_end_ns, published, published_by)
     select '${METRIC}', session_id, org_id, 1, 'robot-1', min_timestamp_ns, max_timestamp_ns, now(), 'u' from sessions;
