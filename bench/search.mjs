@@ -26,7 +26,7 @@ import { createTenant, startBenchPlatform } from "./platform.mjs";
 import { createReport, sized } from "./report.mjs";
 
 const require = createRequire(import.meta.url);
-const { COUNT_CAP, countUpTo, keysetPageSql, matchesFirstPage, parseQueryText, rawSql, sql } = require("../services/shared/dist/index.js");
+const { COUNT_CAP, countUpTo, keysetPageSql, keysetPageWithTotal, matchesFirstPage, parseQueryText, rawSql, sql } = require("../services/shared/dist/index.js");
 const { fromJson } = require("@bufbuild/protobuf");
 const { ValueSchema } = require("@bufbuild/protobuf/wkt");
 const { planDatasetSearch } = require("../services/data/dist/domain/dataset-search.js");
@@ -52,28 +52,34 @@ const QUERIES = [
   { target: "files", term: "Frame_7.JPG" },
 ];
 
-// Searches whose total_count is counted: a broad one, one over the cap, one under it, one match.
+// Searches whose total_count is counted (their matches in the bench org at the full size): a broad
+// one, one over the cap, one at it, one under it; files: one the engine counts, one it leaves out.
 const equals = (field, value) => ({ field, comparator: "EQUALS", value });
+const both = (...conditions) => ({ operator: "AND", conditions });
 const COUNT_CASES = [
-  { target: "datasets", label: "every dataset (90,000 in the org)", condition: undefined },
-  { target: "datasets", label: "metadata.site = 'warehouse' (22,500)", condition: equals("metadata.site", "warehouse") },
-  { target: "datasets", label: "metadata.robot = 'r-7' (1,800)", condition: equals("metadata.robot", "r-7") },
-  { target: "datasets", label: "metadata.robot = 'r-7' AND metadata.site = 'warehouse' (450)", condition: { operator: "AND", conditions: [equals("metadata.robot", "r-7"), equals("metadata.site", "warehouse")] } },
-  { target: "files", label: "tags CONTAINS 'reviewed' AND metadata.robot = 'r-7'", condition: { operator: "AND", conditions: [{ field: "tags", comparator: "CONTAINS", value: "reviewed" }, equals("metadata.robot", "r-7")] } },
+  { target: "datasets", label: "every dataset (90,000)", condition: undefined },
+  { target: "datasets", label: "metadata.site = 'warehouse' (25,000)", condition: equals("metadata.site", "warehouse") },
+  { target: "datasets", label: "metadata.robot = 'r-7' (2,000)", condition: equals("metadata.robot", "r-7") },
+  { target: "datasets", label: "metadata.robot = 'r-7' AND metadata.site = 'warehouse' (1,000)", condition: both(equals("metadata.robot", "r-7"), equals("metadata.site", "warehouse")) },
+  { target: "datasets", label: "name LIKE 'bench-999%' (100)", condition: { field: "name", comparator: "LIKE", value: "bench-999%" } },
+  { target: "files", label: "tags CONTAINS 'reviewed' AND metadata.robot = 'r-7'", condition: both({ field: "tags", comparator: "CONTAINS", value: "reviewed" }, equals("metadata.robot", "r-7")) },
   { target: "files", label: "path LIKE 'logs/%' (a third of the files)", condition: { field: "path", comparator: "LIKE", value: "logs/%" } },
 ];
 
 const report = createReport("search");
 const platform = await startBenchPlatform();
 const db = new pgModule.Client({ connectionString: platform.pgUrl });
-await db.connect();
+// A second connection: the store runs a page and its count side by side, as the platform's pool lets it.
+const db2 = new pgModule.Client({ connectionString: platform.pgUrl, options: "-c search_path=data" });
+await Promise.all([db.connect(), db2.connect()]);
+const execute = executeOn(db);
 try {
   const other = await createTenant(platform.api, "search-other");
   await seed(platform.orgId, other.orgId);
   for (const q of QUERIES) await report.attempt(`${q.target}: ${q.query ?? q.term}`, () => benchQuery(q));
   for (const c of COUNT_CASES) for (const limit of [100, 1000]) await report.attempt(`total_count of ${c.target} ${c.label}, limit ${limit}`, () => benchCount(c, limit));
 } finally {
-  await db.end();
+  await Promise.all([db.end(), db2.end()]);
   await platform.stop();
 }
 report.print();
@@ -126,12 +132,26 @@ async function benchCount({ target, label, condition }, limit) {
   report.add(`${name}: the page's statement direct, p50`, page, "ms");
   report.add(`${name}: the capped count direct, p50 (ratio to the page)`, count, "ms", { anchor: { name: "page", value: page } });
   console.log(`${name}: count ${count.toFixed(2)} ms = ${((100 * count) / (page + count)).toFixed(0)}% of page + count`);
+  // Before: the page and the capped count side by side on two connections; now keysetPageWithTotal.
+  const sideBySide = await sequential(async () => ({ data: { items: (await Promise.all([execute(pageSql), countUpTo(executeOn(db2), from, where, search.orderBy)]))[0] } }), REQUESTS);
+  const onTwo = twoConnections();
+  const withTotal = await sequential(async () => ({ data: { items: (await keysetPageWithTotal(onTwo, rawSql("d.*"), from, where, search)).rows } }), REQUESTS);
+  report.add(`${name}: page and capped count side by side (before), direct, p50`, sideBySide.p50, "ms");
+  report.add(`${name}: keysetPageWithTotal (now), direct, p50 (ratio to before)`, withTotal.p50, "ms", { anchor: { name: "before", value: sideBySide.p50 } });
 }
 
-/** Runs one shared-engine statement with pg (knex `?` placeholders numbered). */
-async function execute(statement) {
-  let n = 0;
-  return (await db.query(statement.sql.replace(/\?/g, () => `$${++n}`), [...statement.params])).rows;
+/** Runs statements on `db` and `db2` in turn, as a pool of two would. */
+function twoConnections() {
+  let turn = 0;
+  return (statement) => executeOn(turn++ % 2 === 0 ? db : db2)(statement);
+}
+
+/** Runs one shared-engine statement with pg on `client` (knex `?` placeholders numbered). */
+function executeOn(client) {
+  return async (statement) => {
+    let n = 0;
+    return (await client.query(statement.sql.replace(/\?/g, () => `$${++n}`), [...statement.params])).rows;
+  };
 }
 
 async function seed(orgId, otherOrgId) {
