@@ -289,13 +289,21 @@ describe("total_count: from the page where it can, counted only when it must", (
   const R1 = Math.floor((DATASETS - 1) / 7) + 1;
   const OUTDOOR = DATASETS / 5;
 
-  test("a first page without a next page is the count", async () => {
+  test("a first page of 1,000 (the SDK's) that is not full is the count", async () => {
     expect(await searched(robot("r1"), { limit: 1000n })).toEqual({ rows: R1, total: R1, counted: false });
     expect(await searched({ field: "tags", comparator: "CONTAINS", value: "outdoor" }, { limit: 1000n })).toEqual({ rows: OUTDOOR, total: OUTDOOR, counted: false });
   });
 
-  test("a page holding more rows than the cap shows the matches do (the SDK's page of 1,000)", async () => {
+  test("a page of 1,000 holding more rows than the cap shows the matches do, on any page", async () => {
     expect(await searched(undefined, { limit: 1000n })).toEqual({ rows: 1000, total: undefined, counted: false });
+    const plan = planDatasetSearch(spec(undefined));
+    expect(await searched(undefined, { limit: 1000n, after: tokenAt(plan, { key: micros(4000), id: "ds_04000" }) })).toEqual({ rows: 1000, total: undefined, counted: false });
+  });
+
+  test("the last page of a walk at 1,000 is counted", async () => {
+    const plan = planDatasetSearch(spec(robot("r1")));
+    const last = await searched(robot("r1"), { limit: 1000n, after: tokenAt(plan, { key: micros(4998), id: "ds_04998" }) });
+    expect(last).toEqual({ rows: R1 - 1, total: R1, counted: true });
   });
 
   test("a condition PostgreSQL expects to match ten times the cap or more is not counted", async () => {

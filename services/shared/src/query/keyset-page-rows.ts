@@ -62,13 +62,16 @@ export type ExecuteSql = (query: SqlFragment) => Promise<Record<string, unknown>
 
 /**
  * One keyset page of `from` matching `where` (keysetPageSql's raw rows) and total_count: the number
- * of matches when at most `cap`, else undefined, learned as cheaply as the page allows. The page's
- * rows decide it first, for free: a first page without a next page holds every match, and a page
- * whose rows (one more than its limit) outnumber `cap` shows the matches do too (every page of the
- * SDK's default size, 1,000). Else PostgreSQL's estimate, read beside the page (EXPLAIN, about a
- * millisecond): expecting BROAD_FACTOR times `cap` or more, the matches are left uncounted (null
- * is allowed; an exact count is never guessed). Only then are they counted, up to `cap + 1`: that
- * count reads up to 1,001 rows, often more than the page (issue 11).
+ * of matches when at most `cap`, else undefined, at the least cost the page allows. The capped count
+ * reads up to 1,001 rows, often as many as the page (issue 11), so it is skipped where something
+ * cheaper decides:
+ * - a page of at least `cap` rows decides for itself: more rows than `cap` (one more than its
+ *   limit) show that the matches outnumber it, and a first page that is not full holds every match
+ *   (every page of the SDK's default size, 1,000, but the last of a walk, which is counted);
+ * - a smaller page runs beside the count, as before, so the count adds no latency, but the count
+ *   first reads PostgreSQL's estimate (EXPLAIN, about a millisecond) and is skipped when that
+ *   expects BROAD_FACTOR times `cap` or more: null is allowed past the cap, and an exact count is
+ *   never guessed. A first page that is not full is the count whatever the estimate said.
  */
 export async function keysetPageWithTotal(
   execute: ExecuteSql,
@@ -78,10 +81,21 @@ export async function keysetPageWithTotal(
   search: KeysetSearch,
   cap = COUNT_CAP,
 ): Promise<{ rows: Record<string, unknown>[]; total: number | undefined }> {
-  const [rows, estimate] = await Promise.all([execute(keysetPageSql(columns, from, where, search)), estimateRows(execute, from, where)]);
-  if (isFirstPage(search.after) && rows.length <= search.limit) return { rows, total: rows.length <= cap ? rows.length : undefined };
-  if (rows.length > cap || estimate >= BROAD_FACTOR * cap) return { rows, total: undefined };
-  return { rows, total: await countUpTo(execute, from, where, search.orderBy, cap) };
+  const page = keysetPageSql(columns, from, where, search);
+  const wholeFirstPage = (rows: readonly unknown[]) => isFirstPage(search.after) && rows.length <= search.limit;
+  if (search.limit >= cap) {
+    const rows = await execute(page);
+    if (rows.length > cap) return { rows, total: undefined };
+    return { rows, total: wholeFirstPage(rows) ? rows.length : await countUnlessBroad(execute, from, where, search.orderBy, cap) };
+  }
+  const [rows, total] = await Promise.all([execute(page), countUnlessBroad(execute, from, where, search.orderBy, cap)]);
+  return { rows, total: wholeFirstPage(rows) ? rows.length : total };
+}
+
+/** countUpTo, unless PostgreSQL expects BROAD_FACTOR times `cap` matches or more (then undefined, uncounted). */
+async function countUnlessBroad(execute: ExecuteSql, from: SqlFragment, where: SqlFragment, orderBy: SqlFragment, cap: number): Promise<number | undefined> {
+  if ((await estimateRows(execute, from, where)) >= BROAD_FACTOR * cap) return undefined;
+  return countUpTo(execute, from, where, orderBy, cap);
 }
 
 /**
