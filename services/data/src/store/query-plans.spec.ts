@@ -11,9 +11,10 @@ import {
   type Orm,
   type PageCursor,
 } from "@hangar/shared";
-import { createTestDatabase, planProblems } from "@hangar/test-harness";
-import { planDatasetSearch } from "../domain/dataset-search";
-import { TOTAL_COUNT_CAP, planFileSearch } from "../domain/file-search";
+import { createTestDatabase, nullabilityProblems, planProblems } from "@hangar/test-harness";
+import { collectionCatalog } from "../domain/collection-search";
+import { datasetCatalog, planDatasetSearch } from "../domain/dataset-search";
+import { TOTAL_COUNT_CAP, fileColumns, planFileSearch } from "../domain/file-search";
 import { fileSortCatalog } from "../domain/files";
 import type { MetricValueSelection } from "../domain/metrics";
 import { planOf } from "../domain/saved-queries";
@@ -23,7 +24,8 @@ import { fileEntities } from "./file-entities";
 import { FileSearchStore } from "./file-search-store";
 import { FileStore } from "./file-store";
 import { MetricStore } from "./metric-store";
-import { termCondition, type QueryTargetName } from "../domain/query-targets";
+import { deviceColumns, eventColumns, messagePathColumns, sessionColumns, termCondition, topicColumns, type QueryTargetName } from "../domain/query-targets";
+import { sessionCatalog } from "../domain/session-search";
 import { QueryResultsStore } from "./query-results-store";
 import { dataMigrations } from "./migrations";
 import { TreeStore } from "./tree-store";
@@ -87,6 +89,24 @@ const spec = (condition: JsonValue | undefined, extra: { sortBy?: string; sortDi
 });
 
 beforeEach(() => problems.splice(0));
+
+// A keyset page trusts these declarations to leave out the null arm: a wrong one skips null rows.
+test("the data service's catalogs declare exactly their tables' NOT NULL columns", async () => {
+  const em = orm.em.fork();
+  const found = await nullabilityProblems((q, p) => em.execute(q, p), "data", [
+    { name: "datasets", catalog: datasetCatalog, tables: { d: "datasets" } },
+    { name: "collections", catalog: collectionCatalog, tables: { c: "collections" } },
+    { name: "sessions", catalog: sessionCatalog, tables: { s: "sessions" } },
+    { name: "files", catalog: fileColumns, tables: { f: "fs_nodes" } },
+    { name: "association files", catalog: fileSortCatalog, tables: { f: "fs_nodes" } },
+    { name: "message paths", catalog: messagePathColumns, tables: { mp: "message_paths" } },
+    { name: "topics", catalog: topicColumns, tables: { t: "topics" } },
+    { name: "events", catalog: eventColumns, tables: { e: "robot_events" } },
+    { name: "devices", catalog: deviceColumns, tables: { dv: "devices" } },
+    { name: "target sessions", catalog: sessionColumns, tables: { s: "sessions" } },
+  ]);
+  expect(found).toEqual([]);
+});
 
 describe("query plans at scale: every page costs what the first does", () => {
   test("query_files: one dataset's files, newest first (first and a deep page)", async () => {
