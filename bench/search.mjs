@@ -13,6 +13,12 @@
 // that page (the data service's own `planOf` and `querySource` with the shared engine's
 // `matchesFirstPage`, from dist/) run directly with pg
 // in the same run, so the gap is the platform's overhead and not the database's.
+//
+// Last, what total_count costs (issue 11: the capped count "cost more than the page itself for
+// broad conditions"): per search in COUNT_CASES and page size (100, and the SDK's 1,000), the search
+// through the gateway as a client sends it (page and total_count), and, run directly, the page's
+// statement alone and the capped count alone (`countUpTo`: up to 1,001 matches); for query_files
+// the engine's `matchesFirstPage` counted and uncounted. The count's share is count / (page + count).
 import { createRequire } from "node:module";
 import pgModule from "pg";
 import { sequential } from "./measure.mjs";
@@ -20,7 +26,11 @@ import { createTenant, startBenchPlatform } from "./platform.mjs";
 import { createReport, sized } from "./report.mjs";
 
 const require = createRequire(import.meta.url);
-const { COUNT_CAP, matchesFirstPage, parseQueryText } = require("../services/shared/dist/index.js");
+const { COUNT_CAP, countUpTo, keysetPageSql, keysetPageWithTotal, matchesFirstPage, parseQueryText, rawSql, sql } = require("../services/shared/dist/index.js");
+const { fromJson } = require("@bufbuild/protobuf");
+const { ValueSchema } = require("@bufbuild/protobuf/wkt");
+const { planDatasetSearch } = require("../services/data/dist/domain/dataset-search.js");
+const { planFileSearch } = require("../services/data/dist/domain/file-search.js");
 const { planOf } = require("../services/data/dist/domain/saved-queries.js");
 const { termCondition } = require("../services/data/dist/domain/query-targets.js");
 const { querySource } = require("../services/data/dist/store/query-results-store.js");
@@ -42,16 +52,35 @@ const QUERIES = [
   { target: "files", term: "Frame_7.JPG" },
 ];
 
+// Searches whose total_count is counted (their matches in the bench org at the full size): a broad
+// one, one over the cap, one at it, one under it; files: one the engine counts, one it leaves out.
+const equals = (field, value) => ({ field, comparator: "EQUALS", value });
+const both = (...conditions) => ({ operator: "AND", conditions });
+const COUNT_CASES = [
+  { target: "datasets", label: "every dataset (90,000)", condition: undefined },
+  { target: "datasets", label: "metadata.site = 'warehouse' (25,000)", condition: equals("metadata.site", "warehouse") },
+  { target: "datasets", label: "metadata.robot = 'r-7' (2,000)", condition: equals("metadata.robot", "r-7") },
+  { target: "datasets", label: "metadata.robot = 'r-7' AND metadata.site = 'warehouse' (1,000)", condition: both(equals("metadata.robot", "r-7"), equals("metadata.site", "warehouse")) },
+  { target: "datasets", label: "name LIKE 'bench-999%' (100)", condition: { field: "name", comparator: "LIKE", value: "bench-999%" } },
+  { target: "files", label: "tags CONTAINS 'reviewed' AND metadata.robot = 'r-7'", condition: both({ field: "tags", comparator: "CONTAINS", value: "reviewed" }, equals("metadata.robot", "r-7")) },
+  { target: "files", label: "path LIKE 'logs/%' (a third of the files)", condition: { field: "path", comparator: "LIKE", value: "logs/%" } },
+];
+
 const report = createReport("search");
 const platform = await startBenchPlatform();
 const db = new pgModule.Client({ connectionString: platform.pgUrl });
-await db.connect();
+// A second connection: the store runs a page and its count side by side, as the platform's pool lets it.
+const db2 = new pgModule.Client({ connectionString: platform.pgUrl, options: "-c search_path=data" });
+await Promise.all([db.connect(), db2.connect()]);
+const execute = executeOn(db);
 try {
   const other = await createTenant(platform.api, "search-other");
   await seed(platform.orgId, other.orgId);
-  for (const q of QUERIES) await report.attempt(`${q.target}: ${q.query ?? q.term}`, () => benchQuery(q));
+  // BENCH_SEARCH_COUNTS_ONLY=1: only the total_count part (after the seed).
+  if (process.env.BENCH_SEARCH_COUNTS_ONLY !== "1") for (const q of QUERIES) await report.attempt(`${q.target}: ${q.query ?? q.term}`, () => benchQuery(q));
+  for (const c of COUNT_CASES) for (const limit of [100, 1000]) await report.attempt(`total_count of ${c.target} ${c.label}, limit ${limit}`, () => benchCount(c, limit));
 } finally {
-  await db.end();
+  await Promise.all([db.end(), db2.end()]);
   await platform.stop();
 }
 report.print();
@@ -72,15 +101,66 @@ async function benchQuery({ target, query, term }) {
 
 /**
  * The statements the data service runs for a query's first page (its estimate, the match ids when
- * few, the page: the shared engine's matchesFirstPage), run with pg (knex `?` placeholders numbered).
+ * few, the page: the shared engine's matchesFirstPage), run with pg.
  */
 function directPage(target, condition) {
   const plan = planOf(target, { condition }, "bench", undefined, BigInt(PAGE));
-  const execute = async (statement) => {
-    let n = 0;
-    return (await db.query(statement.sql.replace(/\?/g, () => `$${++n}`), [...statement.params])).rows;
-  };
   return async () => ({ data: { items: (await matchesFirstPage(execute, querySource(target, platform.orgId), plan, COUNT_CAP, { counted: false })).rows } });
+}
+
+async function benchCount({ target, label, condition }, limit) {
+  const name = `query_${target} ${label}, limit ${limit}`;
+  const body = { ...(condition ? { condition } : {}), limit };
+  const answer = (await platform.api("POST", `/v1/${target}/query`, body)).data;
+  const gateway = await sequential(() => platform.api("POST", `/v1/${target}/query`, body), REQUESTS);
+  report.add(`${name}: through the gateway, p50 (total_count ${answer.total_count ?? "null"})`, gateway.p50, "ms");
+  const spec = { ...(condition ? { condition: fromJson(ValueSchema, condition) } : {}), limit: BigInt(limit) };
+  if (target === "files") {
+    const search = planFileSearch(spec);
+    const page = (counted) => async () => ({ data: { items: (await matchesFirstPage(execute, querySource("files", platform.orgId), search, COUNT_CAP, { counted })).rows } });
+    const uncounted = (await sequential(page(false), REQUESTS)).p50;
+    const counted = (await sequential(page(true), REQUESTS)).p50;
+    report.add(`${name}: matchesFirstPage direct, uncounted, p50`, uncounted, "ms");
+    report.add(`${name}: matchesFirstPage direct, counted, p50 (ratio to uncounted)`, counted, "ms", { anchor: { name: "uncounted", value: uncounted } });
+    return;
+  }
+  const search = planDatasetSearch(spec);
+  const from = rawSql("datasets d");
+  const where = sql`d.org_id = ${platform.orgId} and (${search.where})`;
+  const pageSql = keysetPageSql(rawSql("d.*"), from, where, search);
+  const page = (await sequential(async () => ({ data: { items: await execute(pageSql) } }), REQUESTS)).p50;
+  const count = (await sequential(async () => ({ data: { n: await countUpTo(execute, from, where, search.orderBy) } }), REQUESTS)).p50;
+  report.add(`${name}: the page's statement direct, p50`, page, "ms");
+  report.add(`${name}: the capped count direct, p50 (ratio to the page)`, count, "ms", { anchor: { name: "page", value: page } });
+  console.log(`${name}: count ${count.toFixed(2)} ms = ${((100 * count) / (page + count)).toFixed(0)}% of page + count`);
+  // Before: the page and the capped count side by side on two connections; now keysetPageWithTotal.
+  const sideBySide = await sequential(async () => ({ data: { items: (await Promise.all([execute(pageSql), countUpTo(executeOn(db2), from, where, search.orderBy)]))[0] } }), REQUESTS);
+  const onTwo = twoConnections();
+  const withTotal = await sequential(async () => ({ data: { items: (await keysetPageWithTotal(onTwo, rawSql("d.*"), from, where, search)).rows } }), REQUESTS);
+  report.add(`${name}: page and capped count side by side (before), direct, p50`, sideBySide.p50, "ms");
+  report.add(`${name}: keysetPageWithTotal (now), direct, p50 (ratio to before)`, withTotal.p50, "ms", { anchor: { name: "before", value: sideBySide.p50 } });
+}
+
+/** Runs each statement on whichever of `db` and `db2` has fewer running, as a pool of two would. */
+function twoConnections() {
+  const running = new Map([[db, 0], [db2, 0]]);
+  return async (statement) => {
+    const client = running.get(db) <= running.get(db2) ? db : db2;
+    running.set(client, running.get(client) + 1);
+    try {
+      return await executeOn(client)(statement);
+    } finally {
+      running.set(client, running.get(client) - 1);
+    }
+  };
+}
+
+/** Runs one shared-engine statement with pg on `client` (knex `?` placeholders numbered). */
+function executeOn(client) {
+  return async (statement) => {
+    let n = 0;
+    return (await client.query(statement.sql.replace(/\?/g, () => `$${++n}`), [...statement.params])).rows;
+  };
 }
 
 async function seed(orgId, otherOrgId) {

@@ -7,6 +7,7 @@ export * from "./uploads";
 export * from "./devices";
 export * from "./kafka-offsets";
 export * from "./query-plans";
+export * from "./catalog-nullability";
 export * from "./authz-route-table";
 export * from "./harness-child";
 export * from "./fuzz";

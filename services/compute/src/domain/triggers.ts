@@ -193,25 +193,25 @@ function checkCondition(json: JsonValue): JsonValue | null {
 }
 
 /** The fields a trigger search may filter and sort on. */
-const triggerCatalog = createFieldCatalog({
+export const triggerCatalog = createFieldCatalog({
   prefixes: ["trigger"],
   columns: {
-    trigger_id: { sql: `"t"."trigger_id"`, type: "text" },
-    name: { sql: `"t"."name"`, type: "text" },
-    org_id: { sql: `"t"."org_id"`, type: "text" },
-    created: { sql: `"t"."created"`, type: "timestamp" },
-    created_by: { sql: `"t"."created_by"`, type: "text" },
-    modified: { sql: `"t"."modified"`, type: "timestamp" },
-    modified_by: { sql: `"t"."modified_by"`, type: "text" },
-    enabled: { sql: `"t"."enabled"`, type: "boolean" },
-    for_each: { sql: `"t"."for_each"`, type: "text" },
-    action_name: { sql: `"t"."action_name"`, type: "text" },
-    "action.name": { sql: `"t"."action_name"`, type: "text" },
-    "action.owner": { sql: `"t"."action_owner_id"`, type: "text" },
+    trigger_id: { sql: `"t"."trigger_id"`, type: "text", notNull: true },
+    name: { sql: `"t"."name"`, type: "text", notNull: true },
+    org_id: { sql: `"t"."org_id"`, type: "text", notNull: true },
+    created: { sql: `"t"."created"`, type: "timestamp", notNull: true },
+    created_by: { sql: `"t"."created_by"`, type: "text", notNull: true },
+    modified: { sql: `"t"."modified"`, type: "timestamp", notNull: true },
+    modified_by: { sql: `"t"."modified_by"`, type: "text", notNull: true },
+    enabled: { sql: `"t"."enabled"`, type: "boolean", notNull: true },
+    for_each: { sql: `"t"."for_each"`, type: "text", notNull: true },
+    action_name: { sql: `"t"."action_name"`, type: "text", notNull: true },
+    "action.name": { sql: `"t"."action_name"`, type: "text", notNull: true },
+    "action.owner": { sql: `"t"."action_owner_id"`, type: "text", notNull: true },
     "action.digest": { sql: `"t"."action_digest"`, type: "text" },
-    service_user_id: { sql: `"t"."service_user_id"`, type: "text" },
-    causes: { sql: `"t"."causes"`, type: "text[]" },
-    required_inputs: { sql: `"t"."required_inputs"`, type: "text[]" },
+    service_user_id: { sql: `"t"."service_user_id"`, type: "text", notNull: true },
+    causes: { sql: `"t"."causes"`, type: "text[]", notNull: true },
+    required_inputs: { sql: `"t"."required_inputs"`, type: "text[]", notNull: true },
   },
   jsonColumns: { parameter_values: `"t"."parameter_values"` },
 });

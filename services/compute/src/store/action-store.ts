@@ -1,5 +1,5 @@
 import { LockMode } from "@mikro-orm/core";
-import { countUpTo, keysetPageRows, keysetPageSql, rawSql, sql, type EntityManager, type SearchPlan, type SqlFragment } from "@hangar/shared";
+import { keysetPageRows, keysetPageWithTotal, rawSql, sql, type EntityManager, type SearchPlan, type SqlFragment } from "@hangar/shared";
 import type { ActionScope } from "../domain/action-search";
 import type { ActionRecord, ActionVersionRecord } from "../domain/records";
 import type { ActionRepository, SearchPage } from "../domain/repositories";
@@ -40,7 +40,7 @@ export class ActionStore implements ActionRepository {
     const where = sql`${within} and (${search.where})`;
     const from = rawSql("actions a");
     const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
-    const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("a.*"), from, where, search)), countUpTo(execute, from, where, search.orderBy)]);
+    const { rows, total } = await keysetPageWithTotal(execute, rawSql("a.*"), from, where, search);
     return { ...keysetPageRows(rows, search.limit, (row) => this.em.map(Action, row)), total };
   }
 

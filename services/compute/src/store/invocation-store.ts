@@ -1,5 +1,5 @@
 import { LockMode } from "@mikro-orm/core";
-import { countUpTo, keysetPageRows, keysetPageSql, rawSql, sql, textArrayLiteral, type EntityManager, type SearchPlan, type SqlFragment } from "@hangar/shared";
+import { keysetPageRows, keysetPageWithTotal, rawSql, sql, textArrayLiteral, type EntityManager, type SearchPlan, type SqlFragment } from "@hangar/shared";
 import type { ActivitySource } from "../domain/invocation-activity";
 import type { GroupDimension, GroupSpec } from "../domain/invocation-grouping";
 import { InvocationStatus } from "../domain/invocation-status";
@@ -100,12 +100,12 @@ export class InvocationStore implements InvocationRepository {
     return rows.map((r) => ({ actionOrgId: r.action_org_id, actionName: r.action_name, completed: Number(r.completed), failed: Number(r.failed), queued: Number(r.queued) }));
   }
 
-  /** Runs a search in the org: one keyset page of rows and the number of matches (undefined above COUNT_CAP). */
+  /** Runs a search in the org: one keyset page of rows and total_count as keysetPageWithTotal learns it (undefined above COUNT_CAP, or where PostgreSQL expects far more). */
   async search(orgId: string, search: SearchPlan): Promise<SearchPage<InvocationRecord>> {
     const where = sql`i.org_id = ${orgId} and (${search.where})`;
     const from = rawSql("invocations i");
     const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
-    const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("i.*"), from, where, search)), countUpTo(execute, from, where, search.orderBy)]);
+    const { rows, total } = await keysetPageWithTotal(execute, rawSql("i.*"), from, where, search);
     return { ...keysetPageRows(rows, search.limit, (row) => this.em.map(Invocation, row)), total };
   }
 

@@ -1,5 +1,5 @@
 import { LockMode, UniqueConstraintViolationException } from "@mikro-orm/core";
-import { countUpTo, keysetPageRows, keysetPageSql, rawSql, sql, type EntityManager, type KeysetPage, type SearchPlan, type SqlFragment } from "@hangar/shared";
+import { keysetPageRows, keysetPageWithTotal, rawSql, sql, type EntityManager, type KeysetPage, type SearchPlan, type SqlFragment } from "@hangar/shared";
 import { FILE_UPLOAD_CAUSE, occasionKey, type EvaluationOccasion, type EvaluationOutcome } from "../domain/trigger-evaluation";
 import type { TriggerEvaluationRecord, TriggerRecord } from "../domain/records";
 import type { EvaluationScope, SearchPage, TriggerRepository } from "../domain/repositories";
@@ -37,15 +37,15 @@ export class TriggerStore implements TriggerRepository {
   }
 
   /**
-   * Runs a search in the org: one keyset page of rows and the number of matches (undefined above
-   * COUNT_CAP). Legacy searches see only v1 triggers: a v2 one has no legacy form.
+   * Runs a search in the org: one keyset page of rows and total_count as keysetPageWithTotal learns
+   * it (undefined above COUNT_CAP, or where PostgreSQL expects far more). Legacy searches see only v1 triggers: a v2 one has no legacy form.
    */
   async search(orgId: string, search: SearchPlan, includeV2 = false): Promise<SearchPage<TriggerRecord>> {
     const engines = rawSql(includeV2 ? "true" : "t.engine = 'v1'");
     const where = sql`t.org_id = ${orgId} and ${engines} and (${search.where})`;
     const from = rawSql("triggers t");
     const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
-    const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("t.*"), from, where, search)), countUpTo(execute, from, where, search.orderBy)]);
+    const { rows, total } = await keysetPageWithTotal(execute, rawSql("t.*"), from, where, search);
     return { ...keysetPageRows(rows, search.limit, (row) => this.em.map(Trigger, row)), total };
   }
 

@@ -5,6 +5,7 @@ import {
   isConditionGroup,
   joinSql,
   MAX_LIMIT,
+  outerJoined,
   parseConditionJson,
   planSearch,
   rawSql,
@@ -28,30 +29,33 @@ import type { DataRepositories } from "./repositories";
  * The file's own fields, over `fs_nodes f`. `path` and `dataset_id` are the names the client SDK
  * and the text query language use for `relative_path` and `association_id`.
  */
-const fileColumns = createFieldCatalog({
+export const fileColumns = createFieldCatalog({
   columns: {
-    file_id: { sql: `"f"."node_id"`, type: "text" },
-    org_id: { sql: `"f"."org_id"`, type: "text" },
-    relative_path: { sql: `"f"."relative_path"`, type: "text" },
-    path: { sql: `"f"."relative_path"`, type: "text" },
-    name: { sql: `"f"."name"`, type: "text" },
-    size: { sql: `"f"."size"`, type: "number" },
-    created: { sql: `"f"."created"`, type: "timestamp" },
-    created_by: { sql: `"f"."created_by"`, type: "text" },
-    modified: { sql: `"f"."modified"`, type: "timestamp" },
-    modified_by: { sql: `"f"."modified_by"`, type: "text" },
+    file_id: { sql: `"f"."node_id"`, type: "text", notNull: true },
+    org_id: { sql: `"f"."org_id"`, type: "text", notNull: true },
+    relative_path: { sql: `"f"."relative_path"`, type: "text", notNull: true },
+    path: { sql: `"f"."relative_path"`, type: "text", notNull: true },
+    name: { sql: `"f"."name"`, type: "text", notNull: true },
+    size: { sql: `"f"."size"`, type: "number", notNull: true },
+    created: { sql: `"f"."created"`, type: "timestamp", notNull: true },
+    created_by: { sql: `"f"."created_by"`, type: "text", notNull: true },
+    modified: { sql: `"f"."modified"`, type: "timestamp", notNull: true },
+    modified_by: { sql: `"f"."modified_by"`, type: "text", notNull: true },
     description: { sql: `"f"."description"`, type: "text" },
     device_id: { sql: `"f"."device_id"`, type: "text" },
-    association_id: { sql: `"f"."association_id"`, type: "text" },
-    dataset_id: { sql: `"f"."association_id"`, type: "text" },
-    origination: { sql: `"f"."origination"`, type: "text" },
-    ingestion_status: { sql: `"f"."ingestion_status"`, type: "text" },
-    status: { sql: `"f"."status"`, type: "text" },
-    version: { sql: `"f"."version"`, type: "number" },
-    tags: { sql: `"f"."tags"`, type: "text[]" },
+    association_id: { sql: `"f"."association_id"`, type: "text", notNull: true },
+    dataset_id: { sql: `"f"."association_id"`, type: "text", notNull: true },
+    origination: { sql: `"f"."origination"`, type: "text", notNull: true },
+    ingestion_status: { sql: `"f"."ingestion_status"`, type: "text", notNull: true },
+    status: { sql: `"f"."status"`, type: "text", notNull: true },
+    version: { sql: `"f"."version"`, type: "number", notNull: true },
+    tags: { sql: `"f"."tags"`, type: "text[]", notNull: true },
   },
   jsonColumns: { metadata: `"f"."metadata"` },
 });
+
+// A file's dataset is left-joined: files of a device have none, so its columns may be null there.
+const fileDatasets = outerJoined(datasetCatalog);
 
 /**
  * The fields a file search may filter and sort on: the file's own (optionally qualified `file.`)
@@ -61,7 +65,7 @@ const fileColumns = createFieldCatalog({
 export const fileCatalog: FieldCatalog = {
   resolve(field: string): FieldRef | undefined {
     const [first, ...rest] = splitFieldPath(field);
-    if (rest.length > 0 && first === "dataset") return datasetCatalog.resolve(rest.join("."));
+    if (rest.length > 0 && first === "dataset") return fileDatasets.resolve(rest.join("."));
     if (rest.length > 0 && first === "file") return fileCatalog.resolve(rest.join("."));
     return fileColumns.resolve(field);
   },

@@ -157,14 +157,14 @@ export async function downloadableUri(uow: UnitOfWork<FileRepositories>, orgId: 
   return file.uri;
 }
 
-/** Fields an association's file listing may sort on. */
-const fileSortCatalog = createFieldCatalog({
+/** Fields an association's file listing may sort on (over `fs_nodes f`). */
+export const fileSortCatalog = createFieldCatalog({
   columns: {
-    relative_path: { sql: `"f"."relative_path"`, type: "text" },
-    name: { sql: `"f"."name"`, type: "text" },
-    size: { sql: `"f"."size"`, type: "number" },
-    created: { sql: `"f"."created"`, type: "timestamp" },
-    modified: { sql: `"f"."modified"`, type: "timestamp" },
+    relative_path: { sql: `"f"."relative_path"`, type: "text", notNull: true },
+    name: { sql: `"f"."name"`, type: "text", notNull: true },
+    size: { sql: `"f"."size"`, type: "number", notNull: true },
+    created: { sql: `"f"."created"`, type: "timestamp", notNull: true },
+    modified: { sql: `"f"."modified"`, type: "timestamp", notNull: true },
   },
 });
 

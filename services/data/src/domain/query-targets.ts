@@ -1,6 +1,7 @@
 import {
   createFieldCatalog,
   invalidArgument,
+  outerJoined,
   quoteValue,
   rawSql,
   splitFieldPath,
@@ -38,102 +39,102 @@ export interface QueryTarget {
 }
 
 // The message path's own fields, over `message_paths mp`.
-const messagePathColumns = createFieldCatalog({
+export const messagePathColumns = createFieldCatalog({
   prefixes: ["msgpath", "message_path"],
   columns: {
-    message_path_id: { sql: `"mp"."message_path_id"`, type: "text" },
-    id: { sql: `"mp"."message_path_id"`, type: "text" },
-    message_path: { sql: `"mp"."message_path"`, type: "text" },
-    path: { sql: `"mp"."message_path"`, type: "text" },
-    source_path: { sql: `"mp"."source_path"`, type: "text" },
-    data_type: { sql: `"mp"."data_type"`, type: "text" },
-    canonical_data_type: { sql: `"mp"."canonical_data_type"`, type: "text" },
-    topic_id: { sql: `"mp"."topic_id"`, type: "text" },
-    created: { sql: `"mp"."created"`, type: "timestamp" },
-    created_by: { sql: `"mp"."created_by"`, type: "text" },
-    modified: { sql: `"mp"."modified"`, type: "timestamp" },
-    modified_by: { sql: `"mp"."modified_by"`, type: "text" },
+    message_path_id: { sql: `"mp"."message_path_id"`, type: "text", notNull: true },
+    id: { sql: `"mp"."message_path_id"`, type: "text", notNull: true },
+    message_path: { sql: `"mp"."message_path"`, type: "text", notNull: true },
+    path: { sql: `"mp"."message_path"`, type: "text", notNull: true },
+    source_path: { sql: `"mp"."source_path"`, type: "text", notNull: true },
+    data_type: { sql: `"mp"."data_type"`, type: "text", notNull: true },
+    canonical_data_type: { sql: `"mp"."canonical_data_type"`, type: "text", notNull: true },
+    topic_id: { sql: `"mp"."topic_id"`, type: "text", notNull: true },
+    created: { sql: `"mp"."created"`, type: "timestamp", notNull: true },
+    created_by: { sql: `"mp"."created_by"`, type: "text", notNull: true },
+    modified: { sql: `"mp"."modified"`, type: "timestamp", notNull: true },
+    modified_by: { sql: `"mp"."modified_by"`, type: "text", notNull: true },
   },
   jsonColumns: { metadata: `"mp"."metadata"` },
 });
 
 // The topic's own fields, over `topics t`.
-const topicColumns = createFieldCatalog({
+export const topicColumns = createFieldCatalog({
   prefixes: ["topic"],
   columns: {
-    topic_id: { sql: `"t"."topic_id"`, type: "text" },
-    id: { sql: `"t"."topic_id"`, type: "text" },
-    topic_name: { sql: `"t"."topic_name"`, type: "text" },
-    name: { sql: `"t"."topic_name"`, type: "text" },
+    topic_id: { sql: `"t"."topic_id"`, type: "text", notNull: true },
+    id: { sql: `"t"."topic_id"`, type: "text", notNull: true },
+    topic_name: { sql: `"t"."topic_name"`, type: "text", notNull: true },
+    name: { sql: `"t"."topic_name"`, type: "text", notNull: true },
     schema_name: { sql: `"t"."schema_name"`, type: "text" },
     schema_checksum: { sql: `"t"."schema_checksum"`, type: "text" },
-    association_id: { sql: `"t"."association_id"`, type: "text" },
-    association_type: { sql: `"t"."association_type"`, type: "text" },
+    association_id: { sql: `"t"."association_id"`, type: "text", notNull: true },
+    association_type: { sql: `"t"."association_type"`, type: "text", notNull: true },
     start_time: { sql: `"t"."start_time"`, type: "number" },
     end_time: { sql: `"t"."end_time"`, type: "number" },
     message_count: { sql: `"t"."message_count"`, type: "number" },
-    created: { sql: `"t"."created"`, type: "timestamp" },
-    created_by: { sql: `"t"."created_by"`, type: "text" },
-    modified: { sql: `"t"."modified"`, type: "timestamp" },
-    modified_by: { sql: `"t"."modified_by"`, type: "text" },
+    created: { sql: `"t"."created"`, type: "timestamp", notNull: true },
+    created_by: { sql: `"t"."created_by"`, type: "text", notNull: true },
+    modified: { sql: `"t"."modified"`, type: "timestamp", notNull: true },
+    modified_by: { sql: `"t"."modified_by"`, type: "text", notNull: true },
   },
   jsonColumns: { metadata: `"t"."metadata"` },
 });
 
 // The event's own fields, over `robot_events e`.
-const eventColumns = createFieldCatalog({
+export const eventColumns = createFieldCatalog({
   prefixes: ["event"],
   columns: {
-    event_id: { sql: `"e"."event_id"`, type: "text" },
-    id: { sql: `"e"."event_id"`, type: "text" },
-    name: { sql: `"e"."name"`, type: "text" },
+    event_id: { sql: `"e"."event_id"`, type: "text", notNull: true },
+    id: { sql: `"e"."event_id"`, type: "text", notNull: true },
+    name: { sql: `"e"."name"`, type: "text", notNull: true },
     description: { sql: `"e"."description"`, type: "text" },
-    start_time: { sql: `"e"."start_time"`, type: "number" },
-    end_time: { sql: `"e"."end_time"`, type: "number" },
-    tags: { sql: `"e"."tags"`, type: "text[]" },
-    created: { sql: `"e"."created"`, type: "timestamp" },
-    created_by: { sql: `"e"."created_by"`, type: "text" },
-    modified: { sql: `"e"."modified"`, type: "timestamp" },
-    modified_by: { sql: `"e"."modified_by"`, type: "text" },
+    start_time: { sql: `"e"."start_time"`, type: "number", notNull: true },
+    end_time: { sql: `"e"."end_time"`, type: "number", notNull: true },
+    tags: { sql: `"e"."tags"`, type: "text[]", notNull: true },
+    created: { sql: `"e"."created"`, type: "timestamp", notNull: true },
+    created_by: { sql: `"e"."created_by"`, type: "text", notNull: true },
+    modified: { sql: `"e"."modified"`, type: "timestamp", notNull: true },
+    modified_by: { sql: `"e"."modified_by"`, type: "text", notNull: true },
   },
   jsonColumns: { metadata: `"e"."metadata"`, custom_fields: `"e"."custom_fields"` },
 });
 
 // The device's own fields, over `devices dv`.
-const deviceColumns = createFieldCatalog({
+export const deviceColumns = createFieldCatalog({
   prefixes: ["device"],
   columns: {
-    device_id: { sql: `"dv"."device_id"`, type: "text" },
-    universal_device_id: { sql: `"dv"."universal_device_id"`, type: "text" },
-    id: { sql: `"dv"."universal_device_id"`, type: "text" },
+    device_id: { sql: `"dv"."device_id"`, type: "text", notNull: true },
+    universal_device_id: { sql: `"dv"."universal_device_id"`, type: "text", notNull: true },
+    id: { sql: `"dv"."universal_device_id"`, type: "text", notNull: true },
     device_type_id: { sql: `"dv"."device_type_id"`, type: "text" },
-    tags: { sql: `"dv"."tags"`, type: "text[]" },
-    created: { sql: `"dv"."created"`, type: "timestamp" },
-    created_by: { sql: `"dv"."created_by"`, type: "text" },
-    modified: { sql: `"dv"."modified"`, type: "timestamp" },
-    modified_by: { sql: `"dv"."modified_by"`, type: "text" },
+    tags: { sql: `"dv"."tags"`, type: "text[]", notNull: true },
+    created: { sql: `"dv"."created"`, type: "timestamp", notNull: true },
+    created_by: { sql: `"dv"."created_by"`, type: "text", notNull: true },
+    modified: { sql: `"dv"."modified"`, type: "timestamp", notNull: true },
+    modified_by: { sql: `"dv"."modified_by"`, type: "text", notNull: true },
   },
   jsonColumns: { metadata: `"dv"."metadata"`, custom_fields: `"dv"."custom_fields"` },
 });
 
 // The session's own fields, over `sessions s`.
-const sessionColumns = createFieldCatalog({
+export const sessionColumns = createFieldCatalog({
   prefixes: ["session"],
   columns: {
-    session_id: { sql: `"s"."session_id"`, type: "text" },
-    id: { sql: `"s"."session_id"`, type: "text" },
+    session_id: { sql: `"s"."session_id"`, type: "text", notNull: true },
+    id: { sql: `"s"."session_id"`, type: "text", notNull: true },
     name: { sql: `"s"."name"`, type: "text" },
     description: { sql: `"s"."description"`, type: "text" },
-    status: { sql: `"s"."status"`, type: "text" },
-    tags: { sql: `"s"."tags"`, type: "text[]" },
+    status: { sql: `"s"."status"`, type: "text", notNull: true },
+    tags: { sql: `"s"."tags"`, type: "text[]", notNull: true },
     min_timestamp_ns: { sql: `"s"."min_timestamp_ns"`, type: "number" },
     max_timestamp_ns: { sql: `"s"."max_timestamp_ns"`, type: "number" },
-    ingestion_count: { sql: `"s"."ingestion_count"`, type: "number" },
+    ingestion_count: { sql: `"s"."ingestion_count"`, type: "number", notNull: true },
     completed_at: { sql: `"s"."completed_at"`, type: "timestamp" },
-    created: { sql: `"s"."created"`, type: "timestamp" },
-    created_by: { sql: `"s"."created_by"`, type: "text" },
-    modified: { sql: `"s"."modified"`, type: "timestamp" },
-    modified_by: { sql: `"s"."modified_by"`, type: "text" },
+    created: { sql: `"s"."created"`, type: "timestamp", notNull: true },
+    created_by: { sql: `"s"."created_by"`, type: "text", notNull: true },
+    modified: { sql: `"s"."modified"`, type: "timestamp", notNull: true },
+    modified_by: { sql: `"s"."modified_by"`, type: "text", notNull: true },
   },
   jsonColumns: { metadata: `"s"."metadata"`, custom_fields: `"s"."custom_fields"` },
 });
@@ -219,6 +220,10 @@ const fileTarget: FieldCatalog = {
     }) ?? fileCatalog.resolve(field),
 };
 
+// A topic's or message path's dataset and file are left-joined (a topic of a device has neither).
+const outerDatasets = outerJoined(datasetCatalog);
+const outerFiles = outerJoined(fileCatalog);
+
 // Topics are searched over `topics t` with their file `f` and dataset `d` left-joined (see the store).
 const topicTarget: FieldCatalog = {
   resolve(field) {
@@ -229,7 +234,7 @@ const topicTarget: FieldCatalog = {
       qualified(field, {
         msgpath: (r) => related(topicPaths, messagePathColumns.resolve(r)),
         msgpaths: (r) => related(topicPaths, messagePathColumns.resolve(r)),
-        dataset: (r) => datasetCatalog.resolve(r),
+        dataset: (r) => outerDatasets.resolve(r),
         file: (r) => fileCatalogOwn(r),
         topic: (r) => topicTarget.resolve(r),
       })
@@ -243,7 +248,7 @@ const messagePathTarget: FieldCatalog = {
     messagePathColumns.resolve(field) ??
     qualified(field, {
       topic: (r) => topicColumns.resolve(r),
-      dataset: (r) => datasetCatalog.resolve(r),
+      dataset: (r) => outerDatasets.resolve(r),
       file: (r) => fileCatalogOwn(r),
       msgpath: (r) => messagePathTarget.resolve(r),
     }),
@@ -264,9 +269,9 @@ const sessionTarget: FieldCatalog = {
     sessionColumns.resolve(field) ?? qualified(field, { device: (r) => related(sessionDevices, deviceColumns.resolve(r)), session: (r) => sessionTarget.resolve(r) }),
 };
 
-// A file's own fields only (its `dataset.` fields are the target's own `dataset.` here).
+// A file's own fields only (its `dataset.` fields are the target's own `dataset.` here), left-joined.
 function fileCatalogOwn(field: string): ColumnRef | JsonRef | undefined {
-  const ref = splitFieldPath(field)[0] === "dataset" ? undefined : fileCatalog.resolve(field);
+  const ref = splitFieldPath(field)[0] === "dataset" ? undefined : outerFiles.resolve(field);
   return ref?.kind === "related" ? undefined : ref;
 }
 

@@ -1,5 +1,5 @@
 import { LockMode } from "@mikro-orm/core";
-import { countUpTo, keysetPageRows, keysetPageSql, rawSql, sql, type EntityManager, type KeysetPageRows, type KeysetSearch, type SqlFragment, textArrayLiteral } from "@hangar/shared";
+import { keysetPageRows, keysetPageWithTotal, rawSql, sql, type EntityManager, type KeysetPageRows, type KeysetSearch, type SqlFragment, textArrayLiteral } from "@hangar/shared";
 import type { CollectionRecord, CollectionRepository, CollectionVersion, ResourceRef } from "../domain/collections";
 import type { StoredRelation } from "../domain/relations";
 import { Collection, CollectionRelation, CollectionVersionEntity } from "./collection-entities";
@@ -63,11 +63,11 @@ export class CollectionStore implements CollectionRepository {
     return this.em.find(CollectionVersionEntity, { collectionId, version: bounds }, { orderBy: { version: "asc" }, limit: range.limit });
   }
 
-  /** Runs a search in the org: one keyset page of rows and the number of matches (undefined above COUNT_CAP). */
+  /** Runs a search in the org: one keyset page of rows and total_count as keysetPageWithTotal learns it (undefined above COUNT_CAP, or where PostgreSQL expects far more). */
   async search(orgId: string, search: KeysetSearch): Promise<KeysetPageRows<CollectionRecord> & { total: number | undefined }> {
     const where = sql`c.org_id = ${orgId} and (${search.where})`;
     const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
-    const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("c.*"), COLLECTIONS, where, search)), countUpTo(execute, COLLECTIONS, where, search.orderBy)]);
+    const { rows, total } = await keysetPageWithTotal(execute, rawSql("c.*"), COLLECTIONS, where, search);
     return { ...keysetPageRows(rows, search.limit, (row) => this.em.map(Collection, row)), total };
   }
 

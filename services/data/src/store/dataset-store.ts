@@ -1,8 +1,7 @@
 import { LockMode } from "@mikro-orm/core";
 import {
-  countUpTo,
   keysetPageRows,
-  keysetPageSql,
+  keysetPageWithTotal,
   queryPrepared,
   rawSql,
   sql,
@@ -69,11 +68,11 @@ export class DatasetStore implements DatasetRepository {
     await this.em.nativeDelete(DatasetRelation, { datasetId });
   }
 
-  /** Runs a search in the org: one keyset page of rows and the number of matches (undefined above COUNT_CAP). */
+  /** Runs a search in the org: one keyset page of rows and total_count as keysetPageWithTotal learns it (undefined above COUNT_CAP, or where PostgreSQL expects far more). */
   async search(orgId: string, search: KeysetSearch): Promise<KeysetPageRows<DatasetRecord> & { total: number | undefined }> {
     const where = sql`d.org_id = ${orgId} and (${search.where})`;
     const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
-    const [rows, total] = await Promise.all([execute(keysetPageSql(rawSql("d.*"), DATASETS, where, search)), countUpTo(execute, DATASETS, where, search.orderBy)]);
+    const { rows, total } = await keysetPageWithTotal(execute, rawSql("d.*"), DATASETS, where, search);
     return { ...keysetPageRows(rows, search.limit, (row) => this.em.map(Dataset, row)), total };
   }
 

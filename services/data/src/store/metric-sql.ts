@@ -1,4 +1,4 @@
-import { compileKeysetOrder, compileWhere, createFieldCatalog, rawSql, sql, textArrayLiteral, type FieldCatalog, type FieldRef, type KeysetOrder, type PageCursor, type Relation, type SqlFragment } from "@hangar/shared";
+import { compileKeysetOrder, compileWhere, createFieldCatalog, keysetRangesSql, rawSql, sql, textArrayLiteral, type FieldCatalog, type FieldRef, type KeysetOrder, type PageCursor, type Relation, type SqlFragment } from "@hangar/shared";
 import { conditionEntityOf, MAX_METRIC_GROUPS, type MetricGroupBy } from "../domain/metric-conditions";
 import { sessionCatalog } from "../domain/session-search";
 import { DAYS_OF_WEEK, type AggregationPeriod, type Bucketing, type DayOfWeek, type MetricValueSelection, type NumericAggregation, type ValueOrder } from "../domain/metrics";
@@ -172,27 +172,30 @@ export function valuePageSql(selection: MetricValueSelection, order: ValueOrder,
     select v.*, md.name, md.unit, ${groupKeySql(selection.groupBy)} as group_key
     from ${valueSource(selection)} join metric_definitions md on md.metric_id = v.metric_id
     where ${selectionCondition(selection)}`;
-  const page = (from: SqlFragment, kept: SqlFragment, totalGroups: SqlFragment) => sql`
+  const page = (from: SqlFragment, kept: SqlFragment, totalGroups: SqlFragment) => (after: SqlFragment) => sql`
     select p.*, ${totalGroups} as total_groups, ${keyset.cursorColumns} from ${from}
-    where ${kept} and ${keyset.after(cursor, "page_token")} order by ${keyset.orderBy} limit ${limit + 1}`;
-  if (!selection.groupBy) return page(sql`(${points}) p`, rawSql("true"), rawSql("0"));
+    where ${kept} and ${after} order by ${keyset.orderBy} limit ${limit + 1}`;
+  // Ungrouped, the page reads the (metric, time, session) index from the cursor on, range by range.
+  if (!selection.groupBy) return keysetRangesSql(keyset.afterRanges(cursor, "page_token"), page(sql`(${points}) p`, rawSql("true"), rawSql("0")), keyset.orderBy, "p", limit);
   // The query's values are all in its window, so a group's rank is its number of values.
-  return sql`with points as (${points}), ${groupCtes("count(*)")} ${page(rawSql("points p"), KEPT_GROUP, rawSql("(select count(*) from ranked)"))}`;
+  return sql`with points as (${points}), ${groupCtes("count(*)")} ${page(rawSql("points p"), KEPT_GROUP, rawSql("(select count(*) from ranked)"))(keyset.after(cursor, "page_token"))}`;
 }
 
 /**
  * A value query's sort fields over the page's rows `p`; ties go to the session, then the metric.
  * Of one metric the session alone breaks ties, so the index on (metric, time, session) of
- * migration 0023 serves the default order page by page.
+ * migration 0023 serves the default order page by page. The time is null for a session without
+ * files (migration 0017 leaves it nullable), but never inside a window, whose bounds compare it.
  */
 function valueKeysetOrder(selection: MetricValueSelection, order: ValueOrder): KeysetOrder {
+  const windowed = selection.window !== undefined ? ({ notNull: true } as const) : {};
   const catalog = createFieldCatalog({
     columns: {
-      time: { sql: selection.timeFilter === "start_time" ? `"p"."session_start_ns"` : `"p"."session_end_ns"`, type: "number" },
-      value: { sql: `"p"."value"`, type: "number" },
-      published: { sql: `"p"."published"`, type: "timestamp" },
+      time: { sql: selection.timeFilter === "start_time" ? `"p"."session_start_ns"` : `"p"."session_end_ns"`, type: "number", ...windowed },
+      value: { sql: `"p"."value"`, type: "number", notNull: true },
+      published: { sql: `"p"."published"`, type: "timestamp", notNull: true },
       device_id: { sql: `"p"."device_id"`, type: "text" },
-      session_id: { sql: `"p"."session_id"`, type: "text" },
+      session_id: { sql: `"p"."session_id"`, type: "text", notNull: true },
       invocation_id: { sql: `"p"."invocation_id"`, type: "text" },
       group_key: { sql: `"p"."group_key"`, type: "text" },
     },

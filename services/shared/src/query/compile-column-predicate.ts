@@ -49,16 +49,25 @@ function booleanColumn(column: SqlFragment, p: Predicate): SqlFragment {
   return sql`${column} = ${value}::boolean`;
 }
 
-const INTEGER = /^-?\d{1,18}$/;
+const INTEGER = /^-?\d{1,19}$/;
+const BIGINT_MIN = -(2n ** 63n);
+const BIGINT_MAX = 2n ** 63n - 1n;
 
 /**
- * A number as SQL: an integer as bigint, anything else as numeric. Integer columns compare with
- * bigint through their index (same operator family); against numeric PostgreSQL casts the column
- * and can use no index (a status filter then read every invocation of the org).
+ * A number as SQL: an integer in bigint's range as bigint, anything else as numeric. Integer
+ * columns compare with bigint through their index (same operator family); against numeric
+ * PostgreSQL casts the column and can use no index (a status filter then read every invocation of
+ * the org; a keyset page after a nanosecond time, 19 digits, read every earlier value).
  */
 export function numberSql(value: number | string): SqlFragment {
-  const integer = typeof value === "number" ? Number.isSafeInteger(value) : INTEGER.test(value);
-  return integer ? sql`${value}::bigint` : sql`${value}::numeric`;
+  return isBigint(value) ? sql`${value}::bigint` : sql`${value}::numeric`;
+}
+
+function isBigint(value: number | string): boolean {
+  if (typeof value === "number") return Number.isSafeInteger(value);
+  if (!INTEGER.test(value)) return false;
+  const n = BigInt(value);
+  return n >= BIGINT_MIN && n <= BIGINT_MAX;
 }
 
 // Decimal strings are passed on as text so PostgreSQL's numeric keeps every digit.

@@ -1,4 +1,4 @@
-import { createFieldCatalog } from "./field-catalog";
+import { createFieldCatalog, outerJoined } from "./field-catalog";
 import { isValidFieldPath, splitFieldPath } from "./field-path";
 
 const catalog = createFieldCatalog({
@@ -54,5 +54,19 @@ describe("field paths", () => {
 
   it.each(["", ".a", "a.", "a..b", "a b", "a'b", "-a", "a[]", "a[b", "a.b]", "x".repeat(257)])("rejects %p", (field) => {
     expect(isValidFieldPath(field)).toBe(false);
+  });
+
+  it("keeps a column's NOT NULL declaration, and lists its columns", () => {
+    const declared = createFieldCatalog({ columns: { created: { sql: '"f"."created"', type: "timestamp", notNull: true } } });
+    expect(declared.resolve("created")).toEqual({ kind: "column", sql: '"f"."created"', type: "timestamp", notNull: true });
+    expect([...declared.columns.keys()]).toEqual(["created"]);
+  });
+
+  it("drops NOT NULL over an outer join, where a missing row reads as nulls", () => {
+    const declared = createFieldCatalog({ columns: { created: { sql: '"d"."created"', type: "timestamp", notNull: true } }, jsonColumns: { metadata: '"d"."metadata"' } });
+    const joined = outerJoined(declared);
+    expect(joined.resolve("created")).toEqual({ kind: "column", sql: '"d"."created"', type: "timestamp" });
+    expect(joined.resolve("metadata.a")).toEqual(declared.resolve("metadata.a"));
+    expect(joined.resolve("nope")).toBeUndefined();
   });
 });

@@ -17,6 +17,9 @@ export { MAX_QUERY_TEXT_LENGTH } from "./tokenize-query";
 export { MAX_FIELD_PATH_LENGTH, isValidFieldPath, splitFieldPath } from "./field-path";
 export {
   createFieldCatalog,
+  outerJoined,
+  type ColumnCatalog,
+  type ColumnDeclaration,
   type ColumnRef,
   type ColumnType,
   type FieldCatalog,
@@ -39,5 +42,13 @@ export { PAGE_BUDGET_BYTES, fitPage, fittingCount, protobufSize } from "./fit-pa
 export { conditionOfValue, planSearch, type QuerySpecInput, type SearchPlan, type SearchTarget } from "./plan-search";
 export { isDecimalString, normalizeIsoTimestamp, parseIsoTimestamp } from "./value-formats";
 export { MAX_PATTERN_CHARS, MAX_PATTERN_WILDCARDS, globToRegex, matchesAnyGlob } from "./glob";
-export { COUNT_CAP, countUpTo, estimateRows, keysetPageRows, keysetPageSql, type KeysetPageRows, type KeysetSearch } from "./keyset-page-rows";
-export { matchesFirstPage, WALK_ROWS, type ExecuteSql, type MatchesFirstPage, type SearchSource } from "./matches-first-page";
+export {
+  COUNT_CAP,
+  countUpTo,
+  estimateRows,
+  keysetPageRows,
+  keysetPageSql,
+  keysetPageWithTotal,
+  keysetRangesSql,
+  type ExecuteSql, type KeysetPageRows, type KeysetSearch } from "./keyset-page-rows";
+export { matchesFirstPage, WALK_ROWS, type MatchesFirstPage, type SearchSource } from "./matches-first-page";

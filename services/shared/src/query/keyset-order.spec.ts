@@ -9,6 +9,7 @@ const catalog = createFieldCatalog({
     size: { sql: '"t"."size"', type: "number" },
     archived: { sql: '"t"."archived"', type: "boolean" },
     tags: { sql: '"t"."tags"', type: "text[]" },
+    created_by: { sql: '"t"."created_by"', type: "text", notNull: true },
   },
   jsonColumns: { metadata: '"t"."metadata"' },
 });
@@ -34,8 +35,37 @@ describe("keyset predicates follow the order's null placement", () => {
     });
   });
 
+  // A NOT NULL column has no null rows to reach: the page is one index range from the cursor on.
+  test.each([
+    ["ASC", '("t"."created_by", "t"."id") > (?::text, ?)'],
+    ["DESC", '("t"."created_by", "t"."id") < (?::text, ?)'],
+  ])("a NOT NULL column %s after a key: the row comparison alone", (direction, sql) => {
+    const order = compileKeysetOrder("created_by", direction, catalog, ID);
+    expect(order.after({ key: "x", id: "id1" }, "after")).toEqual({ sql, params: ["x", "id1"] });
+    expect(order.afterRanges({ key: "x", id: "id1" }, "after")).toEqual([{ sql, params: ["x", "id1"] }]);
+  });
+
+  test("a column not declared NOT NULL keeps its null arm ascending (the catalog decides)", () => {
+    const after = compileKeysetOrder("name", "ASC", catalog, ID).after({ key: "x", id: "id1" }, "after");
+    expect(after.sql).toContain('or "t"."name" is null');
+  });
+
+  test.each([
+    // A nullable key ascending: the later keys, then every null key (both index ranges).
+    ["name", "ASC", "x", ['("t"."name", "t"."id") > (?::text, ?)', '"t"."name" is null']],
+    // Descending after a null key: the later null keys, then every non-null key.
+    ["name", "DESC", null, ['("t"."name" is null and "t"."id" < ?)', '"t"."name" is not null']],
+    ["name", "DESC", "x", ['("t"."name", "t"."id") < (?::text, ?)']],
+    ["name", "ASC", null, ['("t"."name" is null and "t"."id" > ?)']],
+    ["created_by", "ASC", "x", ['("t"."created_by", "t"."id") > (?::text, ?)']],
+  ])("afterRanges: %s %s after key %p, in page order", (sortBy, direction, key, ranges) => {
+    const order = compileKeysetOrder(sortBy, direction, catalog, ID);
+    expect(order.afterRanges({ key, id: "id1" }, "after").map((r) => r.sql)).toEqual(ranges);
+  });
+
   test("no cursor is the first page", () => {
     expect(compileKeysetOrder("name", "ASC", catalog, ID).after(undefined, "after").sql).toBe("TRUE");
+    expect(compileKeysetOrder("name", "ASC", catalog, ID).afterRanges(undefined, "after").map((r) => r.sql)).toEqual(["TRUE"]);
   });
 });
 
@@ -50,6 +80,18 @@ describe("keys travel exactly", () => {
     const order = compileKeysetOrder("size", "ASC", catalog, ID);
     expect(order.after({ key: "42", id: "a" }, "after").sql).toContain("(?::bigint, ?)");
     expect(order.after({ key: "4.5", id: "a" }, "after").sql).toContain("(?::numeric, ?)");
+  });
+
+  // Nanosecond times since 2001 have 19 digits; as numeric they would cast the column and lose its index.
+  test.each([
+    ["1735689600000000000", "bigint"],
+    ["9223372036854775807", "bigint"],
+    ["-9223372036854775808", "bigint"],
+    ["9223372036854775808", "numeric"],
+    ["12345678901234567890", "numeric"],
+  ])("integer key %s compares as %s", (key, type) => {
+    const order = compileKeysetOrder("size", "ASC", catalog, ID);
+    expect(order.after({ key, id: "a" }, "after").sql).toContain(`(?::${type}, ?)`);
   });
 
   test("a row's cursor comes from its page_key and page_id", () => {

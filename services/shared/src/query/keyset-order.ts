@@ -5,7 +5,7 @@ import { compileOrderBy, resolveSortDirection, sortableRef } from "./compile-ord
 import { jsonPathSql } from "./compile-json-predicate";
 import type { ColumnRef, FieldCatalog, JsonRef } from "./field-catalog";
 import type { PageCursor } from "./page-token";
-import { rawSql, sql, type SqlFragment } from "./sql-fragment";
+import { joinSql, rawSql, sql, type SqlFragment } from "./sql-fragment";
 
 /** A sort order compiled for keyset paging: each page starts after the last row of the one before. */
 export interface KeysetOrder {
@@ -18,6 +18,21 @@ export interface KeysetOrder {
    * field's type is a 400 naming `field`, so a forged token never reaches PostgreSQL as a bad cast.
    */
   after(cursor: PageCursor | undefined, field: string): SqlFragment;
+  /**
+   * The same rows as `after`, as disjoint ranges in page order, each one range of an index on
+   * (key, id): one, or two where the cursor's side of the order reaches the nulls (a nullable key
+   * sorting nulls last: the later keys, then the null keys). `after` is their OR, which PostgreSQL
+   * cannot read as one range; a store may read the ranges apart (keysetRangesSql).
+   */
+  afterRanges(cursor: PageCursor | undefined, field: string): SqlFragment[];
+}
+
+/** `after` of a first page (no cursor): every row. */
+const FIRST_PAGE = "TRUE";
+
+/** Whether `after` (a KeysetOrder's) starts at the first row: the search's first page. */
+export function isFirstPage(after: SqlFragment): boolean {
+  return after.sql === FIRST_PAGE;
 }
 
 /** The cursor of a row selected with `KeysetOrder.cursorColumns`. */
@@ -31,7 +46,7 @@ export function cursorOfRow(row: Record<string, unknown>): PageCursor {
  * primary key `tieBreakerSql` breaking ties) for keyset paging. The predicate follows the order's
  * null placement: columns keep PostgreSQL's (NULLS LAST ascending, FIRST descending), JSON paths
  * sort missing values last. The (key, id) row comparison lets an index on both serve a deep page
- * as cheaply as the first.
+ * as cheaply as the first; a column the catalog declares NOT NULL needs no null arm beside it.
  */
 export function compileKeysetOrder(
   sortBy: string | null | undefined,
@@ -46,19 +61,24 @@ export function compileKeysetOrder(
   const tie = rawSql(tieBreakerSql);
   const op = rawSql(resolveSortDirection(direction) === "ASC" ? ">" : "<");
   const nullsLast = ref.kind === "json" || resolveSortDirection(direction) === "ASC";
+  const nullable = !(ref.kind === "column" && ref.notNull);
+  function afterRanges(cursor: PageCursor | undefined, tokenField: string): SqlFragment[] {
+    if (!cursor) return [rawSql(FIRST_PAGE)];
+    const expr = codec.expr;
+    if (cursor.key === null) {
+      const nullRows = sql`(${expr} is null and ${tie} ${op} ${cursor.id})`;
+      return nullsLast ? [nullRows] : [nullRows, sql`${expr} is not null`];
+    }
+    const later = sql`(${expr}, ${tie}) ${op} (${codec.value(cursor.key, tokenField)}, ${cursor.id})`;
+    return nullsLast && nullable ? [later, sql`${expr} is null`] : [later];
+  }
   return {
     orderBy,
     cursorColumns: sql`${codec.text} as page_key, ${tie} as page_id`,
+    afterRanges,
     after(cursor, tokenField) {
-      if (!cursor) return rawSql("TRUE");
-      const expr = codec.expr;
-      if (cursor.key === null) {
-        const nullRows = sql`(${expr} is null and ${tie} ${op} ${cursor.id})`;
-        return nullsLast ? nullRows : sql`(${nullRows} or ${expr} is not null)`;
-      }
-      const value = codec.value(cursor.key, tokenField);
-      const later = sql`(${expr}, ${tie}) ${op} (${value}, ${cursor.id})`;
-      return nullsLast ? sql`(${later} or ${expr} is null)` : later;
+      const [first, ...rest] = afterRanges(cursor, tokenField);
+      return rest.length === 0 ? first! : sql`(${joinSql([first!, ...rest], " or ")})`;
     },
   };
 }

@@ -1,4 +1,5 @@
-import { keysetPageRows } from "./keyset-page-rows";
+import { keysetPageRows, keysetRangesSql } from "./keyset-page-rows";
+import { rawSql, sql, type SqlFragment } from "./sql-fragment";
 import { decodeCursorToken } from "./page-token";
 import { planSearch } from "./plan-search";
 import { createFieldCatalog } from "./field-catalog";
@@ -28,5 +29,24 @@ describe("keysetPageRows", () => {
     const fingerprint = JSON.parse(Buffer.from(token!, "base64url").toString("utf8")).f as string;
     expect(decodeCursorToken(token, fingerprint, "after")).toEqual({ key: "2000", id: "r2" });
     expect(plan.nextToken(cursors[rows.length - 1], hasMore)).toBeUndefined();
+  });
+});
+
+describe("keysetRangesSql", () => {
+  const page = (after: SqlFragment) => sql`select p.* from v p where ${after} order by "p"."k" limit 3`;
+  const orderBy = rawSql('"p"."k" ASC, "p"."id" ASC');
+
+  test("one range is the page itself", () => {
+    expect(keysetRangesSql([rawSql("TRUE")], page, orderBy, "p", 2)).toEqual(page(rawSql("TRUE")));
+  });
+
+  test("two ranges are read apart and the first limit + 1 rows of both kept, in order", () => {
+    const ranges = [sql`("p"."k", "p"."id") > (${1}, ${"a"})`, rawSql('"p"."k" is null')];
+    expect(keysetRangesSql(ranges, page, orderBy, "p", 2)).toEqual({
+      sql:
+        'select * from ((select p.* from v p where ("p"."k", "p"."id") > (?, ?) order by "p"."k" limit 3) union all ' +
+        '(select p.* from v p where "p"."k" is null order by "p"."k" limit 3)) p order by "p"."k" ASC, "p"."id" ASC limit ?',
+      params: [1, "a", 3],
+    });
   });
 });

@@ -1,6 +1,6 @@
-import { cursorOfRow } from "./keyset-order";
+import { cursorOfRow, isFirstPage } from "./keyset-order";
 import type { PageCursor } from "./page-token";
-import { sql, type SqlFragment } from "./sql-fragment";
+import { joinSql, rawSql, sql, type SqlFragment } from "./sql-fragment";
 
 /** The parts of a SearchPlan a store needs to read one keyset page. */
 export interface KeysetSearch {
@@ -32,6 +32,19 @@ export function keysetPageSql(columns: SqlFragment, from: SqlFragment, where: Sq
   return sql`select ${columns}, ${search.cursorColumns} from ${from} where (${where}) and ${search.after} order by ${search.orderBy} limit ${search.limit + 1}`;
 }
 
+/**
+ * One keyset page read range by range: `page(range)` is the page's query over one of a cursor's
+ * `afterRanges` (ordered, limited to `limit + 1`). With two ranges (a nullable key: the later keys,
+ * then the nulls) each is read as its own index range and the first `limit + 1` rows of both kept,
+ * where their OR would make PostgreSQL read the index from its start and filter up to the cursor.
+ * `orderBy` names its columns by `alias`.
+ */
+export function keysetRangesSql(ranges: readonly SqlFragment[], page: (after: SqlFragment) => SqlFragment, orderBy: SqlFragment, alias: string, limit: number): SqlFragment {
+  if (ranges.length === 1) return page(ranges[0]!);
+  const union = joinSql(ranges.map((range) => sql`(${page(range)})`), " union all ");
+  return sql`select * from (${union}) ${rawSql(alias)} order by ${orderBy} limit ${limit + 1}`;
+}
+
 /** Splits the rows of `keysetPageSql` into the page (mapped), whether more follow and each row's cursor. */
 export function keysetPageRows<T>(raw: readonly Record<string, unknown>[], limit: number, map: (row: Record<string, unknown>) => T): KeysetPageRows<T> {
   const page = raw.slice(0, limit);
@@ -41,23 +54,61 @@ export function keysetPageRows<T>(raw: readonly Record<string, unknown>[], limit
 /** How many matches a count reports exactly; above it, total_count is null (the spec allows null). */
 export const COUNT_CAP = 1000;
 
+/** Matches PostgreSQL expects at this many times the cap or more are taken as above it, uncounted. */
+export const BROAD_FACTOR = 10;
+
+/** Runs one SQL statement and resolves its rows. */
+export type ExecuteSql = (query: SqlFragment) => Promise<Record<string, unknown>[]>;
+
+/**
+ * One keyset page of `from` matching `where` (keysetPageSql's raw rows) and total_count: the number
+ * of matches when at most `cap`, else undefined, at the least cost the page allows. The capped count
+ * reads up to 1,001 rows, often as many as the page (issue 11), so it is skipped where something
+ * cheaper decides:
+ * - a page of at least `cap` rows decides for itself: more rows than `cap` (one more than its
+ *   limit) show that the matches outnumber it, and a first page that is not full holds every match
+ *   (every page of the SDK's default size, 1,000, but the last of a walk, which is counted);
+ * - a smaller page runs beside the count, as before, so the count adds no latency, but the count
+ *   first reads PostgreSQL's estimate (EXPLAIN, about a millisecond) and is skipped when that
+ *   expects BROAD_FACTOR times `cap` or more: null is allowed past the cap, and an exact count is
+ *   never guessed. A first page that is not full is the count whatever the estimate said.
+ */
+export async function keysetPageWithTotal(
+  execute: ExecuteSql,
+  columns: SqlFragment,
+  from: SqlFragment,
+  where: SqlFragment,
+  search: KeysetSearch,
+  cap = COUNT_CAP,
+): Promise<{ rows: Record<string, unknown>[]; total: number | undefined }> {
+  const page = keysetPageSql(columns, from, where, search);
+  const wholeFirstPage = (rows: readonly unknown[]) => isFirstPage(search.after) && rows.length <= search.limit;
+  if (search.limit >= cap) {
+    const rows = await execute(page);
+    if (rows.length > cap) return { rows, total: undefined };
+    return { rows, total: wholeFirstPage(rows) ? rows.length : await countUnlessBroad(execute, from, where, search.orderBy, cap) };
+  }
+  const [rows, total] = await Promise.all([execute(page), countUnlessBroad(execute, from, where, search.orderBy, cap)]);
+  return { rows, total: wholeFirstPage(rows) ? rows.length : total };
+}
+
+/** countUpTo, unless PostgreSQL expects BROAD_FACTOR times `cap` matches or more (then undefined, uncounted). */
+async function countUnlessBroad(execute: ExecuteSql, from: SqlFragment, where: SqlFragment, orderBy: SqlFragment, cap: number): Promise<number | undefined> {
+  if ((await estimateRows(execute, from, where)) >= BROAD_FACTOR * cap) return undefined;
+  return countUpTo(execute, from, where, orderBy, cap);
+}
+
 /**
  * A count that costs at most `cap + 1` rows: the matches of `where` over `from` when there are at
- * most `cap`, else undefined. Run with `execute`. Counting every match of a broad condition reads
- * all of them (hundreds of milliseconds at a million rows), many times the cost of a page; a caller
- * needing the exact number has a count operation.
+ * most `cap`, else undefined. Counting every match of a broad condition reads all of them (hundreds
+ * of milliseconds at a million rows), many times the cost of a page; a caller needing the exact
+ * number has a count operation.
  *
  * The rows are taken in the page's order (`orderBy`), so the count walks the index that serves the
  * page. Without it PostgreSQL may pick a sequential scan expecting matches spread evenly; rows
  * written together (one upload's files) sit together, and it then reads most of the table first.
  */
-export async function countUpTo(
-  execute: (query: SqlFragment) => Promise<Record<string, unknown>[]>,
-  from: SqlFragment,
-  where: SqlFragment,
-  orderBy: SqlFragment,
-  cap = COUNT_CAP,
-): Promise<number | undefined> {
+export async function countUpTo(execute: ExecuteSql, from: SqlFragment, where: SqlFragment, orderBy: SqlFragment, cap = COUNT_CAP): Promise<number | undefined> {
   const rows = await execute(sql`select count(*) as n from (select 1 from ${from} where ${where} order by ${orderBy} limit ${cap + 1}) capped`);
   const n = Number(rows[0]?.["n"] ?? 0);
   return n > cap ? undefined : n;
@@ -67,7 +118,7 @@ export async function countUpTo(
  * PostgreSQL's estimate of how many rows of `from` match `where` (EXPLAIN, no execution): the
  * cheap bound that tells a broad condition, whose exact count is not worth reading, from a narrow one.
  */
-export async function estimateRows(execute: (query: SqlFragment) => Promise<Record<string, unknown>[]>, from: SqlFragment, where: SqlFragment): Promise<number> {
+export async function estimateRows(execute: ExecuteSql, from: SqlFragment, where: SqlFragment): Promise<number> {
   const rows = await execute(sql`explain (format json) select 1 from ${from} where ${where}`);
   const plan = rows[0]?.["QUERY PLAN"] as [{ Plan: { "Plan Rows": number } }] | undefined;
   return plan?.[0]?.Plan["Plan Rows"] ?? Number.POSITIVE_INFINITY;

@@ -1,9 +1,6 @@
 import { textArrayLiteral } from "../db/array-literal";
-import { keysetPageSql, type KeysetSearch } from "./keyset-page-rows";
+import { BROAD_FACTOR, keysetPageSql, type ExecuteSql, type KeysetSearch } from "./keyset-page-rows";
 import { rawSql, sql, type SqlFragment } from "./sql-fragment";
-
-/** Runs one SQL statement and resolves its rows. */
-export type ExecuteSql = (query: SqlFragment) => Promise<Record<string, unknown>[]>;
 
 /**
  * The rows a search reads: `columns` of `table` (aliased `alias`) and what `joins` adds, those in
@@ -27,9 +24,6 @@ export interface MatchesFirstPage {
   total: number | undefined;
 }
 
-/** A plan that does not walk, expected to match this many times the cap or more, runs as planned, uncounted. */
-const BROAD_FACTOR = 10;
-
 /** How many rows of the scope, in sort order, the bounded walk reads at least (and ten times the page). */
 export const WALK_ROWS = 20_000;
 
@@ -48,7 +42,7 @@ export const WALK_ROWS = 20_000;
  * (org, created) index in order, filtering as it goes, the page is first looked for in a bounded
  * walk: the WALK_ROWS rows of the scope after the cursor in page order; a full page found there is
  * the page (any earlier match would be in the window), and with `counted` its matches are counted
- * up to the cap unless PostgreSQL expects ten times `cap` of them. Otherwise the matches' ids are collected,
+ * up to the cap unless the page's rows already outnumber it or PostgreSQL expects ten times `cap` of them. Otherwise the matches' ids are collected,
  * up to `cap + 1`, by a statement without an order (no sort-order walk to choose: PostgreSQL reads
  * the conditions' indexes); with at most `cap` of them the page reads those rows by id and sorts
  * only them. More than `cap` matches are sorted whole where PostgreSQL planned the walk (the bounded
@@ -73,8 +67,8 @@ export async function matchesFirstPage(
   const idsOfMatches = () => idsUpTo(execute, from, where, source.key, cap);
   if (plan.walks) {
     const rows = await walked(execute, source, search);
-    // The ids are counted as they were before the walk existed: up to the cap, unless the plan expects a broad condition.
-    if (rows) return { rows, total: options.counted && !broad ? exactUpTo(await idsOfMatches(), cap) : undefined };
+    // The ids are counted up to the cap unless the page's own rows outnumber it or the plan expects a broad condition.
+    if (rows) return { rows, total: options.counted && !broad && rows.length <= cap ? exactUpTo(await idsOfMatches(), cap) : undefined };
   } else if (broad) {
     return { rows: await execute(page), total: undefined };
   }
