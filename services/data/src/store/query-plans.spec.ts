@@ -146,6 +146,20 @@ describe("query plans at scale: every page costs what the first does", () => {
     expect(problems).toEqual([]);
   });
 
+  test("query_files: a page near the end of the whole org's walk is not counted: the org's files are ten times the cap", async () => {
+    const em = explaining();
+    const statements: string[] = [];
+    const execute = em.execute.bind(em);
+    em.execute = ((sql: string, params: unknown[] = []) => (statements.push(sql), execute(sql, params))) as typeof em.execute;
+    const plan = planFileSearch(spec(undefined));
+    // 2,999 files are left after this cursor: the page's own plan expects few matches.
+    const late = await new FileSearchStore(em).search(ORG, planFileSearch(spec(undefined, { after: tokenAt(plan, { key: micros(0, 3000), id: "fl_big_3000" }) })), TOTAL_COUNT_CAP);
+    expect(late.rows[0]!.nodeId).toBe("fl_big_2999");
+    expect(late.total).toBeUndefined();
+    expect(statements.filter((sql) => / as id from /.test(sql))).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
   test("query_files: a broad metadata condition, oldest first", async () => {
     const store = new FileSearchStore(explaining());
     const condition = { field: "metadata.robot", comparator: "EQUALS", value: "r1" };
