@@ -59,3 +59,26 @@ test("a service refusing the event's request (not an outage) still sends it to t
   await transport.publish([event("refused")]);
   expect(await deadLetters()).toEqual(["poison", "refused"]);
 });
+
+test("an event the consumer does not accept is acknowledged without running its handler or recording it", async () => {
+  const handled: string[] = [];
+  const picky = await startConsumer({
+    name: "svc.picky",
+    topics: ["picky"],
+    orm,
+    transport,
+    logger,
+    accepts: (message) => message.payload[0] === 1,
+    handler: async (_em, message) => void handled.push(message.eventId),
+  });
+  try {
+    const skipped = { ...event("skipped"), topic: "picky", payload: Uint8Array.from([0]) };
+    const wanted = { ...event("wanted"), topic: "picky", key: "k2" };
+    await transport.publish([skipped, wanted]);
+    expect(handled).toEqual(["wanted"]);
+    const recorded = await orm.em.fork().getConnection().execute("select event_id from svc.processed_events where consumer = 'svc.picky'");
+    expect(recorded.map((r) => (r as { event_id: string }).event_id)).toEqual(["wanted"]);
+  } finally {
+    await picky.stop();
+  }
+});
