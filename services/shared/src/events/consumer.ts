@@ -54,7 +54,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
     topics: options.topics,
     handle: (message) => {
       if (stopped) return Promise.reject(new Error(`consumer ${options.name} has stopped`));
-      if (options.accepts?.(message) === false) return Promise.resolve();
+      if (!accepted(options, message)) return Promise.resolve();
       const handling = handleWithRetries(options, message, () => stopped).finally(() => inHand.delete(handling));
       inHand.add(handling);
       return handling;
@@ -68,6 +68,18 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
       await Promise.allSettled(inHand);
     },
   };
+}
+
+/**
+ * Whether the consumer acts on the message. One that `accepts` cannot read (a payload that does not
+ * decode) goes to the handler, which fails on it the same way, so it is dead-lettered as before.
+ */
+function accepted(options: Pick<ConsumerOptions, "accepts">, message: EventMessage): boolean {
+  try {
+    return options.accepts?.(message) ?? true;
+  } catch {
+    return true;
+  }
 }
 
 async function handleWithRetries(options: ConsumerOptions, message: EventMessage, stopped: () => boolean): Promise<void> {
