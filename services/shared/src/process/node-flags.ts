@@ -15,7 +15,7 @@
  * 64 MiB committed at start to 128 MiB, Node 24's ceiling, and never gave it back, so an idle
  * platform kept memory it no longer used (README "Benchmarks > Compute": RSS 188 MiB idle, 539 MiB
  * a minute after the load). With 16 the new space stays at most 32 MiB; the value was chosen by
- * measurement (README "Configuration").
+ * measurement against 8, 32 and V8's 64 (README "Benchmarks > Compute").
  */
 export const PLATFORM_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=16"];
 
