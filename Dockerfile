@@ -72,6 +72,9 @@ RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --ignore-scripts
       --workspace=gateway --workspace=runner --workspace=ingest
 
 # ---- runtime: production files only, run as a non-root user ----
+# V8's heap flags (--max-semi-space-size) are not set here: every entry point relaunches itself
+# with them (services/shared/src/process/node-flags.ts), so `docker run ... node <entry point>`,
+# the Kubernetes manifests and `npm start` all get the same ones; an option given here would win.
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     NODE_OPTIONS=--enable-source-maps \

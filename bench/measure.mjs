@@ -48,14 +48,25 @@ const QUIET_MS = Number(process.env.BENCH_QUIET_MS ?? sized(60_000, 5_000));
 /**
  * Adds the platform's memory after the load and after a quiet minute to `report`, against the idle
  * figure `idle` (a `memorySnapshot` taken before the load): memory that the load took should come
- * back, so the goal after the quiet minute is at most 1.5 times the idle resident set.
+ * back, so the goal after the quiet minute is at most 1.5 times the idle resident set. `leftover`,
+ * for a load that leaves the platform work of its own once the requests stop (compute: the
+ * runner's queue), is `{ what, stop }`: the minute after the requests is then reported as context
+ * (`what` says what still runs), `stop()` ends that work, and the goal applies to the minute after.
  */
-export async function reportMemoryAfterLoad(report, platformPid, idle) {
+export async function reportMemoryAfterLoad(report, platformPid, idle, leftover) {
   const loaded = memorySnapshot(platformPid);
   report.add("platform RSS, idle after start", idle.platformRss, "MiB");
   report.add("platform RSS, right after the load", loaded.platformRss, "MiB");
   await sleep(QUIET_MS);
-  const quiet = memorySnapshot(platformPid);
-  report.add(`platform RSS, after ${QUIET_MS / 1000} s without requests`, quiet.platformRss, "MiB", { goal: { max: 1.5 * idle.platformRss } });
+  let quiet = memorySnapshot(platformPid);
+  let label = `platform RSS, after ${QUIET_MS / 1000} s without requests`;
+  if (leftover) {
+    report.add(`platform RSS, after ${QUIET_MS / 1000} s without client requests, ${leftover.what}`, quiet.platformRss, "MiB");
+    await leftover.stop();
+    await sleep(QUIET_MS);
+    quiet = memorySnapshot(platformPid);
+    label = `platform RSS, ${QUIET_MS / 1000} s after that work ended`;
+  }
+  report.add(label, quiet.platformRss, "MiB", { goal: { max: 1.5 * idle.platformRss } });
   report.add(`its PostgreSQL's processes, proportional set (Pss), idle / after ${QUIET_MS / 1000} s quiet`, quiet.postgresPss, "MiB", { anchor: { name: "idle", value: idle.postgresPss } });
 }

@@ -13,6 +13,7 @@ import {
   type TestTenant,
   LEGACY_TRIGGERS,
 } from "@hangar/test-harness";
+import { PLATFORM_NODE_FLAGS } from "@hangar/shared";
 import { ok, Status } from "./invocation-fixtures";
 import { contentAt, sdkWorkspace, sha256, type SdkWorkspace } from "./sdk-fixtures";
 
@@ -180,6 +181,19 @@ test("SIGKILL of the compute service mid-flow: calls fail cleanly with 503 meanw
   expect(JSON.parse((await contentAt(alice.client, datasetId, "summary.json")).toString())).toEqual({ files: ["logs/c.txt"], lines: 2 });
   expect(await invocationsOf(alice.client, datasetId)).toHaveLength(1);
 }, 180_000);
+
+test("every process its manifest starts as `node <entry point>` runs with the platform's V8 flags, under that same pid, and V8 honours them", async () => {
+  for (const [name, component] of Object.entries(d.processes)) {
+    const commandLine = (await readFile(`/proc/${component.pid()}/cmdline`, "utf8")).split("\0");
+    expect({ name, flags: commandLine.filter((arg) => PLATFORM_NODE_FLAGS.includes(arg)) }).toEqual({ name, flags: [...PLATFORM_NODE_FLAGS] });
+  }
+  for (const service of ["admin", "data", "compute", "assistant", "registry"]) {
+    const newSpace = sampleValue(await scrape(`http://127.0.0.1:${d.localPort(service, 9464)}/metrics`), "nodejs_heap_space_size_total_bytes", { space: "new" });
+    // Two semi-spaces of at most 16 MiB (V8's default lets them grow to 128 MiB together).
+    expect({ service, newSpaceMiB: newSpace! / 1048576 }).toEqual({ service, newSpaceMiB: expect.any(Number) });
+    expect(newSpace! / 1048576).toBeLessThanOrEqual(32);
+  }
+});
 
 test("each service serves Prometheus metrics on its own METRICS_PORT: its RPCs, its outbox, its consumers' lag", async () => {
   const metricsOf = (service: string) => scrape(`http://127.0.0.1:${d.localPort(service, 9464)}/metrics`);

@@ -22,6 +22,8 @@ export interface ComponentProcess {
   stop(): Promise<void>;
   /** The last 64 KiB of its output (every start's), for a failing test's message. */
   output(): string;
+  /** The pid its command was started as (while it runs). */
+  pid(): number | undefined;
 }
 
 /** The platform as the dev overlay deploys it, one process per Deployment. */
@@ -154,5 +156,6 @@ function componentProcess(component: ManifestContainer): ComponentProcess {
       });
     },
     output: () => output,
+    pid: () => child?.pid,
   };
 }

@@ -1,3 +1,5 @@
+// First: relaunches the process with the platform's V8 flags before anything else loads.
+import "@hangar/shared/node-flags";
 import { runServiceMain } from "@hangar/shared";
 import { assistantService } from "./index";
 

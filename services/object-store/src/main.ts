@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: relaunches the process with the platform's V8 flags before anything else loads.
+import "@hangar/shared/node-flags";
 import { createLogger, exitOnStartupFailure, loadObjectStoreServerConfig } from "@hangar/shared";
 import { createEmbeddedObjectStore } from "./embedded-object-store";
 

@@ -31,6 +31,8 @@ export function triggerDispatchConsumer(deps: TriggerDispatchDeps): ConsumerDefi
   return {
     name: TRIGGER_DISPATCH_CONSUMER,
     topics: [TOPICS.uploadCompleted, TOPICS.datasetChanged, TOPICS.fileChanged],
+    // An event that is no platform event (a deletion, an upload into something else): no transaction.
+    accepts: (message) => platformEventsOf(message).length > 0,
     async handler(_em, message) {
       const upload = message.topic === TOPICS.uploadCompleted ? fromBinary(UploadCompletedSchema, message.payload) : undefined;
       const intoDataset = upload?.associationType === "dataset";

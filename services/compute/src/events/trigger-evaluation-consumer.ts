@@ -34,6 +34,8 @@ export function triggerEvaluationConsumer({ uow, dataFor, users, logger }: Trigg
   return {
     name: TRIGGER_EVALUATION_CONSUMER,
     topics: [TOPICS.uploadCompleted, TOPICS.datasetChanged, TOPICS.fileChanged],
+    // A dataset created, an upload into something else, a file change that is neither: no transaction.
+    accepts: (message) => occasionsOf(message).length > 0,
     async handler(_em, message) {
       for (const occasion of occasionsOf(message)) await evaluateOccasion(uow, occasion, { dataFor, users }, logger);
     },

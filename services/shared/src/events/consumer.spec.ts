@@ -59,3 +59,31 @@ test("a service refusing the event's request (not an outage) still sends it to t
   await transport.publish([event("refused")]);
   expect(await deadLetters()).toEqual(["poison", "refused"]);
 });
+
+test("an event the consumer does not accept is acknowledged without running its handler or recording it; one it cannot read goes to the handler", async () => {
+  const handled: string[] = [];
+  const picky = await startConsumer({
+    name: "svc.picky",
+    topics: ["picky"],
+    orm,
+    transport,
+    logger,
+    accepts: (message) => {
+      if (message.payload[0] === 2) throw new Error("cannot read this payload");
+      return message.payload[0] === 1;
+    },
+    handler: async (_em, message) => void handled.push(message.eventId),
+  });
+  try {
+    const skipped = { ...event("skipped"), topic: "picky", payload: Uint8Array.from([0]) };
+    const wanted = { ...event("wanted"), topic: "picky", key: "k2" };
+    // Its handler is the one to fail on it (and dead-letter it), as without `accepts`.
+    const unreadable = { ...event("unreadable"), topic: "picky", key: "k3", payload: Uint8Array.from([2]) };
+    await transport.publish([skipped, wanted, unreadable]);
+    expect([...handled].sort()).toEqual(["unreadable", "wanted"]);
+    const recorded = await orm.em.fork().getConnection().execute("select event_id from svc.processed_events where consumer = 'svc.picky' order by event_id");
+    expect(recorded.map((r) => (r as { event_id: string }).event_id)).toEqual(["unreadable", "wanted"]);
+  } finally {
+    await picky.stop();
+  }
+});

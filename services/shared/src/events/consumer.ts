@@ -17,6 +17,13 @@ export interface ConsumerOptions {
   transport: EventTransport;
   logger: Logger;
   handler: EventHandler;
+  /**
+   * Whether the handler acts on an event at all. One it would not act on is acknowledged at once,
+   * without a transaction or a processed-event record (there is nothing to apply twice): each such
+   * record costs a commit, which on the in-process transport holds one of the few delivery slots
+   * that every consumer's events wait for. Default: every event of `topics`.
+   */
+  accepts?: (message: EventMessage) => boolean;
   /** Attempts before an event goes to the dead-letter topic (default 5). */
   maxAttempts?: number;
   /** Delay before the first retry, doubled each time (default 100 ms). */
@@ -47,6 +54,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
     topics: options.topics,
     handle: (message) => {
       if (stopped) return Promise.reject(new Error(`consumer ${options.name} has stopped`));
+      if (!accepted(options, message)) return Promise.resolve();
       const handling = handleWithRetries(options, message, () => stopped).finally(() => inHand.delete(handling));
       inHand.add(handling);
       return handling;
@@ -60,6 +68,18 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
       await Promise.allSettled(inHand);
     },
   };
+}
+
+/**
+ * Whether the consumer acts on the message. One that `accepts` cannot read (a payload that does not
+ * decode) goes to the handler, which fails on it the same way, so it is dead-lettered as before.
+ */
+function accepted(options: Pick<ConsumerOptions, "accepts">, message: EventMessage): boolean {
+  try {
+    return options.accepts?.(message) ?? true;
+  } catch {
+    return true;
+  }
 }
 
 async function handleWithRetries(options: ConsumerOptions, message: EventMessage, stopped: () => boolean): Promise<void> {

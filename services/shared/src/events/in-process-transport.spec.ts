@@ -85,3 +85,37 @@ it("fails the publish when a delivery fails, after the other keys' deliveries en
   await expect(transport.publish([message("bad", 1), message("bad", 2), message("ok", 1)])).rejects.toThrow("redeliver me");
   expect(handled).toEqual(["ok-1"]);
 });
+
+it("keeps one key's events in order across overlapping publishes, while other keys go ahead", async () => {
+  const transport = createInProcessTransport();
+  const group = recorder(20);
+  await transport.subscribe({ group: "g", topics: ["things"], handle: group.handle });
+  const first = transport.publish([message("a", 1)]);
+  const second = transport.publish([message("a", 2), message("b", 1)]);
+  await Promise.all([first, second]);
+  expect(group.log.indexOf("end a-1")).toBeLessThan(group.log.indexOf("start a-2"));
+  expect(group.log.indexOf("start b-1")).toBeLessThan(group.log.indexOf("end a-1"));
+});
+
+it("fails a later publish's event of a key whose earlier delivery failed, without handling it, so redelivery keeps the order", async () => {
+  const transport = createInProcessTransport();
+  const handled: string[] = [];
+  let failures = 1;
+  await transport.subscribe({
+    group: "g",
+    topics: ["things"],
+    handle: async (event) => {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      if (event.eventId === "a-1" && failures-- > 0) throw new Error("redeliver me");
+      handled.push(event.eventId);
+    },
+  });
+  const first = transport.publish([message("a", 1)]);
+  const second = transport.publish([message("a", 2), message("b", 1)]);
+  await expect(first).rejects.toThrow("redeliver me");
+  await expect(second).rejects.toThrow("an earlier event of key a was not delivered to g");
+  expect(handled).toEqual(["b-1"]);
+  // Redelivered in order, the key flows again.
+  await transport.publish([message("a", 1), message("a", 2)]);
+  expect(handled).toEqual(["b-1", "a-1", "a-2"]);
+});

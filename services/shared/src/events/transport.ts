@@ -38,6 +38,11 @@ export interface EventTransport {
    * consumer lag, for metrics); absent where delivery is synchronous (in process).
    */
   consumerLag?(group: string, topics: readonly string[]): Promise<Map<string, number>>;
+  /**
+   * How many publishes an outbox relay may have under way at once (default 1): more than one only
+   * where the transport keeps one key's events in publication order across publishes that overlap.
+   */
+  publishesAtOnce?: number;
   close(): Promise<void>;
 }
 

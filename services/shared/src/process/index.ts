@@ -1,1 +1,2 @@
 export * from "./parent-watchdog";
+export * from "./node-flags";

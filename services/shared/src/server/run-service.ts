@@ -2,7 +2,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import type { EntitySchema, MigrationObject } from "@mikro-orm/core";
 import type { ServiceName } from "../config";
 import { openDatabase, type Orm } from "../db";
-import { eventEntities, eventTablesMigration, outboxBacklog, startConsumer, startOutboxRelay, type EventHandler, type EventTransport, type OutboxRelay, type RunningConsumer } from "../events";
+import { eventEntities, eventTablesMigration, outboxBacklog, startConsumer, startOutboxRelay, type ConsumerOptions, type EventTransport, type OutboxRelay, type RunningConsumer } from "../events";
 import { addServiceGauges, type ServiceGauge } from "../metrics";
 import type { Logger } from "../telemetry";
 import { COMPONENT_READY, createDatabaseCheck, registerHealth } from "./health";
@@ -32,11 +32,7 @@ export interface ServiceContext {
 }
 
 /** An event consumer of a service. */
-export interface ConsumerDefinition {
-  name: string;
-  topics: string[];
-  handler: EventHandler;
-}
+export type ConsumerDefinition = Pick<ConsumerOptions, "name" | "topics" | "handler" | "accepts">;
 
 /** Everything that makes a service: its schema, its RPCs and its consumers. */
 export interface ServiceDefinition {
