@@ -1,2 +1,3 @@
 export * from "./parent-watchdog";
 export * from "./node-flags";
+export * from "./idle-collection";
