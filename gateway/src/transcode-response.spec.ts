@@ -10,7 +10,7 @@ import { MAX_RESPONSE_JSON_BYTES, writeResponse } from "./transcode-response";
 // protobuf bytes, so the response size limit is held where the gateway writes the JSON body.
 
 const route = buildRouteTable([DataService]).routes.find((r) => r.method.name === "GetDataset")!;
-const withDescription = (chars: number) => create(GetDatasetResponseSchema, { dataset: { datasetId: "ds_1", description: "d".repeat(chars) } });
+const withDescription = (chars: number, text = "d") => create(GetDatasetResponseSchema, { dataset: { datasetId: "ds_1", description: text.repeat(chars) } });
 
 /** What writeResponse does with `message` on a real HTTP response: the status and body, or the error it raised. */
 async function written(message: ReturnType<typeof withDescription>) {
@@ -26,7 +26,8 @@ async function written(message: ReturnType<typeof withDescription>) {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   try {
     const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-    return { status: response.status, bodyBytes: (await response.arrayBuffer()).byteLength, raised };
+    const body = Buffer.from(await response.arrayBuffer());
+    return { status: response.status, bodyBytes: body.length, contentLength: Number(response.headers.get("content-length")), body: body.toString("utf8"), raised };
   } finally {
     server.close();
   }
@@ -43,4 +44,18 @@ test("a response whose JSON is over the bound: RESOURCE_EXHAUSTED before anythin
   expect(result.status).toBe(599);
   expect(result.raised).toBeInstanceOf(ConnectError);
   expect(result.raised).toMatchObject({ code: Code.ResourceExhausted, rawMessage: "upstream response too large" });
+});
+
+// ASCII bodies are copied byte for byte, others encoded: a Latin-1 letter (one byte in a JavaScript
+// string, two in UTF-8), a character past U+00FF and a surrogate pair must all arrive as sent.
+test.each([
+  ["ASCII letters", "d"],
+  ["a Latin-1 letter", "é"],
+  ["a letter past U+00FF", "Ł"],
+  ["a surrogate pair", "🤖"],
+])("a description of %s arrives as UTF-8 with its byte length", async (_label, text) => {
+  const result = await written(withDescription(3, text));
+  expect(result.status).toBe(200);
+  expect(result.contentLength).toBe(result.bodyBytes);
+  expect(JSON.parse(result.body).data.description).toBe(text.repeat(3));
 });

@@ -3,7 +3,7 @@ import type { Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { MAX_RESPONSE_BYTES } from "./grpc-unary-client";
 import type { Route } from "./routes";
-import { fieldValueToJson, findField, messageToJson } from "./transcode";
+import { fieldValueToPlain, findField, messageToPlain } from "./transcode";
 
 /**
  * Largest JSON body the gateway answers an operation with. Over gRPC the service's response is
@@ -20,19 +20,28 @@ export const MAX_RESPONSE_JSON_BYTES = 4 * MAX_RESPONSE_BYTES;
  * `data` given (an older API version's projection) is written as it is.
  */
 export function writeResponse(res: ServerResponse, route: Route, message: Message, data?: string): void {
-  // Encoded once: measuring the text (Buffer.byteLength) and then writing it encoded it twice.
-  const body = Buffer.from(`{"data":${data ?? dataOf(route, message)}}`);
+  // One JSON.stringify of the whole body: its text is flat, with no copy to join it to the envelope.
+  const body = utf8(data === undefined ? JSON.stringify({ data: dataOf(route, message) }) : `{"data":${data}}`);
   if (body.length > MAX_RESPONSE_JSON_BYTES) throw new ConnectError("upstream response too large", Code.ResourceExhausted);
   res.writeHead(200, ["content-type", "application/json", "content-length", String(body.length)]);
   res.end(body);
 }
 
-function dataOf(route: Route, message: Message): string {
+function dataOf(route: Route, message: Message): unknown {
   const schema = route.method.output;
   if (route.responseBody) {
     const field = findField(schema, [route.responseBody]);
     if (!field) throw new Error(`${route.method.name}: response_body '${route.responseBody}' does not exist`);
-    return fieldValueToJson(field, (message as unknown as Record<string, unknown>)[field.localName]);
+    return fieldValueToPlain(field, (message as unknown as Record<string, unknown>)[field.localName]);
   }
-  return schema.fields.length === 0 ? "null" : messageToJson(schema, message);
+  return schema.fields.length === 0 ? null : messageToPlain(schema, message);
+}
+
+/**
+ * The text's UTF-8 bytes, encoded once. ASCII text (its UTF-8 length is its length: nearly every
+ * response) is copied byte for byte, which bench:topic-page-cpu measures at an eighth of encoding
+ * a topic page's 250 KiB.
+ */
+function utf8(text: string): Buffer {
+  return Buffer.byteLength(text) === text.length ? Buffer.from(text, "latin1") : Buffer.from(text);
 }

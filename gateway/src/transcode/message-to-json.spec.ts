@@ -162,6 +162,28 @@ describe("messageToJson", () => {
     });
   });
 
+  it("writes one message object held in several lists in full at each place", () => {
+    const shared = create(InnerSchema, { name: "shared", tags: ["a"] } as never);
+    const json = write({ inners: [shared, shared], inner: { name: "x", child: shared }, choice: { case: "choiceInner", value: shared } });
+    const sharedJson = { name: "shared", tags: ["a"], child: null };
+    const parsed = JSON.parse(json);
+    expect(parsed.inners).toEqual([sharedJson, sharedJson]);
+    expect(parsed.inner.child).toEqual(sharedJson);
+    expect(parsed.choice_inner).toEqual(sharedJson);
+  });
+
+  it("keeps a map key or Value member named __proto__ as an ordinary member", () => {
+    const json = write({ counts: { ["__proto__"]: 1n, b: 2n }, val: value({ case: "structValue", value: { fields: { ["__proto__"]: value({ case: "numberValue", value: 3 }) } } }) });
+    expect(fieldOf(json, "counts")).toBe('{"__proto__":1,"b":2}');
+    expect(fieldOf(json, "val")).toBe('{"__proto__":3}');
+  });
+
+  it("writes 64-bit integers past 2^53 with every digit, in lists and maps too", () => {
+    const json = write({ i64List: [9007199254740993n, -9223372036854775808n], counts: { k: 18446744073709551615n } });
+    expect(fieldOf(json, "i64_list")).toBe("[9007199254740993,-9223372036854775808]");
+    expect(fieldOf(json, "counts")).toBe('{"k":18446744073709551615}');
+  });
+
   it("writes recursive messages", () => {
     const deep = create(InnerSchema, { child: { child: { name: "leaf" } } } as never);
     expect(messageToJson(InnerSchema, deep)).toBe(

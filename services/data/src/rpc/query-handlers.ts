@@ -15,7 +15,7 @@ import { fileToProto } from "./file-mappers";
 import { datasetToProto } from "../domain/dataset-proto";
 import { robotEventToProto } from "./robot-event-handlers";
 import { sessionToProto } from "./session-mappers";
-import { messagePathToProto, topicToProto } from "./topic-mappers";
+import { messagePathToProto, representationToProto, topicToProto } from "./topic-mappers";
 
 type QueryHandlers = Pick<
   ServiceImpl<typeof DataService>,
@@ -113,7 +113,7 @@ function resultToProto(row: QueryResultRow, recordOnly: boolean): MessageInitSha
     case "topics":
       return { record: { case: "topic", value: bare(topicToProto(row.topic)) } };
     case "topic_message_paths":
-      return { record: { case: "messagePath", value: bare(messagePathToProto(row.path, row.representations)) } };
+      return { record: { case: "messagePath", value: bare(messagePathToProto(row.path, row.representations.map(representationToProto))) } };
     case "events":
       return { record: { case: "event", value: bare(robotEventToProto(row.event)) } };
   }

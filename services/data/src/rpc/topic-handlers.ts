@@ -1,7 +1,7 @@
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { callerOf, fitPage, nullableString, planKeysetPage, type UnitOfWork } from "@hangar/shared";
-import { TopicSchema, type DataService, type NewMessagePath as NewMessagePathMsg, type MessagePathUpdate } from "@hangar/shared/proto/data";
+import { RepresentationSchema, TopicSchema, type DataService, type NewMessagePath as NewMessagePathMsg, type MessagePathUpdate } from "@hangar/shared/proto/data";
 import {
   addMessagePath,
   associationTimeBounds,
@@ -111,7 +111,7 @@ export function createTopicHandlers(uow: UnitOfWork<TopicRepositories>): TopicHa
     async updateMessagePath(req, ctx) {
       const row = await updateMessagePath(uow, readerOf(callerOf(ctx)), addressOf(req), pathEditOf(req, ""));
       const { representations } = await getMessagePath(uow, readerOf(callerOf(ctx)), row.messagePathId);
-      return { messagePath: messagePathToProto(row, representations) };
+      return { messagePath: messagePathToProto(row, representations.map(representationToProto)) };
     },
 
     async createRepresentation(req, ctx) {
@@ -151,16 +151,16 @@ export function createTopicHandlers(uow: UnitOfWork<TopicRepositories>): TopicHa
     async listTopicRepresentations(req, ctx) {
       const mappings = await listTopicRepresentations(uow, readerOf(callerOf(ctx)), req.topicId, req.storageFormat || undefined);
       return {
-        mappings: mappings.map(({ messagePaths, representation }) => ({
-          messagePaths: messagePaths.map((p) => messagePathToProto(p, [representation])),
-          representation: representationToProto(representation),
-        })),
+        mappings: mappings.map(({ messagePaths, representation }) => {
+          const shared = create(RepresentationSchema, representationToProto(representation));
+          return { messagePaths: messagePaths.map((p) => messagePathToProto(p, [shared])), representation: shared };
+        }),
       };
     },
 
     async getMessagePath(req, ctx) {
       const { path, representations } = await getMessagePath(uow, readerOf(callerOf(ctx)), req.messagePathId);
-      return { messagePath: messagePathToProto(path, representations) };
+      return { messagePath: messagePathToProto(path, representations.map(representationToProto)) };
     },
 
     async listDatasetTopics(req, ctx) {

@@ -1,6 +1,6 @@
-import type { MessageInitShape } from "@bufbuild/protobuf";
+import { create, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type { MessagePathSchema, RepresentationSchema, TopicAssociationSchema, TopicSchema } from "@hangar/shared/proto/data";
+import { RepresentationSchema, type MessagePathSchema, type TopicAssociationSchema, type TopicSchema } from "@hangar/shared/proto/data";
 import type { MessagePathRow, RepresentationRow, TopicAssociationRef, TopicView } from "../domain/topics";
 
 /** An association to its wire form (`association_version` only when pinned). */
@@ -27,8 +27,13 @@ export function representationToProto(row: RepresentationRow): MessageInitShape<
   };
 }
 
-/** A message path to its wire record, with the representations that hold it (the caller's selection). */
-export function messagePathToProto(row: MessagePathRow, representations: readonly RepresentationRow[]): MessageInitShape<typeof MessagePathSchema> {
+type RepresentationMessage = MessageShape<typeof RepresentationSchema>;
+
+/**
+ * A message path to its wire record, with the representations that hold it (the caller's
+ * selection: a message that other records of the response share is kept as it is).
+ */
+export function messagePathToProto(row: MessagePathRow, representations: readonly MessageInitShape<typeof RepresentationSchema>[]): MessageInitShape<typeof MessagePathSchema> {
   return {
     messagePathId: row.messagePathId,
     messagePath: row.messagePath,
@@ -43,14 +48,19 @@ export function messagePathToProto(row: MessagePathRow, representations: readonl
     createdBy: row.createdBy,
     modified: timestampFromDate(row.modified),
     modifiedBy: row.modifiedBy,
-    representations: representations.map(representationToProto),
+    representations: [...representations],
   };
 }
 
-/** A topic with its message paths and representations to its wire record. */
+/**
+ * A topic with its message paths and representations to its wire record. Each representation is
+ * one message, shared by the topic's default and every path it holds (built once, and the
+ * gateway writes a shared message's JSON once).
+ */
 export function topicToProto({ topic, messagePaths, representations }: TopicView): MessageInitShape<typeof TopicSchema> {
-  const defaultRep = representations.find((rep) => rep.representationId === topic.defaultRepresentationId);
-  const holding = representationsByPath(representations);
+  const messages = representations.map((rep) => create(RepresentationSchema, representationToProto(rep)));
+  const defaultRep = messages.find((rep) => rep.representationId === topic.defaultRepresentationId);
+  const holding = representationsByPath(representations, messages);
   return {
     topicId: topic.topicId,
     topicName: topic.topicName,
@@ -60,7 +70,7 @@ export function topicToProto({ topic, messagePaths, representations }: TopicView
     createdBy: topic.createdBy,
     modified: timestampFromDate(topic.modified),
     modifiedBy: topic.modifiedBy,
-    ...(defaultRep ? { defaultRepresentation: representationToProto(defaultRep) } : {}),
+    ...(defaultRep ? { defaultRepresentation: defaultRep } : {}),
     ...(topic.startTime !== null ? { startTime: topic.startTime } : {}),
     ...(topic.endTime !== null ? { endTime: topic.endTime } : {}),
     ...(topic.messageCount !== null ? { messageCount: topic.messageCount } : {}),
@@ -72,15 +82,15 @@ export function topicToProto({ topic, messagePaths, representations }: TopicView
   };
 }
 
-/** The representations holding each message path: one pass over the links, however many paths a topic has. */
-function representationsByPath(representations: readonly RepresentationRow[]): Map<string, RepresentationRow[]> {
-  const byPath = new Map<string, RepresentationRow[]>();
-  for (const rep of representations) {
+/** The representation messages holding each message path: one pass over the links, however many paths a topic has. */
+function representationsByPath(rows: readonly RepresentationRow[], messages: readonly RepresentationMessage[]): Map<string, RepresentationMessage[]> {
+  const byPath = new Map<string, RepresentationMessage[]>();
+  rows.forEach((rep, i) => {
     for (const pathId of rep.messagePathIds) {
       const held = byPath.get(pathId);
-      if (held) held.push(rep);
-      else byPath.set(pathId, [rep]);
+      if (held) held.push(messages[i]!);
+      else byPath.set(pathId, [messages[i]!]);
     }
-  }
+  });
   return byPath;
 }
