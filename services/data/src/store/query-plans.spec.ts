@@ -309,13 +309,18 @@ describe("deep ascending pages start at the cursor", () => {
 // total_count is exact up to COUNT_CAP (1,000) and null above; what decides it should cost less
 // than the capped count (issue 11) where the page or PostgreSQL's estimate already knows.
 describe("total_count: from the page where it can, counted only when it must", () => {
-  /** The dataset search's total and whether it ran the capped count (`select count(*) ... capped`). */
-  async function searched(condition: JsonValue | undefined, extra: { limit?: bigint; after?: string } = {}) {
+  /** The dataset search's page and the statements it ran. */
+  async function searchedWith(condition: JsonValue | undefined, extra: { limit?: bigint; after?: string } = {}) {
     const em = orm.em.fork();
     const statements: string[] = [];
     const execute = em.execute.bind(em);
     em.execute = ((sql: string, params: unknown[] = []) => (statements.push(sql), execute(sql, params))) as typeof em.execute;
     const page = await new DatasetStore(em).search(ORG, planDatasetSearch({ ...spec(condition), ...extra }));
+    return { page, statements };
+  }
+  /** The dataset search's total and whether it ran the capped count (`select count(*) ... capped`). */
+  async function searched(condition: JsonValue | undefined, extra: { limit?: bigint; after?: string } = {}) {
+    const { page, statements } = await searchedWith(condition, extra);
     return { rows: page.rows.length, total: page.total, counted: statements.some((s) => /\) capped$/.test(s)) };
   }
   const robot = (r: string) => ({ field: "metadata.robot", comparator: "EQUALS", value: r });
@@ -338,6 +343,13 @@ describe("total_count: from the page where it can, counted only when it must", (
     const plan = planDatasetSearch(spec(robot("r1")));
     const last = await searched(robot("r1"), { limit: 1000n, after: tokenAt(plan, { key: micros(4998), id: "ds_04998" }) });
     expect(last).toEqual({ rows: R1 - 1, total: R1, counted: true });
+  });
+
+  test("a first page of any size that is not full is the count: one statement, no estimate, no count", async () => {
+    const { page, statements } = await searchedWith({ field: "name", comparator: "EQUALS", value: "run 4321" }, { limit: 10n });
+    expect({ rows: page.rows.length, total: page.total, statements: statements.length }).toEqual({ rows: 1, total: 1, statements: 1 });
+    expect(await searched(robot("r1"), { limit: BigInt(R1) })).toEqual({ rows: R1, total: R1, counted: false });
+    expect(await searched(robot("r1"), { limit: BigInt(R1 - 1) })).toEqual({ rows: R1 - 1, total: R1, counted: true });
   });
 
   test("a condition PostgreSQL expects to match ten times the cap or more is not counted", async () => {
