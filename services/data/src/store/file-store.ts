@@ -94,7 +94,7 @@ export class FileStore implements FileRepository {
     return this.em.findOne(FsNode, { nodeId, orgId, ...liveAssociationFilter() }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   }
 
-  /** The available node at a path, if any. */
+  /** The available node at a path, if any, tracked: renaming a directory changes the one it finds in place. */
   findAvailableAtPath(associationId: string, relativePath: string): Promise<FsNodeRow | null> {
     return this.em.findOne(FsNode, { associationId, relativePath, status: "available" });
   }
