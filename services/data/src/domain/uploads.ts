@@ -180,7 +180,6 @@ async function makeAvailable(
   const byId = await files.nodesByIds(transaction.orgId, items.map((item) => item.fileId));
   for (const item of items) await planAvailable(files, changes, byId, { transaction, item, uri: s3Uri(bucket, item.objectKey), actor, now });
   await writeNodeChanges(files, changes);
-  // The items point at their files before any pending file they named is deleted.
   await uploads.updateItems(items);
   await files.deleteNodes(changes.dropped);
 }
