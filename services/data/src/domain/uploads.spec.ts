@@ -1,7 +1,7 @@
 import { Code } from "@connectrpc/connect";
 import type { UnitOfWork } from "@hangar/shared";
 import type { ObjectStore } from "../object-store/object-store";
-import type { UploadItemRow, UploadTransactionRow } from "./file-records";
+import type { FsNodeRow, UploadItemRow, UploadTransactionRow } from "./file-records";
 import type { FileRepository, UploadRepository } from "./file-repositories";
 import { abortTransactions, beginUpload, completeUpload, type UploadRepositories } from "./uploads";
 
@@ -29,7 +29,8 @@ function world(transactions: UploadTransactionRow[], items: UploadItemRow[] = []
   } satisfies UploadRepository;
   const files = {
     lockAssociation: async (id: string) => void calls.push(`lock ${id}`),
-    nodesByIds: async () => new Map(),
+    // Every file an item names is still pending.
+    nodesByIds: async (_orgId: string, ids: readonly string[]) => new Map(ids.map((id) => [id, { nodeId: id, status: "pending" } as FsNodeRow])),
     availableAtPaths: async () => new Map(),
     insertNodes: async (rows: readonly { relativePath: string }[]) => void calls.push(`insertNodes ${rows.map((row) => row.relativePath).join(" ")}`),
     deleteNodes: async (ids: readonly string[]) => void calls.push(`deleteNodes ${ids.join(" ")}`),
@@ -113,12 +114,12 @@ describe("abortTransactions", () => {
     expect(open.status).toBe("open");
   });
 
-  it("aborts open transactions, leaves aborted ones alone and answers their items' object keys", async () => {
+  it("aborts open transactions and deletes their pending files, leaves aborted ones alone and answers their items' object keys", async () => {
     const open = transaction("tx_1", "open");
     const { uow, calls } = world([open, transaction("tx_2", "aborted")], [item("tx_1", "a.txt"), item("tx_2", "b.txt")]);
     expect(await abortTransactions(uow, "og_1", ["tx_1", "tx_2"])).toEqual(["og_1/ds_1/tx_1/a.txt"]);
     expect(open.status).toBe("aborted");
-    expect(calls).toEqual(["updateStatuses tx_1=aborted", "deleteNodes "]);
+    expect(calls).toEqual(["updateStatuses tx_1=aborted", "deleteNodes fl_a.txt"]);
   });
 
   it("does not see another org's transactions", async () => {
