@@ -72,7 +72,7 @@ export async function resolveAssociation(r: AssociationRepositories, caller: Pri
   const orgId = type === "dataset" ? await recordOrg(caller, () => r.owners.orgOf("dataset", id)) : readableOrg(caller);
   switch (type) {
     case "dataset": {
-      const dataset = orgId && id ? await r.datasets.find(orgId, id) : null;
+      const dataset = orgId && id ? await r.datasets.read(orgId, id) : null;
       if (!dataset) throw notFound("dataset", id);
       return { orgId: dataset.orgId, associationId: dataset.datasetId, associationType: "dataset", deviceTypeId: null };
     }

@@ -36,7 +36,7 @@ export interface DatasetUpdate {
 export async function createDataset(uow: UnitOfWork<DatasetRepositories>, actor: OrgActor, input: NewDataset): Promise<DatasetRecord> {
   const record = newDataset(actor, input);
   await uow.transaction(async (r) => {
-    r.datasets.add(record);
+    await r.datasets.insert(record);
     recordDatasetChanged(r, record, DatasetChange.CREATED, record.createdBy);
   });
   return record;
@@ -130,7 +130,7 @@ export async function createDatasetIfNotExists(
     await r.datasets.lockQuery(actor.orgId, JSON.stringify(condition));
     const existing = await r.datasets.firstMatch(actor.orgId, where);
     if (existing) return { record: existing, created: false };
-    r.datasets.add(candidate);
+    await r.datasets.insert(candidate);
     recordDatasetChanged(r, candidate, DatasetChange.CREATED, candidate.createdBy);
     return { record: candidate, created: true };
   });

@@ -45,7 +45,8 @@ export interface DatasetRepository {
   read(orgId: string, datasetId: string): Promise<DatasetRecord | null>;
   /** Which of `datasetIds` are datasets of the org (one query). */
   existingIds(orgId: string, datasetIds: readonly string[]): Promise<Set<string>>;
-  add(record: DatasetRecord): void;
+  /** Inserts a new dataset (at once, in the caller's transaction). */
+  insert(record: DatasetRecord): Promise<void>;
   remove(record: DatasetRecord): void;
   /** The stored permission tuples of a dataset, by relation then subject. */
   relations(datasetId: string): Promise<DatasetRelationRecord[]>;

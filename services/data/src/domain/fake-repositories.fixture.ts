@@ -22,7 +22,7 @@ export function fakeRepositories() {
     find: async (orgId, id, lock) => (calls.push(`datasets.find ${id}${lock ? " locked" : ""}`), inOrg(datasets.get(id), orgId)),
     read: async (orgId, id) => inOrg(datasets.get(id), orgId),
     existingIds: unused,
-    add: (record) => void (calls.push(`datasets.add ${record.datasetId}`), datasets.set(record.datasetId, record)),
+    insert: async (record) => void (calls.push(`datasets.insert ${record.datasetId}`), datasets.set(record.datasetId, record)),
     remove: (record) => void (calls.push(`datasets.remove ${record.datasetId}`), datasets.delete(record.datasetId)),
     relations: async (id) => relations.filter((r) => r.datasetId === id),
     addRelation: (record) => void (calls.push(`relations.add ${record.subject} ${record.relation}`), relations.push(record)),

@@ -41,7 +41,7 @@ export async function createLink(uow: UnitOfWork<Pick<DataRepositories, "files">
       createdBy: actor,
     });
     node.parentId = await files.ensureParents(node, actor, now);
-    files.addNode(node);
+    await files.insertNodes([node]);
     return node;
   });
 }

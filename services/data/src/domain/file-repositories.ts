@@ -2,8 +2,9 @@ import type { KeysetPageRows, KeysetSearch, SqlFragment } from "@hangar/shared";
 import type { FsNodeRow, UploadItemRow, UploadTransactionRow } from "./file-records";
 
 /**
- * Files and directories (`fs_nodes`) and their earlier versions. Nodes it returns from tracked
- * reads are the unit of work's: changing them is written when the unit of work commits.
+ * Files and directories (`fs_nodes`) and their earlier versions. Nodes from `findNode` and
+ * `findAvailableAtPath` are the unit of work's: changing them is written when it commits. Every
+ * other read is untracked, and the writes below are explicit statements run at once.
  */
 export interface FileRepository {
   /** Marks these file versions of the org as matched by an auto-ingesting rule at upload (one statement; other versions are left). */
@@ -31,12 +32,14 @@ export interface FileRepository {
   readByPath(associationId: string, relativePath: string): Promise<FsNodeRow | null>;
   /** An earlier version's snapshot of a file. */
   version(fileId: string, version: bigint): Promise<FsNodeRow | null>;
-  /** Keeps the current state of a file as an earlier version before it changes. */
-  snapshot(node: FsNodeRow): void;
-  /** Adds a node; an available one is what `nodeAtPath` answers for its path from now on. */
-  addNode(row: FsNodeRow): void;
-  /** Removes a tracked node. */
-  remove(row: FsNodeRow): void;
+  /** Keeps the current state of files as earlier versions before they change (one statement). */
+  snapshot(nodes: readonly FsNodeRow[]): Promise<void>;
+  /** Inserts nodes (one statement); an available one is what `nodeAtPath` answers for its path from now on. */
+  insertNodes(rows: readonly FsNodeRow[]): Promise<void>;
+  /** Makes new nodes what `nodeAtPath` answers for their paths before a batch inserts them with `insertNodes`. */
+  planNodes(rows: readonly FsNodeRow[]): void;
+  /** Writes nodes' current state over their rows (one statement). */
+  updateNodes(rows: readonly FsNodeRow[]): Promise<void>;
   /** The `s3://` URIs a file's current and earlier versions point at. */
   urisOf(fileId: string): Promise<string[]>;
   /** The `s3://` URIs the current and earlier versions of several files point at (one query). */
@@ -51,6 +54,11 @@ export interface FileRepository {
   prefetchPaths(associationId: string, paths: readonly string[]): Promise<void>;
   /** The available node at a path as this unit of work sees it: prefetched or created here, else looked up. */
   nodeAtPath(associationId: string, relativePath: string): Promise<FsNodeRow | null>;
+  /**
+   * The directories above a path: the innermost one's id (null at the root), and the ones missing,
+   * new and not yet inserted (later plans of this unit of work reuse them), for a batch to insert at once.
+   */
+  planParents(file: Pick<FsNodeRow, "orgId" | "associationId" | "associationType" | "relativePath">, actor: string, now: Date): Promise<{ parentId: string | null; directories: FsNodeRow[] }>;
   /** Makes sure the directories above a path exist; returns the innermost one's id, or null at the root. */
   ensureParents(file: Pick<FsNodeRow, "orgId" | "associationId" | "associationType" | "relativePath">, actor: string, now: Date): Promise<string | null>;
   /** Serialises path claims in one association until the transaction ends; a deleted owner is a 404. */
@@ -107,10 +115,14 @@ export interface UploadRepository {
   items(transactionId: string): Promise<UploadItemRow[]>;
   /** The items of several transactions (one query). */
   itemsOfAll(transactionIds: readonly string[]): Promise<UploadItemRow[]>;
-  /** Adds a transaction, written when the unit of work commits. */
-  addTransaction(row: UploadTransactionRow): void;
-  /** Adds a manifest item, written when the unit of work commits. */
-  addItem(row: UploadItemRow): void;
+  /** Inserts a transaction. */
+  insertTransaction(row: UploadTransactionRow): Promise<void>;
+  /** Writes transactions' status and completion time (one statement). */
+  updateStatuses(rows: readonly UploadTransactionRow[]): Promise<void>;
+  /** Inserts manifest items (one statement). */
+  insertItems(rows: readonly UploadItemRow[]): Promise<void>;
+  /** Writes items' file and whether their bytes are in (one statement). */
+  updateItems(rows: readonly UploadItemRow[]): Promise<void>;
 }
 
 /** One page of an org-wide file search. */

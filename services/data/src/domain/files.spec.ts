@@ -21,7 +21,7 @@ function world(node: FsNodeRow | null, versions: Record<string, FsNodeRow> = {})
   const files = {
     findNode: async (orgId: string, nodeId: string, lock = false) => (locks.push(lock), node && node.orgId === orgId && node.nodeId === nodeId ? node : null),
     version: async (_fileId: string, version: bigint) => versions[String(version)] ?? null,
-    snapshot: (row: FsNodeRow) => void snapshots.push({ ...row }),
+    snapshot: async (rows: readonly FsNodeRow[]) => void snapshots.push(...rows.map((row) => ({ ...row }))),
   } as Partial<FileRepository> as FileRepository;
   const repositories: FileRepositories = { files, events: { record: (event) => void events.push(event) } };
   const uow: UnitOfWork<FileRepositories> = { repositories: () => repositories, transaction: (work) => work(repositories) };

@@ -99,7 +99,7 @@ export async function updateFile(uow: UnitOfWork<FileRepositories>, actor: Actor
   return uow.transaction(async ({ files, events }) => {
     const file = await loadFile(files, actor.orgId, change.fileId, true);
     if (file.status !== "available") throw badRequest(`file ${quoteValue(change.fileId)} is still being uploaded`);
-    files.snapshot(file);
+    await files.snapshot([file]);
     const description = nullableString(change.description, "description");
     if (description !== undefined) file.description = description;
     const deviceId = nullableString(change.deviceId, "device_id");

@@ -5,6 +5,7 @@ import { checkTags } from "./datasets";
 import { isLink, newFsNode, type FsNodeRow } from "./file-records";
 import { ingestableAt, type IngestableVerdicts } from "./ingestable";
 import type { DatasetLookup, FileRepository } from "./file-repositories";
+import { noNodeChanges, writeNodeChanges, type NodeChanges } from "./node-changes";
 import { ancestorDirectories, checkRelativePath, checkUserPath } from "./paths";
 import type { DataRepositories } from "./repositories";
 
@@ -132,18 +133,29 @@ export async function applyImports(uow: UnitOfWork<ImportRepositories>, orgId: s
     for (const datasetId of datasetIds) await store.prefetchPaths(datasetId, plans.filter((p) => p.datasetId === datasetId).map((p) => p.path));
     const now = new Date();
     const files: FsNodeRow[] = [];
+    const changes = noNodeChanges();
     const verdicts = await store.ingestableVerdicts(orgId, plans.map((plan) => plan.path));
-    for (const plan of plans) files.push(await applyImport(store, orgId, plan, actor, now, verdicts));
+    for (const plan of plans) files.push(await applyImport(store, changes, orgId, plan, actor, now, verdicts));
+    await writeNodeChanges(store, changes);
     return files;
   });
 }
 
 /**
- * Writes one import: a file already at the path gets a new version pointing at the object (its
- * earlier state kept as a snapshot); otherwise a new available file is created. Given description,
- * device id, tags and metadata replace the file's; omitted ones keep what an existing file had.
+ * Plans one import into `changes`: a file already at the path gets a new version pointing at the
+ * object (its earlier state kept as a snapshot); otherwise a new available file is created. Given
+ * description, device id, tags and metadata replace the file's; omitted ones keep what an existing
+ * file had.
  */
-async function applyImport(store: FileRepository, orgId: string, plan: ImportPlan, actor: string, now: Date, verdicts: IngestableVerdicts): Promise<FsNodeRow> {
+async function applyImport(
+  store: FileRepository,
+  changes: NodeChanges,
+  orgId: string,
+  plan: ImportPlan,
+  actor: string,
+  now: Date,
+  verdicts: IngestableVerdicts,
+): Promise<FsNodeRow> {
   const field = `${plan.prefix}relative_path`;
   const existing = await store.nodeAtPath(plan.datasetId, plan.path);
   if (existing?.fsType === "directory") throw conflict(`${field}: ${quoteValue(plan.path)} is a directory`);
@@ -156,15 +168,19 @@ async function applyImport(store: FileRepository, orgId: string, plan: ImportPla
   };
   const content = { uri: plan.uri, size: String(plan.size), storageType: "imported", uploadId: "NO_ID", modified: now, modifiedBy: actor };
   if (existing) {
-    store.snapshot(existing);
+    changes.versions.push({ ...existing });
     Object.assign(existing, described, content, { version: String(BigInt(existing.version) + 1n) });
-    return Object.assign(existing, ingestableAt(verdicts, existing));
+    changes.updated.push(Object.assign(existing, ingestableAt(verdicts, existing)));
+    return existing;
   }
   await checkAncestors(store, plan.datasetId, plan.path, field);
   const created: FsNodeRow = { ...newFileNode(orgId, plan.datasetId, plan.path, actor, now), ...described, ...content };
   const file: FsNodeRow = { ...created, ...ingestableAt(verdicts, created) };
-  file.parentId = await store.ensureParents(file, actor, now);
-  store.addNode(file);
+  const { parentId, directories } = await store.planParents(file, actor, now);
+  file.parentId = parentId;
+  // Later imports of the batch see the new file at its path, as if it were written already.
+  store.planNodes([file]);
+  changes.inserted.push(...directories, file);
   return file;
 }
 
@@ -229,7 +245,7 @@ export async function linkFile(uow: UnitOfWork<ImportRepositories>, orgId: strin
       origination: target.origination,
     };
     file.parentId = await files.ensureParents(file, actor, now);
-    files.addNode(file);
+    await files.insertNodes([file]);
     return file;
   });
 }

@@ -1,7 +1,7 @@
 import { Code } from "@connectrpc/connect";
 import type { UnitOfWork } from "@hangar/shared";
 import type { ObjectStore } from "../object-store/object-store";
-import type { UploadItemRow, UploadTransactionRow } from "./file-records";
+import type { FsNodeRow, UploadItemRow, UploadTransactionRow } from "./file-records";
 import type { FileRepository, UploadRepository } from "./file-repositories";
 import { abortTransactions, beginUpload, completeUpload, type UploadRepositories } from "./uploads";
 
@@ -22,14 +22,18 @@ function world(transactions: UploadTransactionRow[], items: UploadItemRow[] = []
     transactionsByIds: async (orgId: string, ids: readonly string[]) => new Map(transactions.filter((t) => t.orgId === orgId && ids.includes(t.transactionId)).map((t) => [t.transactionId, t])),
     items: async (id: string) => items.filter((i) => i.transactionId === id),
     itemsOfAll: async (ids: readonly string[]) => items.filter((i) => ids.includes(i.transactionId)),
-    addTransaction: (row: UploadTransactionRow) => void calls.push(`addTransaction ${row.associationId}`),
-    addItem: (row: UploadItemRow) => void calls.push(`addItem ${row.relativePath}`),
+    insertTransaction: async (row: UploadTransactionRow) => void calls.push(`insertTransaction ${row.associationId}`),
+    insertItems: async (rows: readonly UploadItemRow[]) => void calls.push(`insertItems ${rows.map((row) => row.relativePath).join(" ")}`),
+    updateStatuses: async (rows: readonly UploadTransactionRow[]) => void calls.push(`updateStatuses ${rows.map((row) => `${row.transactionId}=${row.status}`).join(" ")}`),
+    updateItems: async (rows: readonly UploadItemRow[]) => void calls.push(`updateItems ${rows.map((row) => row.relativePath).join(" ")}`),
   } satisfies UploadRepository;
   const files = {
     lockAssociation: async (id: string) => void calls.push(`lock ${id}`),
-    nodesByIds: async () => new Map(),
+    // Every file an item names is still pending.
+    nodesByIds: async (_orgId: string, ids: readonly string[]) => new Map(ids.map((id) => [id, { nodeId: id, status: "pending" } as FsNodeRow])),
     availableAtPaths: async () => new Map(),
-    addNode: (row: { relativePath: string }) => void calls.push(`addNode ${row.relativePath}`),
+    insertNodes: async (rows: readonly { relativePath: string }[]) => void calls.push(`insertNodes ${rows.map((row) => row.relativePath).join(" ")}`),
+    deleteNodes: async (ids: readonly string[]) => void calls.push(`deleteNodes ${ids.join(" ")}`),
   } as Partial<FileRepository> as FileRepository;
   const repositories = { files, uploads, events: { record: () => void calls.push("event") }, datasets: { find: async () => null, existingIds: async () => new Set<string>() } };
   const uow: UnitOfWork<UploadRepositories> = { repositories: () => repositories, transaction: (work) => work(repositories) };
@@ -62,11 +66,11 @@ describe("beginUpload", () => {
     expect(calls).toEqual([]);
   });
 
-  it("adds a pending file per new path, then the transaction and its items", async () => {
+  it("inserts the pending files of new paths, then the transaction and its items, a statement each", async () => {
     const { uow, calls } = world([]);
     const { items } = await beginUpload(uow, objectsWith({}), { ...opening, manifest: { "a.txt": 1n, "d/b.txt": 2n } });
     expect(items.map((i) => [i.relativePath, i.size, i.uploaded])).toEqual([["a.txt", "1", false], ["d/b.txt", "2", false]]);
-    expect(calls).toEqual(["addNode a.txt", "addNode d/b.txt", "addTransaction ds_1", "addItem a.txt", "addItem d/b.txt"]);
+    expect(calls).toEqual(["insertNodes a.txt d/b.txt", "insertTransaction ds_1", "insertItems a.txt d/b.txt"]);
   });
 });
 
@@ -110,11 +114,12 @@ describe("abortTransactions", () => {
     expect(open.status).toBe("open");
   });
 
-  it("aborts open transactions, leaves aborted ones alone and answers their items' object keys", async () => {
+  it("aborts open transactions and deletes their pending files, leaves aborted ones alone and answers their items' object keys", async () => {
     const open = transaction("tx_1", "open");
-    const { uow } = world([open, transaction("tx_2", "aborted")], [item("tx_1", "a.txt"), item("tx_2", "b.txt")]);
+    const { uow, calls } = world([open, transaction("tx_2", "aborted")], [item("tx_1", "a.txt"), item("tx_2", "b.txt")]);
     expect(await abortTransactions(uow, "og_1", ["tx_1", "tx_2"])).toEqual(["og_1/ds_1/tx_1/a.txt"]);
     expect(open.status).toBe("aborted");
+    expect(calls).toEqual(["updateStatuses tx_1=aborted", "deleteNodes fl_a.txt"]);
   });
 
   it("does not see another org's transactions", async () => {

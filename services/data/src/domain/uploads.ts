@@ -6,6 +6,7 @@ import { s3Uri, type ObjectStore } from "../object-store/object-store";
 import { isLink, newFsNode, type FsNodeRow, type UploadItemRow, type UploadTransactionRow } from "./file-records";
 import type { DatasetLookup, FileRepository, UploadRepository } from "./file-repositories";
 import { checkUserPath } from "./paths";
+import { noNodeChanges, writeNodeChanges, type NodeChanges } from "./node-changes";
 import type { DataRepositories } from "./repositories";
 
 /** The repositories the upload use cases need. */
@@ -63,13 +64,16 @@ async function openTransaction(
   const checked = checkManifest(entries, input.field, input.platformAction);
   // One lookup for the whole manifest: a query per entry would also flush every pending file first.
   const existing = await files.availableAtPaths(input.associationId, checked.map((entry) => entry.path));
+  const pendingFiles: FsNodeRow[] = [];
   const items = checked.map(({ path, size }): UploadItemRow => {
     const fileId = existing.get(path)?.nodeId ?? newId("fl");
-    if (!existing.has(path)) files.addNode(pendingFile(transaction, fileId, path, size, s3Uri(objects.location.bucket, prefix + path), input.subject, now));
+    if (!existing.has(path)) pendingFiles.push(pendingFile(transaction, fileId, path, size, s3Uri(objects.location.bucket, prefix + path), input.subject, now));
     return { transactionId, relativePath: path, size: String(size), objectKey: prefix + path, fileId, uploaded: false };
   });
-  uploads.addTransaction(transaction);
-  for (const item of items) uploads.addItem(item);
+  // Three statements whatever the manifest's size.
+  await files.insertNodes(pendingFiles);
+  await uploads.insertTransaction(transaction);
+  await uploads.insertItems(items);
   return { transaction, items };
 }
 
@@ -148,48 +152,72 @@ async function mapConcurrently<T, R>(items: T[], limit: number, fn: (item: T) =>
   return results;
 }
 
+/** What making a batch of items available writes: each kind of change in one statement. */
+interface AvailabilityChanges extends NodeChanges {
+  /** Pending files no longer needed: their path's existing file got the new version. */
+  dropped: string[];
+}
+
 /**
  * Makes items' files available: a new path's pending file turns available, an existing path's file
  * gets a new version pointing at the new bytes. Runs under the association's path lock so that
- * concurrent uploads of one path end as successive versions of one file.
+ * concurrent uploads of one path end as successive versions of one file. Every check runs before
+ * anything is written, and the writes are a statement per kind of change, whatever the batch.
  */
-async function makeAvailable(files: FileRepository, transaction: UploadTransactionRow, items: UploadItemRow[], bucket: string, actor: string): Promise<FsNodeRow[]> {
+async function makeAvailable(
+  { files, uploads }: Pick<UploadRepositories, "files" | "uploads">,
+  transaction: UploadTransactionRow,
+  items: UploadItemRow[],
+  bucket: string,
+  actor: string,
+): Promise<void> {
   await files.lockAssociation(transaction.associationId);
   const now = new Date();
-  const made: FsNodeRow[] = [];
-  // Loaded up front, in two queries (paths with their directories, and pending files): per-item
-  // lookups would each flush the growing unit of work.
+  const changes: AvailabilityChanges = { ...noNodeChanges(), dropped: [] };
+  // Loaded up front, in two queries (paths with their directories, and pending files): the loop
+  // below then reads only what they loaded.
   await files.prefetchPaths(transaction.associationId, items.map((item) => item.relativePath));
   const byId = await files.nodesByIds(transaction.orgId, items.map((item) => item.fileId));
-  for (const item of items) {
-    const uri = s3Uri(bucket, item.objectKey);
-    const current = await files.nodeAtPath(transaction.associationId, item.relativePath);
-    const pending = current?.nodeId === item.fileId ? null : (byId.get(item.fileId) ?? null);
-    if (current?.fsType === "directory") throw conflict(`${quoteValue(item.relativePath)} is a directory`);
-    // A link keeps its path until it is deleted: its target's bytes must not be replaced through it.
-    if (current && isLink(current)) throw conflict(`${quoteValue(item.relativePath)} is a link`);
-    if (current) {
-      files.snapshot(current);
-      Object.assign(current, { uri, size: item.size, version: String(BigInt(current.version) + 1n), uploadId: transaction.transactionId, modified: now, modifiedBy: actor });
-      if (pending && pending.status === "pending") files.remove(pending);
-      item.fileId = current.nodeId;
-      made.push(current);
-    } else if (pending) {
-      pending.parentId = await files.ensureParents(pending, actor, now);
-      Object.assign(pending, { status: "available", uri, size: item.size, modified: now, modifiedBy: actor });
-      made.push(pending);
-    } else {
-      throw badRequest(`the file of ${quoteValue(item.relativePath)} no longer exists`);
-    }
-    item.uploaded = true;
+  for (const item of items) await planAvailable(files, changes, byId, { transaction, item, uri: s3Uri(bucket, item.objectKey), actor, now });
+  await writeNodeChanges(files, changes);
+  await uploads.updateItems(items);
+  await files.deleteNodes(changes.dropped);
+}
+
+/** Works out one item's change into `changes` (refusing a path that cannot take the bytes), and marks the item uploaded. */
+async function planAvailable(
+  files: FileRepository,
+  changes: AvailabilityChanges,
+  byId: Map<string, FsNodeRow>,
+  { transaction, item, uri, actor, now }: { transaction: UploadTransactionRow; item: UploadItemRow; uri: string; actor: string; now: Date },
+): Promise<void> {
+  const current = await files.nodeAtPath(transaction.associationId, item.relativePath);
+  const pending = current?.nodeId === item.fileId ? null : (byId.get(item.fileId) ?? null);
+  if (current?.fsType === "directory") throw conflict(`${quoteValue(item.relativePath)} is a directory`);
+  // A link keeps its path until it is deleted: its target's bytes must not be replaced through it.
+  if (current && isLink(current)) throw conflict(`${quoteValue(item.relativePath)} is a link`);
+  if (current) {
+    changes.versions.push({ ...current });
+    Object.assign(current, { uri, size: item.size, version: String(BigInt(current.version) + 1n), uploadId: transaction.transactionId, modified: now, modifiedBy: actor });
+    if (pending && pending.status === "pending") changes.dropped.push(pending.nodeId);
+    item.fileId = current.nodeId;
+    changes.updated.push(current);
+  } else if (pending) {
+    const { parentId, directories } = await files.planParents(pending, actor, now);
+    changes.inserted.push(...directories);
+    Object.assign(pending, { parentId, status: "available", uri, size: item.size, modified: now, modifiedBy: actor });
+    changes.updated.push(pending);
+  } else {
+    throw badRequest(`the file of ${quoteValue(item.relativePath)} no longer exists`);
   }
-  return made;
+  item.uploaded = true;
 }
 
 /** Marks a transaction completed and writes its one upload-completed event (same transaction). */
 async function finishTransaction({ files, uploads, events }: Pick<UploadRepositories, "files" | "uploads" | "events">, transaction: UploadTransactionRow, actor: string): Promise<void> {
   transaction.status = "completed";
   transaction.completed = new Date();
+  await uploads.updateStatuses([transaction]);
   const items = await uploads.items(transaction.transactionId);
   const byId = await files.nodesByIds(transaction.orgId, items.map((item) => item.fileId));
   // The platform's own files (derived representations) are no upload of the user's: triggers and
@@ -239,7 +267,7 @@ export async function completeUpload(
     if (transaction.status === "completed") return false;
     const pending = (await repositories.uploads.items(transactionId)).filter((item) => !item.uploaded);
     await checkUploaded(objects, pending, (item) => `upload '${item.relativePath}'`);
-    await makeAvailable(repositories.files, transaction, pending, objects.location.bucket, actor.subject);
+    await makeAvailable(repositories, transaction, pending, objects.location.bucket, actor.subject);
     await finishTransaction(repositories, transaction, actor.subject);
     return true;
   });
@@ -275,7 +303,7 @@ export async function reportUploadProgress(
     });
     const fresh = marked.filter((item, i) => !item.uploaded && marked.indexOf(item) === i);
     await checkUploaded(objects, fresh, (item) => `manifest_items[${marked.indexOf(item)}]`);
-    await makeAvailable(repositories.files, transaction, fresh, objects.location.bucket, actor.subject);
+    await makeAvailable(repositories, transaction, fresh, objects.location.bucket, actor.subject);
     const done = items.every((item) => item.uploaded);
     if (done) await finishTransaction(repositories, transaction, actor.subject);
     return { items: marked.map((item) => ({ uri: uriOf(item), fileId: item.fileId })), done };
@@ -297,9 +325,10 @@ export async function abortTransactions(uow: UnitOfWork<UploadRepositories>, org
     });
     const open = [...transactions.values()].filter((transaction) => transaction.status === "open");
     for (const transaction of open) transaction.status = "aborted";
+    await uploads.updateStatuses(open);
     const items = await uploads.itemsOfAll(open.map((transaction) => transaction.transactionId));
     const pending = await files.nodesByIds(orgId, items.map((item) => item.fileId));
-    for (const file of pending.values()) if (file.status === "pending") files.remove(file);
+    await files.deleteNodes([...pending.values()].filter((file) => file.status === "pending").map((file) => file.nodeId));
     return items.map((item) => item.objectKey);
   });
 }

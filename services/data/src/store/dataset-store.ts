@@ -16,7 +16,7 @@ import { Dataset, DatasetRelation, datasetFromRow } from "./entities";
 
 const DATASETS = rawSql("datasets d");
 
-/** The datasets repository over MikroORM; hot reads skip the ORM through prepared statements. */
+/** The datasets repository over MikroORM; hot reads skip the ORM through prepared statements, and a new dataset is an explicit insert. */
 export class DatasetStore implements DatasetRepository {
   constructor(readonly em: EntityManager) {}
 
@@ -43,8 +43,26 @@ export class DatasetStore implements DatasetRepository {
     return new Set(rows.map((row) => row.dataset_id));
   }
 
-  add(row: DatasetRecord): void {
-    this.em.create(Dataset, row);
+  async insert(row: DatasetRecord): Promise<void> {
+    await this.em.execute(
+      `insert into datasets (dataset_id, org_id, name, description, device_id, metadata, custom_fields, tags, created, created_by, modified, modified_by, service_record_version)
+       values (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::text[], ?, ?, ?, ?, ?)`,
+      [
+        row.datasetId,
+        row.orgId,
+        row.name,
+        row.description,
+        row.deviceId,
+        JSON.stringify(row.metadata),
+        JSON.stringify(row.customFields),
+        textArrayLiteral(row.tags),
+        row.created,
+        row.createdBy,
+        row.modified,
+        row.modifiedBy,
+        row.serviceRecordVersion,
+      ],
+    );
   }
 
   remove(row: DatasetRecord): void {

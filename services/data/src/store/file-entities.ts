@@ -111,3 +111,34 @@ export function fsNodeFromRow(row: Record<string, unknown>): FsNodeRow {
     modifiedBy: row.modified_by as string,
   };
 }
+
+/** An FsNodeRow as an `fs_nodes` row (the columns by name), for statements that read rows from JSON. */
+export function fsNodeToRow(node: FsNodeRow): Record<string, unknown> {
+  return {
+    node_id: node.nodeId,
+    org_id: node.orgId,
+    association_id: node.associationId,
+    association_type: node.associationType,
+    fs_type: node.fsType,
+    parent_id: node.parentId,
+    name: node.name,
+    relative_path: node.relativePath,
+    status: node.status,
+    size: node.size,
+    uri: node.uri,
+    version: node.version,
+    description: node.description,
+    device_id: node.deviceId,
+    metadata: node.metadata,
+    tags: node.tags,
+    ingestion_status: node.ingestionStatus,
+    ingestable_version: node.ingestableVersion ?? null,
+    origination: node.origination,
+    storage_type: node.storageType,
+    upload_id: node.uploadId,
+    created: node.created,
+    created_by: node.createdBy,
+    modified: node.modified,
+    modified_by: node.modifiedBy,
+  };
+}

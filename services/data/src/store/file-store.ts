@@ -1,4 +1,4 @@
-import { FlushMode, LockMode } from "@mikro-orm/core";
+import { LockMode } from "@mikro-orm/core";
 import {
   conflict,
   keysetPageRows,
@@ -20,13 +20,25 @@ import { platformFilesExcluded, withDerivedIdsSql } from "./platform-files";
 import { ingestableVersionSql, matchesRuleSql } from "./ingestable-sql";
 import { newFsNode, type FsNodeRow } from "../domain/file-records";
 import type { FileRepository, IngestionPathRegexes } from "../domain/file-repositories";
-import { FileVersion, FsNode, fsNodeFromRow } from "./file-entities";
+import { FileVersion, FsNode, fsNodeFromRow, fsNodeToRow } from "./file-entities";
 import { keyOfUri } from "../object-store/object-store";
 import { liveAssociation, liveAssociationFilter } from "./deleted-associations";
 
 const FILES = rawSql("fs_nodes f");
 
-/** The file repository over MikroORM: files and directories, their versions, and the path lock. */
+/** The columns of FsNodeRow, as `fs_nodes` names them. */
+const NODE_COLUMNS = [
+  "node_id", "org_id", "association_id", "association_type", "fs_type", "parent_id", "name", "relative_path", "status", "size", "uri", "version",
+  "description", "device_id", "metadata", "tags", "ingestion_status", "ingestable_version", "origination", "storage_type", "upload_id",
+  "created", "created_by", "modified", "modified_by",
+];
+const NODE_COLUMN_LIST = NODE_COLUMNS.join(", ");
+
+/**
+ * The file repository: files and directories, their versions, and the path lock. Writes are
+ * explicit statements, one per batch; `findNode` and `findAvailableAtPath` still hand out
+ * MikroORM-tracked nodes for the callers that change a node in place.
+ */
 export class FileStore implements FileRepository {
   /**
    * Available nodes at paths looked up, prefetched or created in this unit of work, by association
@@ -82,21 +94,29 @@ export class FileStore implements FileRepository {
     return this.em.findOne(FsNode, { nodeId, orgId, ...liveAssociationFilter() }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   }
 
-  /** The available node at a path, if any. */
+  /** The available node at a path, if any, tracked: renaming a directory changes the one it finds in place. */
   findAvailableAtPath(associationId: string, relativePath: string): Promise<FsNodeRow | null> {
     return this.em.findOne(FsNode, { associationId, relativePath, status: "available" });
   }
 
-  /** The available nodes at several paths of an association, by path (one query). */
-  async availableAtPaths(associationId: string, relativePaths: string[]): Promise<Map<string, FsNodeRow>> {
-    const rows = relativePaths.length ? await this.em.find(FsNode, { associationId, relativePath: { $in: relativePaths }, status: "available" }) : [];
-    return new Map(rows.map((row) => [row.relativePath, row]));
+  /** The available nodes at several paths of an association, by path (one query, untracked). */
+  async availableAtPaths(associationId: string, relativePaths: readonly string[]): Promise<Map<string, FsNodeRow>> {
+    if (relativePaths.length === 0) return new Map();
+    const rows = await this.em.execute<Record<string, unknown>[]>(
+      "select * from fs_nodes where association_id = ? and relative_path = any(?::text[]) and status = 'available'",
+      [associationId, textArrayLiteral(relativePaths)],
+    );
+    return new Map(rows.map((row) => [row.relative_path as string, fsNodeFromRow(row)]));
   }
 
-  /** Nodes of an org by id (one query), leaving out those whose owner was deleted. */
-  async nodesByIds(orgId: string, nodeIds: string[]): Promise<Map<string, FsNodeRow>> {
-    const rows = nodeIds.length ? await this.em.find(FsNode, { orgId, nodeId: { $in: nodeIds }, ...liveAssociationFilter() }) : [];
-    return new Map(rows.map((row) => [row.nodeId, row]));
+  /** Nodes of an org by id (one query, untracked), leaving out those whose owner was deleted. */
+  async nodesByIds(orgId: string, nodeIds: readonly string[]): Promise<Map<string, FsNodeRow>> {
+    if (nodeIds.length === 0) return new Map();
+    const rows = await this.em.execute<Record<string, unknown>[]>(`select * from fs_nodes n where org_id = ? and node_id = any(?::text[]) and ${liveAssociation("n").sql}`, [
+      orgId,
+      textArrayLiteral(nodeIds),
+    ]);
+    return new Map(rows.map((row) => [row.node_id as string, fsNodeFromRow(row)]));
   }
 
   /**
@@ -119,19 +139,37 @@ export class FileStore implements FileRepository {
     return row ? (row.snapshot as unknown as FsNodeRow) : null;
   }
 
-  /** Keeps the current state of a file as an earlier version before it changes. */
-  snapshot(node: FsNodeRow): void {
-    this.em.create(FileVersion, { fileId: node.nodeId, version: node.version, snapshot: { ...node } as Record<string, unknown> });
+  /** Keeps the current state of files as earlier versions before they change (one statement). */
+  async snapshot(nodes: readonly FsNodeRow[]): Promise<void> {
+    if (nodes.length === 0) return;
+    await this.em.execute(
+      `insert into file_versions (file_id, version, snapshot) select v->>'nodeId', (v->>'version')::bigint, v from jsonb_array_elements(?::jsonb) v`,
+      [JSON.stringify(nodes.map((node) => ({ ...node })))],
+    );
   }
 
-  /** Adds a node to the unit of work; an available one is what `nodeAtPath` answers for its path from now on. */
-  addNode(row: FsNodeRow): void {
-    this.em.create(FsNode, row);
-    if (row.status === "available") this.known.set(pathKey(row.associationId, row.relativePath), row);
+  /** Inserts nodes (one statement); an available one is what `nodeAtPath` answers for its path from now on. */
+  async insertNodes(rows: readonly FsNodeRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.em.execute(`insert into fs_nodes (${NODE_COLUMN_LIST}) select ${NODE_COLUMN_LIST} from jsonb_populate_recordset(null::fs_nodes, ?::jsonb)`, [
+      JSON.stringify(rows.map(fsNodeToRow)),
+    ]);
+    this.planNodes(rows);
   }
 
-  remove(row: FsNodeRow): void {
-    this.em.remove(row);
+  /** Makes new nodes (the available ones) what `nodeAtPath` answers for their paths before a batch inserts them. */
+  planNodes(rows: readonly FsNodeRow[]): void {
+    for (const row of rows) if (row.status === "available") this.known.set(pathKey(row.associationId, row.relativePath), row);
+  }
+
+  /** Writes nodes' current state over their rows (one statement). */
+  async updateNodes(rows: readonly FsNodeRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const values = NODE_COLUMNS.map((column) => `r.${column}`).join(", ");
+    await this.em.execute(
+      `update fs_nodes n set (${NODE_COLUMN_LIST}) = (${values}) from jsonb_populate_recordset(null::fs_nodes, ?::jsonb) r where n.node_id = r.node_id`,
+      [JSON.stringify(rows.map(fsNodeToRow))],
+    );
   }
 
   /** The `s3://` URIs a file's current and earlier versions point at. */
@@ -201,9 +239,8 @@ export class FileStore implements FileRepository {
   async nodeAtPath(associationId: string, relativePath: string): Promise<FsNodeRow | null> {
     const key = pathKey(associationId, relativePath);
     if (this.known.has(key)) return this.known.get(key) ?? null;
-    const node = await this.findAvailableAtPath(associationId, relativePath);
-    this.known.set(key, node);
-    return node;
+    await this.prefetchPaths(associationId, [relativePath]);
+    return this.known.get(key) ?? null;
   }
 
   /**
@@ -211,21 +248,35 @@ export class FileStore implements FileRepository {
    * innermost one (the file's parent), or null for a path at the association's root.
    */
   async ensureParents(file: Pick<FsNodeRow, "orgId" | "associationId" | "associationType" | "relativePath">, actor: string, now: Date): Promise<string | null> {
+    const { parentId, directories } = await this.planParents(file, actor, now);
+    await this.insertNodes(directories);
+    return parentId;
+  }
+
+  /**
+   * The directories above `path`: the innermost one's id (null at the root) and the missing ones,
+   * new and not yet inserted. They join the cache at once, so a batch's later plans reuse them and
+   * the batch inserts them all in one statement.
+   */
+  async planParents(
+    file: Pick<FsNodeRow, "orgId" | "associationId" | "associationType" | "relativePath">,
+    actor: string,
+    now: Date,
+  ): Promise<{ parentId: string | null; directories: FsNodeRow[] }> {
+    // One lookup for the directories not seen yet (none after a batch's prefetchPaths).
+    await this.prefetchPaths(file.associationId, ancestorDirectories(file.relativePath));
     let parentId: string | null = null;
+    const directories: FsNodeRow[] = [];
     for (const dirPath of ancestorDirectories(file.relativePath)) {
       const cacheKey = pathKey(file.associationId, dirPath);
-      // No flush first: nodes created earlier in this unit of work are in the cache, and a flush
-      // per lookup makes a large upload's completion quadratic in its file count.
-      const existing = this.known.has(cacheKey)
-        ? (this.known.get(cacheKey) ?? null)
-        : await this.em.findOne(FsNode, { associationId: file.associationId, relativePath: dirPath, status: "available" }, { flushMode: FlushMode.COMMIT });
+      const existing = this.known.get(cacheKey) ?? null;
       if (existing?.fsType === "file") throw conflict(`${quoteValue(dirPath)} is a file, so it cannot hold ${quoteValue(file.relativePath)}`);
       const dir: FsNodeRow = existing ?? directoryNode(file, dirPath, parentId, actor, now);
-      if (!existing) this.addNode(dir);
+      if (!existing) directories.push(dir);
       this.known.set(cacheKey, dir);
       parentId = dir.nodeId;
     }
-    return parentId;
+    return { parentId, directories };
   }
 
   /**

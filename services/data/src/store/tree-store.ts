@@ -1,7 +1,6 @@
 import { sql, textArrayLiteral, type SqlFragment } from "@hangar/shared";
 import type { FsNodeRow } from "../domain/file-records";
 import type { ChildCursor, NodePlace, TreeRepository } from "../domain/file-repositories";
-import { liveAssociation } from "./deleted-associations";
 import { platformFilesExcluded } from "./platform-files";
 import { fsNodeFromRow } from "./file-entities";
 import { ingestableVersionSql } from "./ingestable-sql";
@@ -62,12 +61,7 @@ export class TreeStore implements TreeRepository {
 
   /** Nodes of an org by id, untracked (one query), leaving out those whose owner was deleted. */
   async byIds(orgId: string, nodeIds: readonly string[]): Promise<FsNodeRow[]> {
-    if (nodeIds.length === 0) return [];
-    const rows = await this.files.em.execute(`select * from fs_nodes n where org_id = ? and node_id = any(?::text[]) and ${liveAssociation("n").sql}`, [
-      orgId,
-      textArrayLiteral(nodeIds),
-    ]);
-    return rows.map(fsNodeFromRow);
+    return [...(await this.files.nodesByIds(orgId, nodeIds)).values()];
   }
 
   /** The available nodes below any of `paths` (one query; each prefix is read as `below` reads one). */
