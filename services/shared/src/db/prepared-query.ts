@@ -35,3 +35,14 @@ function statementName(text: string): string {
   }
   return name;
 }
+
+/**
+ * A read through an entity manager without its entity machinery: in the manager's transaction
+ * when it has one (the read sees the transaction's writes and takes its locks), else as a prepared
+ * statement on a pooled connection (planned once). Placeholders are `?`, as `em.execute` takes them.
+ */
+export function readRows(em: EntityManager, query: string, params: unknown[]): Promise<Record<string, unknown>[]> {
+  if (em.isInTransaction()) return em.execute<Record<string, unknown>[]>(query, params);
+  let n = 0;
+  return queryPrepared({ em }, query.replace(/\?/g, () => `$${++n}`), params);
+}
