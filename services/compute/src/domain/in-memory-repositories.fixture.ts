@@ -60,9 +60,12 @@ function memoryIngestionRules(): IngestionRuleRepository {
   return { find: refuse, ofOrg: refuse, page: refuse, insert: refuse, remove: refuse, seeded: refuse, markSeeded: refuse, latestRuns: refuse, orgsToResendPaths: refuse, pathsResent: refuse };
 }
 
-/** A copy of a stored record, as a database read gives: changing it changes nothing stored until the repository's `update`. */
-function detached<T>(row: T | undefined): T | null {
-  return row === undefined ? null : structuredClone(row);
+/**
+ * A copy of a stored record, as a database read gives: setting its fields changes nothing stored
+ * until the repository's `update` (shallow: the use cases replace nested values, never edit them).
+ */
+function detached<T extends object>(row: T | undefined): T | null {
+  return row === undefined ? null : { ...row };
 }
 
 /** Stores changed copies of invocations over the ones of the same id. */
