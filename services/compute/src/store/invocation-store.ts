@@ -63,7 +63,8 @@ export class InvocationStore implements InvocationRepository {
   async logsAfter(invocationId: string, afterSeq: number, limit: number): Promise<InvocationLogRecord[]> {
     const rows = await readRows(
       this.em,
-      "select seq::text as seq, invocation_id, process, log, partial_id, timestamp from invocation_logs where invocation_id = ? and seq > ? order by seq limit ?",
+      // Ordered by the column, not the output's text of it.
+      "select l.seq::text as seq, l.invocation_id, l.process, l.log, l.partial_id, l.timestamp from invocation_logs l where l.invocation_id = ? and l.seq > ? order by l.seq limit ?",
       [invocationId, afterSeq, limit],
     );
     return rows.map(logFromRow);
