@@ -9,7 +9,8 @@ interface PooledClient {
  * Runs a read as a named prepared statement on a connection of the ORM's pool. Hot reads (a
  * record by id on every `get`) spend most of their time in the ORM's query building and entity
  * hydration (measured: 470 µs against 140 µs per read); this path skips both and lets PostgreSQL
- * reuse the plan. Placeholders are PostgreSQL's `$1, $2, ...`. Writes keep going through the ORM.
+ * reuse the plan. Placeholders are PostgreSQL's `$1, $2, ...`. Reads only: writes belong in the unit
+ * of work's transaction (`em.execute`).
  * Takes the ORM or an entity manager's holder (`{ em }`), so a store bound to a forked manager can use it.
  */
 export async function queryPrepared(orm: { em: Pick<EntityManager, "getConnection"> }, text: string, values: unknown[]): Promise<Record<string, unknown>[]> {
