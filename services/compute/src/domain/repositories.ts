@@ -173,7 +173,7 @@ export interface TriggerRepository {
   lockActiveCount(orgId: string): Promise<number>;
   /** A page of the org's triggers: v1 ones only (the legacy listings) unless `includeV2`. */
   search(orgId: string, plan: SearchPlan, includeV2?: boolean): Promise<SearchPage<TriggerRecord>>;
-  /** The org's triggers that react to `cause`, enabled or not, oldest first. */
+  /** The org's triggers that react to `cause`, enabled or not, oldest first (plain records, for reading). */
   reactingTo(orgId: string, cause: string): Promise<TriggerRecord[]>;
   /** A page of evaluations, newest first, whether more follow, and how many the scope holds. */
   evaluations(scope: EvaluationScope, page: Pick<KeysetPage, "limit" | "before">): Promise<{ rows: TriggerEvaluationRecord[]; hasMore: boolean; total: number }>;
@@ -210,7 +210,7 @@ export interface StaleDispatch {
 export interface TriggerModelRepository {
   /** A trigger of the org by id; with `lock`, locked for update (in a transaction). */
   findById(orgId: string, triggerId: string, lock?: boolean): Promise<TriggerRecord | null>;
-  /** The org's enabled v2 triggers subscribed to an event type, oldest first. */
+  /** The org's enabled v2 triggers subscribed to an event type, oldest first (plain records, for reading). */
   subscribedTo(orgId: string, eventType: string): Promise<TriggerRecord[]>;
   /** Records dispatches as `claimed`; returns those inserted (a slot already taken is skipped). */
   claim(rows: NewDispatch[]): Promise<TriggerDispatchRecord[]>;
