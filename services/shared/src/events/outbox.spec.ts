@@ -113,12 +113,20 @@ describe("recordEvent", () => {
     expect((await stored()).map((e) => e.key)).toEqual(["quick", "held"]);
   });
 
-  test("an event recorded in a nested transaction commits with the top-level one", async () => {
+  test("refuses a nested transaction (its rollback could not drop the event), writing nothing", async () => {
     await orm.em.fork().transactional(async (em) => {
-      await em.transactional(async (nested) => void recordEvent(nested, event("nested")));
-      expect(await stored()).toEqual([]);
+      await expect(em.transactional(async (nested) => void recordEvent(nested, event("nested")))).rejects.toThrow("in a nested transaction");
     });
-    expect((await stored()).map((e) => e.key)).toEqual(["nested"]);
+    expect(await stored()).toEqual([]);
+  });
+
+  test("keeps the payload as it was when recorded", async () => {
+    const payload = Uint8Array.from([7]);
+    await orm.em.fork().transactional(async (em) => {
+      recordEvent(em, { topic: "recorded", key: "copied", payload });
+      payload[0] = 8;
+    });
+    expect((await stored()).map((e) => e.payload)).toEqual([[7]]);
   });
 
   test("refuses an entity manager outside a transaction, writing nothing", async () => {

@@ -24,25 +24,29 @@ export interface NewEvent {
 export function recordEvent(em: EntityManager, event: NewEvent): string {
   const transaction = em.getTransactionContext<object>();
   if (!transaction) throw new Error(`recordEvent(${event.topic}) outside a transaction: an event must commit with the change it describes`);
+  // MikroORM runs commit hooks for top-level transactions only, and a savepoint's rollback could not drop its events.
+  if ("savepointName" in transaction) throw new Error(`recordEvent(${event.topic}) in a nested transaction: record it in the top-level one`);
   if (!em.getEventManager().getSubscribers().has(outboxSubscriber)) throw new Error("recordEvent needs a database opened by openDatabase (it writes the outbox on commit)");
   const headers: Record<string, string> = {};
   injectTraceContext(headers);
   const eventId = randomUUID();
-  const root = rootTransaction(transaction);
-  const recorded = recordedEvents.get(root) ?? [];
-  recordedEvents.set(root, recorded);
-  recorded.push({ eventId, ...event, headers, created: new Date() });
+  const recorded = recordedEvents.get(transaction) ?? [];
+  recordedEvents.set(transaction, recorded);
+  recorded.push({ eventId, topic: event.topic, key: event.key, payload: Buffer.from(event.payload), headers, created: new Date() });
   return eventId;
 }
 
-/** An event recorded in a transaction that has not committed yet. */
-interface RecordedEvent extends NewEvent {
+/** An event recorded in a transaction that has not committed yet (its payload copied when recorded). */
+interface RecordedEvent {
   eventId: string;
+  topic: string;
+  key: string;
+  payload: Buffer;
   headers: Record<string, string>;
   created: Date;
 }
 
-// By top-level transaction: a rolled-back one's events are dropped with it (nothing else refers to it).
+// By transaction: a rolled-back one's events are dropped with it (nothing else refers to it).
 const recordedEvents = new WeakMap<object, RecordedEvent[]>();
 
 /**
@@ -58,19 +62,10 @@ async function writeRecordedEvents({ em, transaction }: TransactionEventArgs): P
   recordedEvents.delete(transaction!);
   await em.getConnection().execute(
     `insert into outbox (event_id, topic, key, payload, headers, created) values ${recorded.map(() => "(?, ?, ?, ?, ?::jsonb, ?)").join(", ")}`,
-    recorded.flatMap((e) => [e.eventId, e.topic, e.key, Buffer.from(e.payload), JSON.stringify(e.headers), e.created]),
+    recorded.flatMap((e) => [e.eventId, e.topic, e.key, e.payload, JSON.stringify(e.headers), e.created]),
     "run",
     transaction,
   );
-}
-
-/**
- * The top-level transaction of a savepoint's (MikroORM marks a nested context with its parent
- * under the `parentTransaction` symbol, and runs commit hooks for top-level ones only).
- */
-function rootTransaction(transaction: object): object {
-  const parent = Object.getOwnPropertySymbols(transaction).find((symbol) => symbol.description === "parentTransaction");
-  return parent ? rootTransaction((transaction as Record<symbol, object>)[parent]!) : transaction;
 }
 
 /** Options of the outbox relay. */
