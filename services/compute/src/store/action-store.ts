@@ -1,4 +1,4 @@
-import { keysetPageRows, keysetPageWithTotal, rawSql, readRows, sql, textArrayLiteral, timestampFromRow, type EntityManager, type SearchPlan, type SqlFragment } from "@hangar/shared";
+import { keysetPageRows, keysetPageWithTotal, nullableTimestampFromRow, rawSql, readRows, sql, textArrayLiteral, timestampFromRow, type EntityManager, type SearchPlan, type SqlFragment } from "@hangar/shared";
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { ActionScope } from "../domain/action-search";
 import type { ActionRecord, ActionVersionRecord } from "../domain/records";
@@ -96,7 +96,7 @@ function actionFromRow(row: Row): ActionRecord {
     digest: row.digest as string,
     metadata: row.metadata as JsonObject,
     tags: row.tags as string[],
-    published: row.published === null ? null : timestampFromRow(row.published),
+    published: nullableTimestampFromRow(row.published),
     created: timestampFromRow(row.created),
     createdBy: row.created_by as string,
     modified: timestampFromRow(row.modified),

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { textArrayLiteral, timestampFromRow, type EntityManager } from "@hangar/shared";
+import { nullableTimestampFromRow, textArrayLiteral, timestampFromRow, type EntityManager } from "@hangar/shared";
 import type { InvocationRecord, StatusEntry } from "../domain/records";
 
 type Row = Record<string, unknown>;
@@ -99,17 +99,13 @@ export function invocationFromRow(row: Row): InvocationRecord {
     timeout: Number(row.timeout),
     lastStatus: Number(row.last_status),
     statusHistory: row.status_history as StatusEntry[],
-    lastHeartbeat: timestampOrNull(row.last_heartbeat),
+    lastHeartbeat: nullableTimestampFromRow(row.last_heartbeat),
     created: timestampFromRow(row.created),
-    finished: timestampOrNull(row.finished),
-    started: timestampOrNull(row.started),
+    finished: nullableTimestampFromRow(row.finished),
+    started: nullableTimestampFromRow(row.started),
     leaseId: row.lease_id as string | null,
     leaseRunner: row.lease_runner as string | null,
-    leaseExpires: timestampOrNull(row.lease_expires),
+    leaseExpires: nullableTimestampFromRow(row.lease_expires),
     attempts: Number(row.attempts),
   };
-}
-
-function timestampOrNull(value: unknown): Date | null {
-  return value === null || value === undefined ? null : timestampFromRow(value);
 }

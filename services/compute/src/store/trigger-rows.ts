@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { timestampFromRow } from "@hangar/shared";
+import { nullableTimestampFromRow, timestampFromRow } from "@hangar/shared";
 import type { TriggerEngine, TriggerRecord } from "../domain/records";
 
 /**
@@ -34,6 +34,6 @@ export function triggerFromRow(row: Record<string, unknown>): TriggerRecord {
     firesOn: row.fires_on as JsonObject | null,
     targets: row.targets as JsonObject[] | null,
     managedBy: row.managed_by as JsonObject | null,
-    nextFireAt: row.next_fire_at === null ? null : timestampFromRow(row.next_fire_at),
+    nextFireAt: nullableTimestampFromRow(row.next_fire_at),
   };
 }
