@@ -57,6 +57,7 @@ export async function ensureBuiltinActions(uow: UnitOfWork<ActionRepositories>, 
       current.digest = digest;
       current.modified = now;
       current.modifiedBy = PLATFORM;
+      await actions.update(current);
       await actions.saveVersion(current);
     });
   }

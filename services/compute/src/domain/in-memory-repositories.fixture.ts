@@ -60,42 +60,58 @@ function memoryIngestionRules(): IngestionRuleRepository {
   return { find: refuse, ofOrg: refuse, page: refuse, insert: refuse, remove: refuse, seeded: refuse, markSeeded: refuse, latestRuns: refuse, orgsToResendPaths: refuse, pathsResent: refuse };
 }
 
+/**
+ * A copy of a stored record, as a database read gives: setting its fields changes nothing stored
+ * until the repository's `update` (shallow: the use cases replace nested values, never edit them).
+ */
+function detached<T extends object>(row: T | undefined): T | null {
+  return row === undefined ? null : { ...row };
+}
+
+/** Stores changed copies of invocations over the ones of the same id. */
+function writeInvocations(state: MemoryState, rows: readonly InvocationRecord[]): void {
+  for (const row of rows) state.invocations = state.invocations.map((i) => (i.invocationId === row.invocationId ? detached(row)! : i));
+}
+
 function memoryActions(state: MemoryState): ActionRepository {
+  const sameAction = (record: ActionRecord) => (a: ActionRecord) => a.orgId === record.orgId && a.name === record.name;
   return {
-    find: async (orgId, name) => state.actions.find((a) => a.orgId === orgId && a.name === name) ?? null,
+    find: async (orgId, name) => detached(state.actions.find((a) => a.orgId === orgId && a.name === name)),
     findVersion: async (orgId, name, digest) => state.versions.find((v) => v.orgId === orgId && v.name === name && v.digest === digest) ?? null,
     async insert(record) {
       if (state.actions.some((a) => a.orgId === record.orgId && a.name === record.name)) return false;
-      state.actions.push(record);
+      state.actions.push(detached(record)!);
       return true;
     },
     async saveVersion(record) {
       if (state.versions.some((v) => v.orgId === record.orgId && v.name === record.name && v.digest === record.digest)) return;
       state.versions.push({ orgId: record.orgId, name: record.name, digest: record.digest, definition: record.definition, created: new Date() });
     },
-    remove: (record) => void state.actions.splice(state.actions.indexOf(record), 1),
+    update: async (record) => void (state.actions = state.actions.map((a) => (sameAction(record)(a) ? detached(record)! : a))),
+    remove: async (record) => void (state.actions = state.actions.filter((a) => !sameAction(record)(a))),
     search: () => unused("actions.search"),
     metadataKeys: () => unused("actions.metadataKeys"),
   };
 }
 
 function memoryInvocations(state: MemoryState): InvocationRepository {
-  const find = async (orgId: string, invocationId: string) => state.invocations.find((i) => i.orgId === orgId && i.invocationId === invocationId) ?? null;
+  const find = async (orgId: string, invocationId: string) => detached(state.invocations.find((i) => i.orgId === orgId && i.invocationId === invocationId));
   const active = (orgId: string, before: Date) => state.invocations.filter((i) => i.orgId === orgId && !isTerminal(i.lastStatus) && i.created < before);
   return {
     find,
     lock: find,
-    findByIdempotencyId: async (orgId, id) => state.invocations.find((i) => i.orgId === orgId && i.idempotencyId === id) ?? null,
+    findByIdempotencyId: async (orgId, id) => detached(state.invocations.find((i) => i.orgId === orgId && i.idempotencyId === id)),
     async insert(record) {
       if (record.idempotencyId && state.invocations.some((i) => i.orgId === record.orgId && i.idempotencyId === record.idempotencyId)) return null;
-      state.invocations.push(record);
+      state.invocations.push(detached(record)!);
       return record;
     },
+    update: async (rows) => writeInvocations(state, rows),
     remove: async (id) => void (state.invocations = state.invocations.filter((i) => i.invocationId !== id)),
     invokedIdempotencyIds: async (orgId, ids) => new Set(state.invocations.filter((i) => i.orgId === orgId && ids.includes(i.idempotencyId ?? "")).map((i) => i.idempotencyId!)),
     logsAfter: () => unused("invocations.logsAfter"),
     logCount: () => unused("invocations.logCount"),
-    lockActiveBefore: async (orgId, before, limit) => active(orgId, before).slice(0, limit),
+    lockActiveBefore: async (orgId, before, limit) => active(orgId, before).slice(0, limit).map((row) => detached(row)!),
     hasActiveBefore: async (orgId, before) => active(orgId, before).length > 0,
     runSummaries: () => unused("invocations.runSummaries"),
     search: () => unused("invocations.search"),
@@ -109,9 +125,10 @@ function memoryInvocations(state: MemoryState): InvocationRepository {
 
 function memoryLeases(state: MemoryState): LeaseRepository {
   return {
-    lockNextClaimable: async () => state.invocations.find((i) => i.lastStatus === 0) ?? null,
-    lock: async (by) => state.invocations.find((i) => ("invocationId" in by ? i.invocationId === by.invocationId : i.leaseId === by.leaseId)) ?? null,
-    findByLease: async (leaseId) => state.invocations.find((i) => i.leaseId === leaseId) ?? null,
+    lockNextClaimable: async () => detached(state.invocations.find((i) => i.lastStatus === 0)),
+    lock: async (by) => detached(state.invocations.find((i) => ("invocationId" in by ? i.invocationId === by.invocationId : i.leaseId === by.leaseId))),
+    findByLease: async (leaseId) => detached(state.invocations.find((i) => i.leaseId === leaseId)),
+    update: async (row) => writeInvocations(state, [row]),
     appendLogs: async (invocationId, lines) => void state.logs.push(...lines.map((l) => ({ invocationId, process: l.process, log: l.log }))),
     sweepCandidates: async () => state.invocations.filter((i) => !isTerminal(i.lastStatus)).map((i) => i.invocationId),
   };

@@ -99,6 +99,7 @@ export async function updateAction(uow: UnitOfWork<ActionRepositories>, by: stri
       action.tags = applyTagChanges(action.tags, update.metadata);
     }
     touch(action, by);
+    await actions.update(action);
     return action;
   });
 }
@@ -106,7 +107,7 @@ export async function updateAction(uow: UnitOfWork<ActionRepositories>, by: stri
 /** Deletes an action of the org (not found when it has none of that name); its earlier digests and its comments go with it. */
 export async function deleteAction(uow: UnitOfWork<ActionRepositories>, orgId: string, name: string): Promise<void> {
   await uow.transaction(async ({ actions, events }) => {
-    actions.remove(await ownAction(actions, orgId, name));
+    await actions.remove(await ownAction(actions, orgId, name));
     recordEntityDeleted(events, orgId, "action", name);
   });
 }
@@ -121,13 +122,15 @@ export async function setActionAccessibility(
   change: { orgId: string; name: string; accessibility: Accessibility; digest?: string | undefined },
 ): Promise<ActionRecord> {
   return uow.transaction(async ({ actions }) => {
-    const action = await ownAction(actions, change.orgId, change.name);
+    // Locked: the whole editable row is written back, so a concurrent update must not interleave.
+    const action = await ownAction(actions, change.orgId, change.name, true);
     if (change.digest && change.digest !== action.digest && !(await actions.findVersion(action.orgId, action.name, change.digest))) {
       throw notFound("action digest", `${change.name}@${change.digest}`);
     }
     action.published = publishedAt(action, change.accessibility, new Date());
     action.accessibility = change.accessibility;
     touch(action, by);
+    await actions.update(action);
     return action;
   });
 }

@@ -44,7 +44,8 @@ export function heartbeatInvocation(uow: UnitOfWork<InvocationRepositories>, ref
 
 /** Deletes an invocation that has ended, with its logs and comments; a running one must be cancelled first. */
 export async function deleteInvocation(uow: UnitOfWork<InvocationRepositories>, ref: InvocationRef): Promise<void> {
-  await changeLocked(uow, ref, async (row, { invocations, events }) => {
+  await uow.transaction(async ({ invocations, events }) => {
+    const row = found(await invocations.lock(ref.orgId, ref.invocationId), ref);
     checkDeletable(row);
     await invocations.remove(row.invocationId);
     recordEntityDeleted(events, row.orgId, "invocation", row.invocationId);
@@ -108,20 +109,18 @@ export async function bulkCancelInvocations(
     const rows = await invocations.lockActiveBefore(orgId, before, BULK_CANCEL_BATCH_SIZE);
     const now = new Date();
     for (const row of rows) cancelInvocation(row, user, now);
+    await invocations.update(rows);
     return rows.length;
   });
   return { cancelled, hasMore: await uow.repositories().invocations.hasActiveBefore(orgId, before) };
 }
 
 // Read, check and write under the row lock, so two racing changes cannot both apply to the same state.
-function changeLocked(
-  uow: UnitOfWork<InvocationRepositories>,
-  ref: InvocationRef,
-  change: (row: InvocationRecord, repositories: InvocationRepositories) => unknown,
-): Promise<InvocationRecord> {
-  return uow.transaction(async (repositories) => {
-    const row = found(await repositories.invocations.lock(ref.orgId, ref.invocationId), ref);
-    await change(row, repositories);
+function changeLocked(uow: UnitOfWork<InvocationRepositories>, ref: InvocationRef, change: (row: InvocationRecord) => unknown): Promise<InvocationRecord> {
+  return uow.transaction(async ({ invocations }) => {
+    const row = found(await invocations.lock(ref.orgId, ref.invocationId), ref);
+    change(row);
+    await invocations.update([row]);
     return row;
   });
 }

@@ -10,9 +10,10 @@ import type { EvaluationOccasion, EvaluationOutcome } from "./trigger-evaluation
 import type { TriggerNamespace } from "./trigger-namespace";
 
 /**
- * What the compute service's use cases need from persistence; `store/` implements it. Records a
- * repository returns are tracked: changes made to them inside `UnitOfWork.transaction` are written
- * when it commits, as are queued removals.
+ * What the compute service's use cases need from persistence; `store/` implements it. Invocation
+ * and action records are plain values: a change to one is written by its repository's `update`.
+ * Other records a repository returns are tracked: changes made to them inside
+ * `UnitOfWork.transaction` are written when it commits, as are queued removals.
  */
 export interface ComputeRepositories {
   actions: ActionRepository;
@@ -56,7 +57,10 @@ export interface ActionRepository {
   insert(record: ActionRecord): Promise<boolean>;
   /** Records the action's current definition under its digest, unless that digest is already recorded. */
   saveVersion(record: ActionRecord): Promise<void>;
-  remove(record: ActionRecord): void;
+  /** Writes an action's editable fields (definition and digest, accessibility, metadata, tags, modification stamps). */
+  update(record: ActionRecord): Promise<void>;
+  /** Deletes an action; its earlier digests go with it. */
+  remove(record: ActionRecord): Promise<void>;
   search(scope: ActionScope, plan: SearchPlan): Promise<SearchPage<ActionRecord>>;
   /** The distinct top-level metadata keys of the org's actions, sorted. */
   metadataKeys(orgId: string): Promise<string[]>;
@@ -93,6 +97,8 @@ export interface InvocationRepository {
    * already has an invocation with its idempotency id (also under a concurrent insert).
    */
   insert(record: InvocationRecord): Promise<InvocationRecord | null>;
+  /** Writes the lifecycle fields of invocations the caller holds locked (status, lease, heartbeat, timings, digest, destination), in one statement. */
+  update(records: readonly InvocationRecord[]): Promise<void>;
   /** Deletes an invocation with its log lines. */
   remove(invocationId: string): Promise<void>;
   /** The ids among `idempotencyIds` that already name an invocation of the org. */
@@ -143,6 +149,8 @@ export interface LeaseRepository {
   /** Locks an invocation (inside a transaction) by its id, or by its current lease. */
   lock(by: { invocationId: string } | { leaseId: string }): Promise<InvocationRecord | null>;
   findByLease(leaseId: string): Promise<InvocationRecord | null>;
+  /** Writes the lifecycle fields of an invocation the caller holds locked (see InvocationRepository.update). */
+  update(record: InvocationRecord): Promise<void>;
   appendLogs(invocationId: string, lines: LogLine[]): Promise<void>;
   /** Unfinished invocations the sweeper should look at, oldest first (a shortlist: each is decided again under its lock). */
   sweepCandidates(now: Date, silentSince: Date, limit: number): Promise<string[]>;
@@ -165,7 +173,7 @@ export interface TriggerRepository {
   lockActiveCount(orgId: string): Promise<number>;
   /** A page of the org's triggers: v1 ones only (the legacy listings) unless `includeV2`. */
   search(orgId: string, plan: SearchPlan, includeV2?: boolean): Promise<SearchPage<TriggerRecord>>;
-  /** The org's triggers that react to `cause`, enabled or not, oldest first. */
+  /** The org's triggers that react to `cause`, enabled or not, oldest first (plain records, for reading). */
   reactingTo(orgId: string, cause: string): Promise<TriggerRecord[]>;
   /** A page of evaluations, newest first, whether more follow, and how many the scope holds. */
   evaluations(scope: EvaluationScope, page: Pick<KeysetPage, "limit" | "before">): Promise<{ rows: TriggerEvaluationRecord[]; hasMore: boolean; total: number }>;
@@ -202,7 +210,7 @@ export interface StaleDispatch {
 export interface TriggerModelRepository {
   /** A trigger of the org by id; with `lock`, locked for update (in a transaction). */
   findById(orgId: string, triggerId: string, lock?: boolean): Promise<TriggerRecord | null>;
-  /** The org's enabled v2 triggers subscribed to an event type, oldest first. */
+  /** The org's enabled v2 triggers subscribed to an event type, oldest first (plain records, for reading). */
   subscribedTo(orgId: string, eventType: string): Promise<TriggerRecord[]>;
   /** Records dispatches as `claimed`; returns those inserted (a slot already taken is skipped). */
   claim(rows: NewDispatch[]): Promise<TriggerDispatchRecord[]>;

@@ -26,7 +26,9 @@ export async function claimInvocation(
   const now = new Date();
   const invocation = await uow.transaction(async ({ leases }) => {
     const next = await leases.lockNextClaimable({ executors: claim.executors, orgId: claim.orgId, concurrencyLimit: claim.concurrencyLimit, now });
-    if (next) grantLease(next, claim.runnerId, settings, now);
+    if (!next) return null;
+    grantLease(next, claim.runnerId, settings, now);
+    await leases.update(next);
     return next;
   });
   if (!invocation) return undefined;
@@ -49,7 +51,9 @@ export async function renewRunnerLease(
   return uow.transaction(async ({ leases }) => {
     const row = await leases.lock(renewal.invocationId ? { invocationId: renewal.invocationId } : { leaseId });
     const { cancelRequested } = renewLease(row, leaseId, settings, new Date());
-    return cancelRequested ? { cancelRequested } : { cancelRequested, leaseExpires: row!.leaseExpires! };
+    if (cancelRequested) return { cancelRequested };
+    await leases.update(row!);
+    return { cancelRequested, leaseExpires: row!.leaseExpires! };
   });
 }
 
@@ -66,6 +70,7 @@ export async function reportRunnerStatus(uow: UnitOfWork<RunnerRepositories>, le
   return uow.transaction(async ({ leases }) => {
     const leased = requireLease(await leases.lock({ leaseId }), leaseId);
     moveInvocation(leased, status, detail);
+    await leases.update(leased);
     return leased;
   });
 }

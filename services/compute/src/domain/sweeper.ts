@@ -48,7 +48,9 @@ export async function sweepOnce(uow: UnitOfWork<SweeperRepositories>, settings: 
   for (const invocationId of candidates) {
     const swept = await uow.transaction(async ({ leases }) => {
       const row = await leases.lock({ invocationId });
-      return row !== null && sweepInvocation(row, settings, now);
+      if (row === null || !sweepInvocation(row, settings, now)) return false;
+      await leases.update(row);
+      return true;
     });
     if (swept) moved += 1;
   }

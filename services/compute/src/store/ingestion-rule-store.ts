@@ -1,5 +1,6 @@
 import { EntitySchema, LockMode } from "@mikro-orm/core";
-import type { EntityManager } from "@hangar/shared";
+import { readRows, timestampFromRow, type EntityManager } from "@hangar/shared";
+import type { JsonObject } from "@bufbuild/protobuf";
 import type { IngestionRuleRecord, IngestionRuleRepository, RuleRunRow } from "../domain/ingestion-rule-records";
 
 /** The `ingestion_rules` table. */
@@ -31,8 +32,10 @@ export class IngestionRuleStore implements IngestionRuleRepository {
     return this.em.findOne(IngestionRule, { orgId, ruleId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   }
 
-  ofOrg(orgId: string): Promise<IngestionRuleRecord[]> {
-    return this.em.find(IngestionRule, { orgId }, { orderBy: { created: "asc", ruleId: "asc" } });
+  /** Read on every upload of the org (its rules decide what to ingest): plain records, not tracked. */
+  async ofOrg(orgId: string): Promise<IngestionRuleRecord[]> {
+    const rows = await readRows(this.em, "select * from ingestion_rules where org_id = ? order by created, rule_id", [orgId]);
+    return rows.map(ruleFromRow);
   }
 
   async page(orgId: string, limit: number, after: { created: string; ruleId: string } | undefined): Promise<{ rows: IngestionRuleRecord[]; total: number }> {
@@ -115,4 +118,22 @@ export class IngestionRuleStore implements IngestionRuleRepository {
       invocationDetail: (row.invocation_detail as string | null) ?? null,
     }));
   }
+}
+
+function ruleFromRow(row: Record<string, unknown>): IngestionRuleRecord {
+  return {
+    ruleId: row.rule_id as string,
+    orgId: row.org_id as string,
+    name: row.name as string,
+    description: row.description as string | null,
+    includePatterns: row.include_patterns as string[],
+    excludePatterns: row.exclude_patterns as string[],
+    invocation: row.invocation as JsonObject | null,
+    autoIngest: row.auto_ingest as boolean,
+    triggerId: row.trigger_id as string | null,
+    created: timestampFromRow(row.created),
+    createdBy: row.created_by as string,
+    modified: timestampFromRow(row.modified),
+    modifiedBy: row.modified_by as string,
+  };
 }

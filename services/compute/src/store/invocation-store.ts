@@ -1,14 +1,14 @@
-import { LockMode } from "@mikro-orm/core";
-import { keysetPageRows, keysetPageWithTotal, rawSql, sql, textArrayLiteral, type EntityManager, type SearchPlan, type SqlFragment } from "@hangar/shared";
+import { keysetPageRows, keysetPageWithTotal, rawSql, readRows, sql, textArrayLiteral, timestampFromRow, type EntityManager, type SearchPlan, type SqlFragment } from "@hangar/shared";
 import type { ActivitySource } from "../domain/invocation-activity";
 import type { GroupDimension, GroupSpec } from "../domain/invocation-grouping";
 import { InvocationStatus } from "../domain/invocation-status";
 import type { TimeWindow } from "../domain/invocation-stats";
 import type { InvocationLogRecord, InvocationRecord } from "../domain/records";
 import type { InvocationGroup, InvocationRepository, RunSummary, SearchPage } from "../domain/repositories";
-import { Invocation, InvocationLog } from "./entities";
+import { insertInvocation, invocationFromRow, updateInvocations } from "./invocation-rows";
 
-const TERMINAL = [InvocationStatus.Completed, InvocationStatus.Cancelled, InvocationStatus.Failed, InvocationStatus.Deadly];
+// The ended statuses as one array literal: the ORM would expand a JS array parameter into a list of values.
+const TERMINAL_LITERAL = `{${[InvocationStatus.Completed, InvocationStatus.Cancelled, InvocationStatus.Failed, InvocationStatus.Deadly].join(",")}}`;
 
 const GROUP_COLUMNS: Record<GroupDimension, string[]> = {
   action: [`i.action_org_id`, `i.action_name`],
@@ -16,54 +16,63 @@ const GROUP_COLUMNS: Record<GroupDimension, string[]> = {
   submitter: [`i.created_by`],
 };
 
-/** The invocations repository over MikroORM and prepared SQL. */
+/**
+ * The invocations repository in SQL: rows come back as plain records (see invocation-rows), and
+ * changes are written by `update`, not tracked. Reads outside a transaction are prepared statements.
+ */
 export class InvocationStore implements InvocationRepository {
   constructor(private readonly em: EntityManager) {}
 
-  /** An invocation of the org, tracked so that the next flush writes changes to it. */
-  find(orgId: string, invocationId: string): Promise<InvocationRecord | null> {
-    return this.em.findOne(Invocation, { invocationId, orgId });
+  async find(orgId: string, invocationId: string): Promise<InvocationRecord | null> {
+    return this.one("select * from invocations where invocation_id = ? and org_id = ?", [invocationId, orgId]);
   }
 
   /** Like `find`, holding the row lock until the transaction ends, so racing status moves apply one after the other. */
   lock(orgId: string, invocationId: string): Promise<InvocationRecord | null> {
-    return this.em.findOne(Invocation, { invocationId, orgId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    return this.one("select * from invocations where invocation_id = ? and org_id = ? for update", [invocationId, orgId]);
   }
 
   findByIdempotencyId(orgId: string, idempotencyId: string): Promise<InvocationRecord | null> {
-    return this.em.findOne(Invocation, { orgId, idempotencyId });
+    return this.one("select * from invocations where org_id = ? and idempotency_id = ?", [orgId, idempotencyId]);
   }
 
-  /** One insert on conflict do nothing (the idempotency id's unique index), then the row read back as stored. */
+  /** One insert on conflict do nothing (the idempotency id's unique index), returning the row as stored. */
   async insert(record: InvocationRecord): Promise<InvocationRecord | null> {
-    const inserted = await this.em.getConnection().execute<{ invocation_id: string }[]>(
-      `insert into invocations (${INSERT_COLUMNS.join(", ")}) values (${INSERT_COLUMNS.map((c) => (c === "input_data" ? "?::text[]" : "?")).join(", ")})
-       on conflict (org_id, idempotency_id) where idempotency_id is not null do nothing
-       returning invocation_id`,
-      insertValues(record),
-    );
-    if (inserted.length === 0) return null;
-    return this.em.findOneOrFail(Invocation, { invocationId: record.invocationId }, { refresh: true });
+    return (await insertInvocation(this.em, record)) ?? null;
+  }
+
+  update(rows: readonly InvocationRecord[]): Promise<void> {
+    return updateInvocations(this.em, rows);
   }
 
   /** Deletes an invocation; its log lines go with it (foreign key cascade). */
   async remove(invocationId: string): Promise<void> {
-    await this.em.nativeDelete(Invocation, { invocationId });
+    await this.em.execute("delete from invocations where invocation_id = ?", [invocationId]);
   }
 
   async invokedIdempotencyIds(orgId: string, idempotencyIds: string[]): Promise<Set<string>> {
     if (idempotencyIds.length === 0) return new Set();
-    const rows = await this.em.find(Invocation, { orgId, idempotencyId: { $in: idempotencyIds } }, { fields: ["idempotencyId"] });
-    return new Set(rows.map((row) => row.idempotencyId!));
+    const rows = await readRows(this.em, "select idempotency_id from invocations where org_id = ? and idempotency_id = any(?::text[])", [
+      orgId,
+      textArrayLiteral(idempotencyIds),
+    ]);
+    return new Set(rows.map((row) => row.idempotency_id as string));
   }
 
   /** Up to `limit` log lines after line `afterSeq`, in order. */
-  logsAfter(invocationId: string, afterSeq: number, limit: number): Promise<InvocationLogRecord[]> {
-    return this.em.find(InvocationLog, { invocationId, seq: { $gt: String(afterSeq) } }, { orderBy: { seq: "asc" }, limit });
+  async logsAfter(invocationId: string, afterSeq: number, limit: number): Promise<InvocationLogRecord[]> {
+    const rows = await readRows(
+      this.em,
+      // Ordered by the column, not the output's text of it.
+      "select l.seq::text as seq, l.invocation_id, l.process, l.log, l.partial_id, l.timestamp from invocation_logs l where l.invocation_id = ? and l.seq > ? order by l.seq limit ?",
+      [invocationId, afterSeq, limit],
+    );
+    return rows.map(logFromRow);
   }
 
-  logCount(invocationId: string): Promise<number> {
-    return this.em.count(InvocationLog, { invocationId });
+  async logCount(invocationId: string): Promise<number> {
+    const [row] = await readRows(this.em, "select count(*) as count from invocation_logs where invocation_id = ?", [invocationId]);
+    return Number(row?.count ?? 0);
   }
 
   /**
@@ -71,17 +80,22 @@ export class InvocationStore implements InvocationRepository {
    * Rows another transaction holds are skipped (left for the next batch), so a bulk cancel never
    * waits on a runner's status report.
    */
-  lockActiveBefore(orgId: string, before: Date, limit: number): Promise<InvocationRecord[]> {
-    return this.em.find(
-      Invocation,
-      { orgId, lastStatus: { $nin: TERMINAL }, created: { $lt: before } },
-      { orderBy: { created: "asc", invocationId: "asc" }, limit, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
+  async lockActiveBefore(orgId: string, before: Date, limit: number): Promise<InvocationRecord[]> {
+    const rows = await this.em.execute<Record<string, unknown>[]>(
+      `select * from invocations where org_id = ? and last_status <> all(?::int[]) and created < ?
+       order by created, invocation_id limit ? for update skip locked`,
+      [orgId, TERMINAL_LITERAL, before, limit],
     );
+    return rows.map(invocationFromRow);
   }
 
   async hasActiveBefore(orgId: string, before: Date): Promise<boolean> {
-    const found = await this.em.findOne(Invocation, { orgId, lastStatus: { $nin: TERMINAL }, created: { $lt: before } }, { fields: ["invocationId"] });
-    return found !== null;
+    const rows = await readRows(this.em, "select 1 from invocations where org_id = ? and last_status <> all(?::int[]) and created < ? limit 1", [
+      orgId,
+      TERMINAL_LITERAL,
+      before,
+    ]);
+    return rows.length > 0;
   }
 
   /** Per action, the org's invocations created in the window by outcome, ordered by action name. */
@@ -106,7 +120,7 @@ export class InvocationStore implements InvocationRepository {
     const from = rawSql("invocations i");
     const execute = (query: SqlFragment) => this.em.execute(query.sql, [...query.params]);
     const { rows, total } = await keysetPageWithTotal(execute, rawSql("i.*"), from, where, search);
-    return { ...keysetPageRows(rows, search.limit, (row) => this.em.map(Invocation, row)), total };
+    return { ...keysetPageRows(rows, search.limit, invocationFromRow), total };
   }
 
   /** How many of the org's invocations are in each status (statuses without any are absent). */
@@ -167,6 +181,22 @@ export class InvocationStore implements InvocationRepository {
   private execute<T = Record<string, unknown>>(query: SqlFragment): Promise<T[]> {
     return this.em.execute<T[]>(query.sql, [...query.params]);
   }
+
+  private async one(query: string, params: unknown[]): Promise<InvocationRecord | null> {
+    const [row] = await readRows(this.em, query, params);
+    return row ? invocationFromRow(row) : null;
+  }
+}
+
+function logFromRow(row: Record<string, unknown>): InvocationLogRecord {
+  return {
+    seq: row.seq as string,
+    invocationId: row.invocation_id as string,
+    process: row.process as string,
+    log: row.log as string,
+    partialId: row.partial_id as string | null,
+    timestamp: timestampFromRow(row.timestamp),
+  };
 }
 
 function groupOf(row: Record<string, string | null>): InvocationGroup {
@@ -179,21 +209,4 @@ function groupOf(row: Record<string, string | null>): InvocationGroup {
     submitter: row.created_by ?? null,
     count: Number(row.count),
   };
-}
-
-const INSERT_COLUMNS = [
-  "invocation_id", "org_id", "action_org_id", "action_name", "action_digest", "data_source_type", "data_source_id",
-  "input_data", "rich_input_data", "upload_destination", "idempotency_id", "compute_requirements", "container_parameters",
-  "parameter_values", "source_type", "source_id", "created_by", "container_image_uri", "container_image_digest", "timeout",
-  "last_status", "status_history", "created", "attempts",
-];
-
-function insertValues(row: InvocationRecord): unknown[] {
-  const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
-  return [
-    row.invocationId, row.orgId, row.actionOrgId, row.actionName, row.actionDigest, row.dataSourceType, row.dataSourceId,
-    textArrayLiteral(row.inputData), json(row.richInputData), json(row.uploadDestination), row.idempotencyId, json(row.computeRequirements),
-    json(row.containerParameters), json(row.parameterValues), row.sourceType, row.sourceId, row.createdBy,
-    row.containerImageUri, row.containerImageDigest, row.timeout, row.lastStatus, json(row.statusHistory), row.created, row.attempts,
-  ];
 }

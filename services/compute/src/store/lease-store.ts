@@ -1,9 +1,8 @@
-import { LockMode } from "@mikro-orm/core";
-import type { EntityManager } from "@hangar/shared";
+import { readRows, type EntityManager } from "@hangar/shared";
 import type { Executor } from "../domain/leases";
 import type { InvocationRecord } from "../domain/records";
 import type { ClaimFilter, LeaseRepository, LogLine } from "../domain/repositories";
-import { Invocation } from "./entities";
+import { invocationFromRow, updateInvocations } from "./invocation-rows";
 
 /**
  * Which invocations each executor runs. A container runner needs the action's image; a process
@@ -17,7 +16,7 @@ const EXECUTOR_SQL: Record<Executor, string> = {
     or i.container_image_uri is null)`,
 };
 
-/** The runner protocol's repository over the invocation rows, in prepared SQL. */
+/** The runner protocol's repository over the invocation rows, in SQL: plain records, changes written by `update`. */
 export class LeaseStore implements LeaseRepository {
   constructor(private readonly em: EntityManager) {}
 
@@ -28,12 +27,12 @@ export class LeaseStore implements LeaseRepository {
    */
   async lockNextClaimable(filter: ClaimFilter): Promise<InvocationRecord | null> {
     await this.em.execute("select pg_advisory_xact_lock(hashtextextended('hangar-compute:claim', 0))");
-    const rows = await this.em.execute<{ invocation_id: string }[]>(
+    const rows = await this.em.execute<Record<string, unknown>[]>(
       `with busy as (
          select org_id from invocations where lease_id is not null and lease_expires > ?
          group by org_id having count(*) >= ?
        )
-       select i.invocation_id from invocations i
+       select i.* from invocations i
        where i.last_status = 0 and i.org_id not in (select org_id from busy)
          and (${filter.executors.map((e) => EXECUTOR_SQL[e]).join(" or ")})
          and (?::text is null or i.org_id = ?)
@@ -42,16 +41,25 @@ export class LeaseStore implements LeaseRepository {
        for update of i skip locked`,
       [filter.now, filter.concurrencyLimit, filter.orgId ?? null, filter.orgId ?? null],
     );
-    return rows[0] ? this.em.findOneOrFail(Invocation, { invocationId: rows[0].invocation_id }) : null;
+    return rows[0] ? invocationFromRow(rows[0]) : null;
   }
 
   /** Locks an invocation (inside a transaction) by its id, or by its current lease when no id is given. */
-  lock(by: { invocationId: string } | { leaseId: string }): Promise<InvocationRecord | null> {
-    return this.em.findOne(Invocation, by, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  async lock(by: { invocationId: string } | { leaseId: string }): Promise<InvocationRecord | null> {
+    const [row] = await this.em.execute<Record<string, unknown>[]>(
+      `select * from invocations where ${"invocationId" in by ? "invocation_id" : "lease_id"} = ? for update`,
+      ["invocationId" in by ? by.invocationId : by.leaseId],
+    );
+    return row ? invocationFromRow(row) : null;
   }
 
-  findByLease(leaseId: string): Promise<InvocationRecord | null> {
-    return this.em.findOne(Invocation, { leaseId });
+  async findByLease(leaseId: string): Promise<InvocationRecord | null> {
+    const [row] = await readRows(this.em, "select * from invocations where lease_id = ?", [leaseId]);
+    return row ? invocationFromRow(row) : null;
+  }
+
+  update(row: InvocationRecord): Promise<void> {
+    return updateInvocations(this.em, [row]);
   }
 
   /** Appends log lines to an invocation in one statement. */

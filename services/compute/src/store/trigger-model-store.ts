@@ -1,8 +1,9 @@
 import { LockMode } from "@mikro-orm/core";
-import type { EntityManager, KeysetPage } from "@hangar/shared";
+import { readRows, type EntityManager, type KeysetPage } from "@hangar/shared";
 import type { TriggerDispatchRecord, TriggerRecord } from "../domain/records";
 import type { DispatchOutcome, NewDispatch, StaleDispatch, TriggerModelRepository } from "../domain/repositories";
 import { Trigger, TriggerDispatch } from "./trigger-entities";
+import { triggerFromRow } from "./trigger-rows";
 
 const DISPATCH_COLUMNS = [
   "trigger_id",
@@ -28,11 +29,12 @@ export class TriggerModelStore implements TriggerModelRepository {
   }
 
   async subscribedTo(orgId: string, eventType: string): Promise<TriggerRecord[]> {
-    const rows = await this.em.execute(
+    const rows = await readRows(
+      this.em,
       `select * from triggers where org_id = ? and engine = 'v2' and enabled and fires_on->>'type' = 'events' and jsonb_exists(fires_on->'events', ?) order by created, trigger_id`,
       [orgId, eventType],
     );
-    return rows.map((row) => this.em.map(Trigger, row));
+    return rows.map(triggerFromRow);
   }
 
   /** One multi-row insert (a JSON record set: knex would expand array parameters), so the scheduler claims thousands of ticks in one statement. */

@@ -1,9 +1,10 @@
 import { LockMode, UniqueConstraintViolationException } from "@mikro-orm/core";
-import { keysetPageRows, keysetPageWithTotal, rawSql, sql, type EntityManager, type KeysetPage, type SearchPlan, type SqlFragment } from "@hangar/shared";
+import { keysetPageRows, keysetPageWithTotal, rawSql, readRows, sql, type EntityManager, type KeysetPage, type SearchPlan, type SqlFragment } from "@hangar/shared";
 import { FILE_UPLOAD_CAUSE, occasionKey, type EvaluationOccasion, type EvaluationOutcome } from "../domain/trigger-evaluation";
 import type { TriggerEvaluationRecord, TriggerRecord } from "../domain/records";
 import type { EvaluationScope, SearchPage, TriggerRepository } from "../domain/repositories";
 import { Trigger, TriggerEvaluation } from "./trigger-entities";
+import { triggerFromRow } from "./trigger-rows";
 
 /** The triggers repository over MikroORM and prepared SQL. */
 export class TriggerStore implements TriggerRepository {
@@ -51,8 +52,8 @@ export class TriggerStore implements TriggerRepository {
 
   /** The org's triggers that react to `cause`, enabled or not, oldest first. */
   async reactingTo(orgId: string, cause: string): Promise<TriggerRecord[]> {
-    const rows = await this.em.execute("select * from triggers where org_id = ? and engine = 'v1' and ? = any(causes) order by created, trigger_id", [orgId, cause]);
-    return rows.map((row) => this.em.map(Trigger, row));
+    const rows = await readRows(this.em, "select * from triggers where org_id = ? and engine = 'v1' and ? = any(causes) order by created, trigger_id", [orgId, cause]);
+    return rows.map(triggerFromRow);
   }
 
   /** A page of evaluations, newest first, whether more follow, and how many the scope holds. */

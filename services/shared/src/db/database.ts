@@ -2,6 +2,7 @@ import { MikroORM, type EntitySchema, type MigrationObject } from "@mikro-orm/co
 import { PostgreSqlDriver, type EntityManager } from "@mikro-orm/postgresql";
 import { Migrator } from "@mikro-orm/migrations";
 import { quoteTextArrays } from "./array-literal";
+import { outboxSubscriber } from "../events/outbox";
 import type { Logger } from "../telemetry";
 
 export type { EntityManager };
@@ -39,6 +40,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
     contextName: schema,
     entities: options.entities,
     extensions: [Migrator],
+    subscribers: [outboxSubscriber],
     migrations: {
       migrationsList: options.migrations,
       tableName: "schema_migrations",

@@ -1,4 +1,4 @@
-import { timestampFromRow } from "./timestamp-from-row";
+import { nullableTimestampFromRow, timestampFromRow } from "./timestamp-from-row";
 
 /** What timestampFromRow did before it read the common layouts itself: Date's parser on the text made ISO 8601. */
 const parsedByDate = (text: string) => new Date(text.replace(" ", "T").replace(/([+-]\d\d)$/, "$1:00"));
@@ -45,5 +45,13 @@ describe("timestampFromRow", () => {
     expect(Number.isNaN(timestampFromRow("12026-01-01 00:00:00+00").getTime())).toBe(Number.isNaN(parsedByDate("12026-01-01 00:00:00+00").getTime()));
     const date = new Date();
     expect(timestampFromRow(date)).toBe(date);
+  });
+});
+
+describe("nullableTimestampFromRow", () => {
+  test("keeps a null column null and reads a timestamp as timestampFromRow does", () => {
+    expect(nullableTimestampFromRow(null)).toBeNull();
+    expect(nullableTimestampFromRow(undefined)).toBeNull();
+    expect(nullableTimestampFromRow("2026-11-21 08:07:42.102+00")).toEqual(new Date("2026-11-21T08:07:42.102Z"));
   });
 });

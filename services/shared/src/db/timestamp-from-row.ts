@@ -15,6 +15,11 @@ export function timestampFromRow(value: unknown): Date {
   return new Date(epochMillisOf(text) ?? Date.parse(text.replace(" ", "T").replace(/([+-]\d\d)$/, "$1:00")));
 }
 
+/** timestampFromRow of a nullable column: null (or a column the row lacks) stays null. */
+export function nullableTimestampFromRow(value: unknown): Date | null {
+  return value === null || value === undefined ? null : timestampFromRow(value);
+}
+
 /** The instant of PostgreSQL's text of a timestamptz in ms since the epoch (whole ms, as Date keeps), or undefined for another layout. */
 function epochMillisOf(text: string): number | undefined {
   if (text.length < 22 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) return undefined;

@@ -18,9 +18,7 @@ beforeAll(async () => {
 afterAll(() => orm?.close());
 
 async function record(key: string): Promise<void> {
-  const em = orm.em.fork();
-  recordEvent(em, { topic: "things", key, payload: Uint8Array.from([1]) });
-  await em.flush();
+  await orm.em.fork().transactional(async (em) => void recordEvent(em, { topic: "things", key, payload: Uint8Array.from([1]) }));
 }
 
 const unsent = async () => Number((await orm.em.fork().getConnection().execute("select count(*) as n from relay.outbox where published is null"))[0]!.n);
@@ -67,4 +65,72 @@ test("a batch committed while the last one is still handled is published beside 
     release();
     await relay.stop();
   }
+});
+
+describe("recordEvent", () => {
+  const event = (key: string, payload = [1]) => ({ topic: "recorded", key, payload: Uint8Array.from(payload) });
+  const stored = async () =>
+    (await orm.em.fork().execute<{ event_id: string; key: string; payload: Buffer; headers: object }[]>(
+      "select event_id, key, payload, headers from relay.outbox where topic = 'recorded' order by seq",
+    )).map((row) => ({ eventId: row.event_id, key: row.key, payload: [...row.payload], headers: row.headers }));
+  beforeEach(() => orm.em.fork().execute("delete from relay.outbox where topic = 'recorded'"));
+
+  test("writes a transaction's events in the order recorded when it commits, and not before", async () => {
+    let seenInside: unknown[] = ["not read"];
+    const ids = await orm.em.fork().transactional(async (em) => {
+      const recorded = [recordEvent(em, event("first", [1, 2])), recordEvent(em, event("second", [3]))];
+      seenInside = await stored();
+      return recorded;
+    });
+    expect(seenInside).toEqual([]);
+    expect(await stored()).toEqual([
+      { eventId: ids[0], key: "first", payload: [1, 2], headers: {} },
+      { eventId: ids[1], key: "second", payload: [3], headers: {} },
+    ]);
+  });
+
+  test("writes nothing when the transaction rolls back", async () => {
+    await expect(
+      orm.em.fork().transactional(async (em) => {
+        recordEvent(em, event("undone"));
+        throw new Error("the change failed");
+      }),
+    ).rejects.toThrow("the change failed");
+    expect(await stored()).toEqual([]);
+  });
+
+  test("keeps transactions apart: each commits its own events", async () => {
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const first = orm.em.fork().transactional(async (em) => {
+      recordEvent(em, event("held"));
+      await firstHeld;
+    });
+    await orm.em.fork().transactional(async (em) => void recordEvent(em, event("quick")));
+    expect((await stored()).map((e) => e.key)).toEqual(["quick"]);
+    releaseFirst();
+    await first;
+    expect((await stored()).map((e) => e.key)).toEqual(["quick", "held"]);
+  });
+
+  test("refuses a nested transaction (its rollback could not drop the event), writing nothing", async () => {
+    await orm.em.fork().transactional(async (em) => {
+      await expect(em.transactional(async (nested) => void recordEvent(nested, event("nested")))).rejects.toThrow("in a nested transaction");
+    });
+    expect(await stored()).toEqual([]);
+  });
+
+  test("keeps the payload as it was when recorded", async () => {
+    const payload = Uint8Array.from([7]);
+    await orm.em.fork().transactional(async (em) => {
+      recordEvent(em, { topic: "recorded", key: "copied", payload });
+      payload[0] = 8;
+    });
+    expect((await stored()).map((e) => e.payload)).toEqual([[7]]);
+  });
+
+  test("refuses an entity manager outside a transaction, writing nothing", async () => {
+    expect(() => recordEvent(orm.em.fork(), event("loose"))).toThrow("outside a transaction");
+    expect(await stored()).toEqual([]);
+  });
 });

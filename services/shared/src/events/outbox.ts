@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
+import type { EventSubscriber, TransactionEventArgs } from "@mikro-orm/core";
 import { SpanKind, context, trace } from "@opentelemetry/api";
-import { queryPrepared, type EntityManager, type Orm } from "../db";
+// Not "../db": openDatabase imports this module for outboxSubscriber.
+import type { EntityManager, Orm } from "../db/database";
+import { queryPrepared } from "../db/prepared-query";
 import { extractTraceContext, injectTraceContext, tracer, type Logger } from "../telemetry";
-import { Outbox } from "./tables";
 import { createWakeableSleep } from "./wakeable-sleep";
 import type { EventMessage, EventTransport } from "./transport";
 
@@ -14,23 +16,56 @@ export interface NewEvent {
 }
 
 /**
- * Adds an event to the outbox through the caller's entity manager, so it commits or rolls back
- * together with the state change it describes. The active trace context rides along.
+ * Adds an event to the outbox of the caller's transaction, so it commits or rolls back together
+ * with the state change it describes. The active trace context rides along. The events a
+ * transaction records are written by one explicit insert as it commits (see writeRecordedEvents):
+ * recording stays synchronous for the callers, and costs no ORM entity, change set or query building.
  */
 export function recordEvent(em: EntityManager, event: NewEvent): string {
+  const transaction = em.getTransactionContext<object>();
+  if (!transaction) throw new Error(`recordEvent(${event.topic}) outside a transaction: an event must commit with the change it describes`);
+  // MikroORM runs commit hooks for top-level transactions only, and a savepoint's rollback could not drop its events.
+  if ("savepointName" in transaction) throw new Error(`recordEvent(${event.topic}) in a nested transaction: record it in the top-level one`);
+  if (!em.getEventManager().getSubscribers().has(outboxSubscriber)) throw new Error("recordEvent needs a database opened by openDatabase (it writes the outbox on commit)");
   const headers: Record<string, string> = {};
   injectTraceContext(headers);
   const eventId = randomUUID();
-  em.create(Outbox, {
-    eventId,
-    topic: event.topic,
-    key: event.key,
-    payload: Buffer.from(event.payload),
-    headers,
-    created: new Date(),
-    published: null,
-  });
+  const recorded = recordedEvents.get(transaction) ?? [];
+  recordedEvents.set(transaction, recorded);
+  recorded.push({ eventId, topic: event.topic, key: event.key, payload: Buffer.from(event.payload), headers, created: new Date() });
   return eventId;
+}
+
+/** An event recorded in a transaction that has not committed yet (its payload copied when recorded). */
+interface RecordedEvent {
+  eventId: string;
+  topic: string;
+  key: string;
+  payload: Buffer;
+  headers: Record<string, string>;
+  created: Date;
+}
+
+// By transaction: a rolled-back one's events are dropped with it (nothing else refers to it).
+const recordedEvents = new WeakMap<object, RecordedEvent[]>();
+
+/**
+ * Writes recorded events as their transactions commit; openDatabase registers it with every ORM
+ * (MikroORM gives each transaction a copy of the ORM's subscribers, so it must be there from the start).
+ */
+export const outboxSubscriber: EventSubscriber = { beforeTransactionCommit: writeRecordedEvents };
+
+/** Inserts the events a top-level transaction recorded, in order, in one statement inside it, just before it commits. */
+async function writeRecordedEvents({ em, transaction }: TransactionEventArgs): Promise<void> {
+  const recorded = transaction ? recordedEvents.get(transaction) : undefined;
+  if (!recorded) return;
+  recordedEvents.delete(transaction!);
+  await em.getConnection().execute(
+    `insert into outbox (event_id, topic, key, payload, headers, created) values ${recorded.map(() => "(?, ?, ?, ?, ?::jsonb, ?)").join(", ")}`,
+    recorded.flatMap((e) => [e.eventId, e.topic, e.key, e.payload, JSON.stringify(e.headers), e.created]),
+    "run",
+    transaction,
+  );
 }
 
 /** Options of the outbox relay. */

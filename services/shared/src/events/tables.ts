@@ -1,18 +1,6 @@
 import { EntitySchema } from "@mikro-orm/core";
 import { Migration } from "@mikro-orm/migrations";
 
-/** An event waiting in a service's outbox, written in the same transaction as its state change. */
-export interface OutboxRow {
-  seq?: string;
-  eventId: string;
-  topic: string;
-  key: string;
-  payload: Buffer;
-  headers: Record<string, string>;
-  created: Date;
-  published: Date | null;
-}
-
 /** The record that a consumer has applied an event; written in the same transaction as the effect. */
 export interface ProcessedEventRow {
   consumer: string;
@@ -29,21 +17,6 @@ export interface DeadLetterRow {
   payload: Buffer;
   created: Date;
 }
-
-export const Outbox = new EntitySchema<OutboxRow>({
-  name: "Outbox",
-  tableName: "outbox",
-  properties: {
-    seq: { type: "bigint", autoincrement: true, primary: true, nullable: true },
-    eventId: { type: "string", unique: true },
-    topic: { type: "string" },
-    key: { type: "string" },
-    payload: { type: "Buffer", columnType: "bytea" },
-    headers: { type: "json" },
-    created: { type: "Date" },
-    published: { type: "Date", nullable: true },
-  },
-});
 
 export const ProcessedEvent = new EntitySchema<ProcessedEventRow>({
   name: "ProcessedEvent",
@@ -68,8 +41,8 @@ export const DeadLetter = new EntitySchema<DeadLetterRow>({
   },
 });
 
-/** Entities every service that emits or consumes events registers. */
-export const eventEntities = [Outbox, ProcessedEvent, DeadLetter];
+/** Entities every service that emits or consumes events registers (the outbox has none: recordEvent and the relay use SQL). */
+export const eventEntities = [ProcessedEvent, DeadLetter];
 
 /** Creates the outbox, processed-event and dead-letter tables; each service lists it first. */
 export class MigrationEventTables extends Migration {
