@@ -89,6 +89,12 @@ describe("recordEvent", () => {
     ]);
   });
 
+  test("writes a transaction's many events (12,000), all and in order", async () => {
+    const keys = Array.from({ length: 12_000 }, (_, i) => `many-${i}`);
+    await orm.em.fork().transactional(async (em) => void keys.forEach((key) => recordEvent(em, event(key))));
+    expect((await stored()).map((e) => e.key)).toEqual(keys);
+  });
+
   test("writes nothing when the transaction rolls back", async () => {
     await expect(
       orm.em.fork().transactional(async (em) => {
