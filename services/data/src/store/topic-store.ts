@@ -1,6 +1,6 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
-import { queryPrepared, textArrayLiteral, timestampFromRow, type EntityManager } from "@hangar/shared";
+import { readRows, textArrayLiteral, timestampFromRow, type EntityManager } from "@hangar/shared";
 import type { ListedPage, ListedRange } from "../domain/devices";
 import type { MessagePathRow, RepresentationRow, TimeBounds, TopicRepository, TopicRow, TopicSelector, TopicView } from "../domain/topics";
 
@@ -159,9 +159,7 @@ export class TopicStore implements TopicRepository {
    * else as a prepared statement, so PostgreSQL plans the statement once, not on every page.
    */
   private read(query: string, params: unknown[]): Promise<Row[]> {
-    if (this.em.isInTransaction()) return this.em.execute<Row[]>(query, params);
-    let n = 0;
-    return queryPrepared(this, query.replace(/\?/g, () => `$${++n}`), params);
+    return readRows(this.em, query, params);
   }
 
   async messagePaths(topicIds: readonly string[]): Promise<MessagePathRow[]> {
