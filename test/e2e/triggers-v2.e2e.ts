@@ -167,6 +167,21 @@ describe("bad input is a 400 naming the field, and writes nothing", () => {
     expect(res.status).toBe(404);
   });
 
+  test("an upload destination dataset must be the org's: another org's or a missing one is a 404, nothing written", async () => {
+    const own = await createDataset(alice.client, "trigger-outputs");
+    const theirs = await createDataset(bob.client, "not-alice's");
+    const toDataset = (id: string) => actionTarget({ upload_destination: { destination_type: "Dataset", destination_id: id } });
+    const before = (await ok(alice.client.get("/v1/triggers"))).total_count;
+    for (const id of [theirs, "ds_missing"]) {
+      const res = await createV2(alice.client, { fires_on: onDatasetChange, targets: [toDataset(id)] });
+      expect({ status: res.status, message: res.body?.error?.message }).toEqual({ status: 404, message: expect.stringContaining(id) });
+    }
+    expect((await ok(alice.client.get("/v1/triggers"))).total_count).toBe(before);
+    const trigger = await ok(createV2(alice.client, { fires_on: onDatasetChange, targets: [toDataset(own)] }));
+    expect((await alice.client.put(`/v1/triggers/id/${trigger.trigger_id}`, { targets: [toDataset(theirs)] })).status).toBe(404);
+    expect((await ok(alice.client.get(`/v1/triggers/id/${trigger.trigger_id}`))).targets[0].upload_destination).toEqual({ destination_type: "Dataset", destination_id: own });
+  });
+
   test("a parameter the action does not declare is a 400", async () => {
     expectBadRequest(await createV2(alice.client, { fires_on: onDatasetChange, targets: [actionTarget({ parameter_values: { nope: 1 } })] }), "targets[0].parameter_values.nope");
   });

@@ -106,7 +106,7 @@ export function computeService(options: ComputeServiceOptions = {}): ServiceDefi
       const uow = computeUnitOfWork(context.orm);
       const datasets = dataServiceDatasets(dataServiceClients(context));
       const users = adminUserDirectory(context);
-      const model = { uow, slack, clock: scheduling.clock, activeTriggerLimit: options.activeTriggerLimit ?? DEFAULT_ACTIVE_TRIGGER_LIMIT };
+      const model = { uow, slack, datasets, clock: scheduling.clock, activeTriggerLimit: options.activeTriggerLimit ?? DEFAULT_ACTIVE_TRIGGER_LIMIT };
       const clients = dataServiceClients(context);
       // Deletions write ComputeEntityDeleted events to the outbox; the relay is woken after each commit.
       const eventsWritten = () => context.eventsWritten();
@@ -120,6 +120,7 @@ export function computeService(options: ComputeServiceOptions = {}): ServiceDefi
         ...createIngestionRuleHandlers({
           ...dispatchDeps(context, slack),
           uow,
+          datasets,
           clock: scheduling.clock,
           rulePaths: dataServiceRulePaths(clients),
           files: dataServiceUningestedFiles(clients),
@@ -130,9 +131,10 @@ export function computeService(options: ComputeServiceOptions = {}): ServiceDefi
     },
     consumers: (context) => {
       const dispatch = dispatchDeps(context, slack);
-      const rules = { ...dispatch, uow: computeUnitOfWork(context.orm), clock: scheduling.clock, rulePaths: dataServiceRulePaths(dataServiceClients(context)) };
+      const clients = dataServiceClients(context);
+      const rules = { ...dispatch, uow: computeUnitOfWork(context.orm), datasets: dataServiceDatasets(clients), clock: scheduling.clock, rulePaths: dataServiceRulePaths(clients) };
       const beforeUpload = (orgId: string, uploader: string) => seedDefaultRules(rules, orgId, uploader);
-      const marks = dataServiceIngestableMarks(dataServiceClients(context));
+      const marks = dataServiceIngestableMarks(clients);
       const markIngestable = (orgId: string, files: readonly UploadedFileVersion[]) => markIngestableUploads(rules.uow, marks, orgId, files);
       return [triggerEvaluationConsumer(evaluationDeps(context)), triggerDispatchConsumer({ ...dispatch, beforeUpload, markIngestable })];
     },

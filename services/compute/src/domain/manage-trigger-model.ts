@@ -2,7 +2,9 @@ import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { conflict, invalidArgument, newId, notFound, quoteValue, type Principal, type UnitOfWork } from "@hangar/shared";
 import { removeTrigger } from "./entity-deletions";
+import type { DatasetDirectory } from "./datasets";
 import type { SlackSender } from "./fire-triggers";
+import { parseUploadDestination } from "./invocation-request";
 import { requireActiveSlot } from "./active-trigger-cap";
 import { resolveInvocableAction, resolveParameterValues } from "./invoke";
 import { refuseManagedChange } from "./managed-triggers";
@@ -16,6 +18,8 @@ import { storedSource } from "./trigger-view";
 export interface TriggerModelDeps {
   uow: UnitOfWork<TriggerModelRepositories>;
   slack: SlackSender;
+  /** The org's datasets: a target's upload destination that names one must be the org's. */
+  datasets: DatasetDirectory;
   /** The scheduler's clock, from which a schedule trigger's first tick is counted. */
   clock: () => Date;
   /** How many triggers an org may have enabled (TRIGGER_ACTIVE_LIMIT; see requireActiveSlot). */
@@ -101,7 +105,7 @@ export function legacyBlank(orgId: string, by: string) {
  * target in errors (an ingestion rule's one target is its `invocation`).
  */
 export async function checkTargets(
-  deps: Pick<TriggerModelDeps, "slack">,
+  deps: Pick<TriggerModelDeps, "slack" | "datasets">,
   actions: TriggerModelRepositories["actions"],
   orgId: string,
   targets: JsonObject[],
@@ -112,6 +116,10 @@ export async function checkTargets(
       throw invalidArgument(`${fieldOf(i)}.channel_id`, `names a Slack channel with no webhook configured: ${quoteValue(target.channel_id)}`);
     }
     if (target.type !== "invoke_action") continue;
+    // As invoke_action checks it: outputs go to a dataset of the org, decided when the trigger is
+    // defined, not found out when a firing's runner uploads to it.
+    const destination = parseUploadDestination(target.upload_destination ?? undefined, `${fieldOf(i)}.upload_destination`);
+    if (destination && "datasetId" in destination) await deps.datasets.requireDataset(orgId, destination.datasetId);
     const ref = target.action as JsonObject;
     const action = await resolveInvocableAction(actions, orgId, {
       name: String(ref.name),
