@@ -1,4 +1,4 @@
-import { createTenant, startWithTenants, waitFor, type ApiResponse, type TestPlatform, type TestTenant } from "@hangar/test-harness";
+import { createDataset, createTenant, startWithTenants, waitFor, type ApiResponse, type TestPlatform, type TestTenant } from "@hangar/test-harness";
 import { perRelease, sdkWorkspace, type SdkWorkspace } from "./sdk-fixtures";
 
 // The legacy scheduled-trigger routes (routes.md section 3, sdk-0.62-routes.md row 11) over the
@@ -32,13 +32,15 @@ function refused(res: ApiResponse, status: number, message: RegExp): void {
 const scheduled = (tenant: TestTenant, body: Record<string, unknown>) => tenant.client.post("/v1/triggers/scheduled", { action_name: "nightly", schedule: "0 2 * * *", enabled: true, ...body });
 
 test("create answers the ScheduledTriggerRecord, and the trigger is a 0.62 schedule trigger with one action target", async () => {
+  // Outputs go to a dataset of the org: the trigger's target is checked like invoke_action's.
+  const target = await createDataset(alice.client, "nightly-outputs");
   const body = {
     name: "nightly-report",
     parameter_values: { mode: "full" },
     compute_requirement_overrides: { vCPU: 1024, memory: 2048 },
     container_parameter_overrides: { command: ["run"], env_vars: { A: "1" } },
     invocation_input: { files: { query: "path LIKE '%.csv'" } },
-    invocation_upload_destination: { destination_type: "Dataset", destination_id: "ds_target" },
+    invocation_upload_destination: { destination_type: "Dataset", destination_id: target },
     timeout: 45,
     action_owner_id: null,
   };
@@ -54,7 +56,7 @@ test("create answers the ScheduledTriggerRecord, and the trigger is a 0.62 sched
     compute_requirement_overrides: { vCPU: 1024, memory: 2048 },
     container_parameter_overrides: { command: ["run"], env_vars: { A: "1" } },
     invocation_input: { files: { query: "path LIKE '%.csv'" } },
-    invocation_upload_destination: { destination_type: "Dataset", destination_id: "ds_target" },
+    invocation_upload_destination: { destination_type: "Dataset", destination_id: target },
     timeout: 45,
     created_by: alice.userId,
     modified_by: alice.userId,
