@@ -22,11 +22,12 @@ const DATASET_BY_ID = "select * from data.datasets where dataset_id = $1";
  * Starts one anchor as a child process on a free loopback port and resolves `{ kind, url, pid,
  * stop() }` once it listens. `http` needs `body` (the JSON text every answer carries; pass what
  * the platform answers, so both send the same bytes); `pg` needs `databaseUrl` and answers
- * `GET /<dataset id>` with `{"data": <row>}` (404 when no row).
+ * `GET /<dataset id>` with `{"data": <row>}` (404 when no row). `nodeArgs`: the child's Node flags
+ * (bench:cpu-layers names its JIT frames for perf).
  */
-export async function startAnchor(kind, { body, databaseUrl } = {}) {
+export async function startAnchor(kind, { body, databaseUrl, nodeArgs = [] } = {}) {
   const env = { ...process.env, ANCHOR_BODY: body ?? "", ANCHOR_DATABASE_URL: databaseUrl ?? "" };
-  const child = spawn(process.execPath, [SELF, "serve", kind], { env, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [...nodeArgs, SELF, "serve", kind], { env, stdio: ["ignore", "pipe", "inherit"] });
   const port = await new Promise((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`the ${kind} anchor exited (${code})`)));
     child.stdout.once("data", (chunk) => resolve(Number(JSON.parse(String(chunk)).port)));
@@ -77,6 +78,11 @@ export function ownCpuSnapshot({ platformPid, postmasterPid, anchors = [] }) {
  */
 export function cpuPerRequest(before, after, requests) {
   return Object.fromEntries(Object.keys(after).map((key) => [key, Math.max(0, ((after[key] - (before[key] ?? 0)) * 1000) / requests)]));
+}
+
+/** CPU time (ms) a process's main thread has consumed so far (Linux, from /proc). */
+export function mainThreadCpuMs(pid) {
+  return ((readStat(`/proc/${pid}/task/${pid}/stat`)?.ticks ?? 0) * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
 /** Resident set size (MiB) of a process, from /proc. */

@@ -18,6 +18,7 @@ import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import { randomBytes } from "node:crypto";
 import { cpuPerRequest, ownCpuSnapshot, rssMiB, startAnchor } from "./anchors.mjs";
+import { createReport } from "./report.mjs";
 import { startBenchPlatform } from "./platform.mjs";
 import { closedLoop, createLeanHttpClient, percentile } from "./lib.mjs";
 
@@ -46,6 +47,8 @@ const TARGETS = {
   p50Overhead: { target: 0.25, goal: 0.15 },
 };
 
+/** The figures `npm run bench` puts in its summary table (this script prints its own lines as well). */
+const summary = createReport("gateway-overhead");
 const token = `hgr_bench_${randomBytes(16).toString("hex")}`;
 const secret = randomBytes(32).toString("hex");
 console.log(`load average before: ${formatLoad()}`);
@@ -86,12 +89,16 @@ try {
   for (const [op, paths] of Object.entries(cases).filter(([name]) => !only || only.includes(name))) {
     const closed = await compare(paths, cpuOf, (call, ms) => closedLoop(call, ms, CONCURRENCY));
     report(op, `closed loop, ${CONCURRENCY} callers (saturation; the primary figures)`, closed, true);
+    summarize(op, closed);
     if (!OPEN_LOOP) continue;
     const rate = RATES[op];
     report(op, `open loop at ${rate} req/s`, await compare(paths, cpuOf, (call, ms) => runAtRate(call, rate, ms)), false);
   }
   console.log(`platform RSS: ${idleRss.toFixed(0)} MiB idle, ${rssMiB(platform.child.pid).toFixed(0)} MiB after the load`);
   console.log(`(${ROUNDS} alternating rounds of ${ROUND_MS / 1000} s per path after a ${WARMUP_MS / 1000} s warm-up each; load average after: ${formatLoad()})`);
+  summary.add("platform RSS, idle after start", idleRss, "MiB");
+  summary.add("platform RSS, after the load", rssMiB(platform.child.pid), "MiB");
+  summary.print();
 } finally {
   for (const client of clients) client.close();
   await Promise.all(anchors.map((anchor) => anchor.stop()));
@@ -129,6 +136,26 @@ function report(op, load, results, withTargets) {
   const overhead = gateway.p50 / direct.p50 - 1;
   const verdict = withTargets && op === "get_dataset" ? `   ${judge(overhead, TARGETS.p50Overhead, "<=", true)}` : "";
   console.log(`  gateway p50 overhead over direct gRPC ${percent(overhead)} (median of the rounds ${percent(median(gateway.roundRatios.direct) - 1)})${verdict}`);
+}
+
+/**
+ * The closed loop's figures for the summary: throughputs, the platform thread's CPU per request
+ * beside the anchor process's, and issue 11's two targets as the figures' goals (the goals beyond
+ * them, 0.8 and 15%, are in the figure's name and in the lines printed above).
+ */
+function summarize(op, results) {
+  const { gateway, direct } = results;
+  const pg = results["node+pg"];
+  if (pg) {
+    summary.add(`${op} closed loop, ${CONCURRENCY} callers: Node+pg anchor`, pg.rps, "req/s");
+    summary.add(`${op} closed loop: the anchor process's CPU per request`, pg.cpu["anchor:pg"], "µs");
+    summary.add(`${op} closed loop: through the gateway`, gateway.rps, "req/s");
+    summary.add(`${op} closed loop: the platform thread's CPU per request`, gateway.cpu.platform, "µs", { anchor: { name: "the anchor process's", value: pg.cpu["anchor:pg"] } });
+    const ratio = gateway.rps / pg.rps;
+    summary.add(`${op} closed loop: gateway ÷ Node+pg throughput (goal 0.8; median of the rounds ${median(gateway.roundRatios["node+pg"]).toFixed(2)})`, ratio, "×", { goal: { min: TARGETS.anchorRatio.target } });
+  }
+  const overhead = (gateway.p50 / direct.p50 - 1) * 100;
+  summary.add(`${op} closed loop: gateway p50 over the direct gRPC call${pg ? " (goal 15%)" : ""}`, overhead, "%", pg ? { goal: { max: TARGETS.p50Overhead.target * 100 } } : {});
 }
 
 /** "target >= 0.60 PASS, goal >= 0.80 FAIL": one figure against its target and its goal. */

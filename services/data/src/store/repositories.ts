@@ -1,4 +1,4 @@
-import type { EntityManager } from "@hangar/shared";
+import { lazyRepositories, type EntityManager } from "@hangar/shared";
 import type { DataRepositories } from "../domain/repositories";
 import { AssociationDeletionStore } from "./association-deletion-store";
 import { CollectionStore } from "./collection-store";
@@ -25,39 +25,37 @@ import { MetricStore } from "./metric-store";
 
 /**
  * The data service's repositories over one entity manager: what `ormUnitOfWork` binds for each
- * request or transaction (see the service's index.ts). Construction is cheap; nothing is read here.
+ * request or transaction (see the service's index.ts). Each store is made when first used; nothing
+ * is read here.
  */
-export function bindDataRepositories(em: EntityManager): DataRepositories {
-  const files = new FileStore(em);
-  return {
-    datasets: new DatasetStore(em),
-    devices: new DeviceStore(em),
-    deviceTypes: new DeviceTypeStore(em),
-    associationDeletions: new AssociationDeletionStore(em),
-    exports: new ExportStore(em),
-    events: new EventStore(em),
-    files,
-    tree: new TreeStore(files),
-    uploads: new UploadStore(em),
-    fileSearch: new FileSearchStore(em),
-    comments: new CommentStore(em),
-    // --- topics ---
-    topics: new TopicStore(em),
-    timelines: new TimelineStore(em),
-    topicReads: new TopicReadStore(em),
-    sessions: new SessionStore(em),
-    robotEvents: new RobotEventStore(em),
-    eventTargets: new EventTargetStore(em),
-    owners: new RecordOwnerStore(em),
-    // --- collections ---
-    collections: new CollectionStore(em),
-    // --- robotdata ---
-    datasetSummaries: new DatasetSummaryStore(em),
-    // --- search ---
-    savedQueries: new SavedQueryStore(em),
-    queryResults: new QueryResultsStore(em),
-    // --- metrics ---
-    metrics: new MetricStore(em),
-    tags: new TagStore(em),
-  };
-}
+export const bindDataRepositories: (em: EntityManager) => DataRepositories = lazyRepositories<DataRepositories>({
+  datasets: (em) => new DatasetStore(em),
+  devices: (em) => new DeviceStore(em),
+  deviceTypes: (em) => new DeviceTypeStore(em),
+  associationDeletions: (em) => new AssociationDeletionStore(em),
+  exports: (em) => new ExportStore(em),
+  events: (em) => new EventStore(em),
+  files: (em) => new FileStore(em),
+  tree: (_em, repositories) => new TreeStore(repositories.files as FileStore),
+  uploads: (em) => new UploadStore(em),
+  fileSearch: (em) => new FileSearchStore(em),
+  comments: (em) => new CommentStore(em),
+  // --- topics ---
+  topics: (em) => new TopicStore(em),
+  timelines: (em) => new TimelineStore(em),
+  topicReads: (em) => new TopicReadStore(em),
+  sessions: (em) => new SessionStore(em),
+  robotEvents: (em) => new RobotEventStore(em),
+  eventTargets: (em) => new EventTargetStore(em),
+  owners: (em) => new RecordOwnerStore(em),
+  // --- collections ---
+  collections: (em) => new CollectionStore(em),
+  // --- robotdata ---
+  datasetSummaries: (em) => new DatasetSummaryStore(em),
+  // --- search ---
+  savedQueries: (em) => new SavedQueryStore(em),
+  queryResults: (em) => new QueryResultsStore(em),
+  // --- metrics ---
+  metrics: (em) => new MetricStore(em),
+  tags: (em) => new TagStore(em),
+});

@@ -22,7 +22,8 @@ export async function queryPrepared(orm: { em: Pick<EntityManager, "getConnectio
   try {
     return (await connection.query({ name: statementName(text), text, values })).rows;
   } finally {
-    await client.releaseConnection(connection);
+    // knex releases at once and returns a settled promise: nothing to wait a turn for.
+    void client.releaseConnection(connection);
   }
 }
 
