@@ -129,7 +129,6 @@ async function profileThread(pid, get, file) {
   return { counts, samples, cpuUs, rps: (run.latencies.length / run.elapsed) * 1000 };
 }
 
-
 /** The platform thread's layers, largest first, each beside the anchor thread's figure for it. */
 function printLayers(platformProfile, anchorProfile) {
   const usOf = (profile, layer) => (profile.cpuUs * (profile.counts.get(layer) ?? 0)) / profile.samples;

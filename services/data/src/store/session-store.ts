@@ -1,5 +1,5 @@
 import { LockMode } from "@mikro-orm/core";
-import { listedPage, rawSql, sql, textArrayLiteral, timestampFromRow, type EntityManager, type SqlFragment } from "@hangar/shared";
+import { listedPage, rawSql, sql, nullableTimestampFromRow, textArrayLiteral, timestampFromRow, type EntityManager, type SqlFragment } from "@hangar/shared";
 import type { ListedPage, ListedRange } from "../domain/devices";
 import type { SessionTopicRow } from "../domain/session-topics";
 import type { SessionFileEntry, SessionFileLink, SessionRecord, SessionRepository, SessionScope } from "../domain/sessions";
@@ -231,7 +231,7 @@ function fileEntryFromRow(row: Record<string, unknown>): SessionFileEntry {
     dataRange: pair(row.data_range_start, row.data_range_end),
     unixEpochOffsetNs: bigintOrNull(row.unix_epoch_offset_ns),
     window: pair(row.min_file_timestamp_ns, row.max_file_timestamp_ns),
-    skippedAt: row.skipped_at === null ? null : timestampFromRow(row.skipped_at),
+    skippedAt: nullableTimestampFromRow(row.skipped_at),
     skippedBy: row.skipped_by as string | null,
     created: timestampFromRow(row.created),
     createdBy: row.created_by as string,

@@ -1,4 +1,4 @@
-import { textArrayLiteral, timestampFromRow, type EntityManager } from "@hangar/shared";
+import { nullableTimestampFromRow, textArrayLiteral, timestampFromRow, type EntityManager } from "@hangar/shared";
 import type { UploadItemRow, UploadTransactionRow } from "../domain/file-records";
 import type { UploadRepository } from "../domain/file-repositories";
 
@@ -102,7 +102,7 @@ function transactionFromRow(row: Row): UploadTransactionRow {
     status: row.status as UploadTransactionRow["status"],
     created: timestampFromRow(row.created),
     createdBy: row.created_by as string,
-    completed: row.completed === null ? null : timestampFromRow(row.completed),
+    completed: nullableTimestampFromRow(row.completed),
   };
 }
 

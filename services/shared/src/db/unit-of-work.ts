@@ -22,8 +22,10 @@ export interface UnitOfWork<R> {
  * repositories only run prepared reads never builds one.
  */
 export function ormUnitOfWork<R>(orm: Orm, bind: (em: EntityManager) => R): UnitOfWork<R> {
+  // Bound once: every request's unforked manager hands out the root's connection.
+  const rootConnection = orm.em.getConnection.bind(orm.em);
   return {
-    repositories: () => bind(lazyFork(orm)),
+    repositories: () => bind(lazyFork(orm, rootConnection)),
     transaction: (work) => orm.em.fork().transactional((em) => work(bind(em))),
   };
 }
@@ -34,13 +36,14 @@ export function ormUnitOfWork<R>(orm: Orm, bind: (em: EntityManager) => R): Unit
  * `isInTransaction` (what `readRows` asks first). A fork
  * allocates an identity map, a unit of work, a loader, a factory and a validator: measured on
  * get_dataset, 20-30 µs of CPU per request with its garbage collection, of about 250.
+ * `rootConnection` is the root manager's `getConnection`, bound once by the caller.
  */
-export function lazyFork(orm: Orm): EntityManager {
+export function lazyFork(orm: Orm, rootConnection: EntityManager["getConnection"]): EntityManager {
   let forked: EntityManager | undefined;
   let methods: Map<PropertyKey, unknown> | undefined;
   return new Proxy(orm.em, {
     get(root, key) {
-      if (key === "getConnection" && !forked) return rootConnectionOf(root);
+      if (key === "getConnection" && !forked) return rootConnection;
       // A fork never joins a transaction (it is forked without the context's), so the answer needs none.
       if (key === "isInTransaction" && !forked) return notInTransaction;
       forked ??= root.fork();
@@ -54,15 +57,6 @@ export function lazyFork(orm: Orm): EntityManager {
     },
     set: (_root, key, value) => Reflect.set((forked ??= orm.em.fork()), key, value),
   });
-}
-
-/** The root entity manager's `getConnection`, bound once per manager rather than on every read. */
-const rootConnections = new WeakMap<EntityManager, EntityManager["getConnection"]>();
-
-function rootConnectionOf(root: EntityManager): EntityManager["getConnection"] {
-  let getConnection = rootConnections.get(root);
-  if (!getConnection) rootConnections.set(root, (getConnection = root.getConnection.bind(root)));
-  return getConnection;
 }
 
 const BOUND_TO = Symbol("entity manager");
